@@ -1,0 +1,115 @@
+#pragma once
+// Transpose family: out = in^T for an n x n float matrix, through one shared-memory tile per
+// block. Variants differ only in the tile layout (where element (row, col) of the tile lives).
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::transpose {
+
+inline constexpr int k_tile = 32;      // tile side, in elements
+inline constexpr int k_block_rows = 8; // block is (32, 8); each thread moves 4 rows of the tile
+
+inline const family_info& family() {
+  static const family_info f{
+      "transpose",
+      "n x n float matrix transpose through a 32x32 shared-memory tile, block (32, 8)",
+      {{"n", 1024, "matrix side, in elements (any positive size; edges are bounds-checked)"}}};
+  return f;
+}
+
+/// The shared body: rows of the tile are written from coalesced global reads, then columns of
+/// the tile are read for coalesced global writes; Layout decides which banks those columns hit.
+template <class Layout>
+__global__ void __launch_bounds__(k_tile* k_block_rows)
+    transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[Layout::k_words];
+  const int tx = static_cast<int>(threadIdx.x);
+  const int ty = static_cast<int>(threadIdx.y);
+  int x = static_cast<int>(blockIdx.x) * k_tile + tx;
+  int y = static_cast<int>(blockIdx.y) * k_tile + ty;
+  for (int j = 0; j < k_tile; j += k_block_rows)
+    if (x < n && y + j < n)
+      tile[Layout::offset(ty + j, tx)] = in[static_cast<std::size_t>(y + j) * n + x];
+  __syncthreads();
+  x = static_cast<int>(blockIdx.y) * k_tile + tx;
+  y = static_cast<int>(blockIdx.x) * k_tile + ty;
+  for (int j = 0; j < k_tile; j += k_block_rows)
+    if (x < n && y + j < n)
+      out[static_cast<std::size_t>(y + j) * n + x] = tile[Layout::offset(tx, ty + j)];
+}
+
+/// Sizes, seeded inputs, launch and the CPU check shared by every transpose variant.
+template <class Layout> class transpose_problem final : public problem {
+public:
+  transpose_problem(const nlohmann::json& params, std::uint64_t seed) {
+    const auto n = params.at("n").get<std::int64_t>();
+    if (n <= 0 || n > 46340) // n*n must fit the kernel's int indexing of one row offset
+      throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
+    m_n = static_cast<int>(n);
+    const std::size_t count = static_cast<std::size_t>(m_n) * m_n;
+    m_host_in.resize(count);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (auto& v : m_host_in) v = dist(rng);
+    m_in = device_buffer<float>(count);
+    m_out = device_buffer<float>(count);
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const dim3 block(k_tile, k_block_rows);
+    const dim3 grid((m_n + k_tile - 1) / k_tile, (m_n + k_tile - 1) / k_tile);
+    transpose_kernel<Layout><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get(), m_n);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override {
+    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
+  }
+
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    verify_result r;
+    r.checked = got.size();
+    for (int row = 0; row < m_n; ++row)
+      for (int col = 0; col < m_n; ++col) {
+        const float want = m_host_in[static_cast<std::size_t>(col) * m_n + row];
+        const float have = got[static_cast<std::size_t>(row) * m_n + col];
+        if (std::memcmp(&want, &have, sizeof(float)) == 0) continue; // bit-exact: it is a copy
+        if (r.mismatches++ == 0)
+          r.first_mismatch = "out[" + std::to_string(row) + "," + std::to_string(col) +
+                             "] = " + std::to_string(have) + ", expected " + std::to_string(want);
+      }
+    r.ok = r.mismatches == 0;
+    return r;
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  int m_n = 0;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<transpose_problem<Layout>>(params, seed);
+  };
+}
+
+} // namespace bb::transpose

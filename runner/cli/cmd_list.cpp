@@ -1,0 +1,58 @@
+// bankbench list [families|metrics|runs|gpus]
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+#include "common/metrics.hpp"
+#include "query/list.hpp"
+#include "registry/registry.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct list_options {
+  std::string what = "families";
+};
+
+void list_families() {
+  for (const auto* f : registry::instance().families()) {
+    std::printf("%s: %s\n", f->name.c_str(), f->description.c_str());
+    for (const auto& p : f->params)
+      std::printf("  param %s (default %s): %s\n", p.name.c_str(), p.default_value.dump().c_str(),
+                  p.description.c_str());
+    for (const auto* v : registry::instance().variants(f->name))
+      std::printf("  %-24s %s\n", v->id().c_str(), v->summary.c_str());
+  }
+}
+
+void list_metrics() {
+  for (const auto& s : metrics::named_sets()) {
+    std::printf("%s: %s\n", s.name.c_str(), s.description.c_str());
+    for (const auto& m : s.metrics) std::printf("  %s\n", m.c_str());
+  }
+  std::printf("derived (per launch, usable in expect:):\n");
+  for (const auto& d : metrics::derived_metrics())
+    std::printf("  %-36s %s\n", d.name.c_str(), d.description.c_str());
+}
+
+int run_list(const list_options& o, const global_options& g) {
+  if (o.what == "families") list_families();
+  else if (o.what == "metrics") list_metrics();
+  else if (o.what == "runs") query::list_runs(store::database::open_existing(g.db), std::cout);
+  else if (o.what == "gpus") query::list_gpus(store::database::open_existing(g.db), std::cout);
+  return 0;
+}
+} // namespace
+
+run_fn setup_list(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<list_options>();
+  sub.add_option("what", o->what, "what to list")
+      ->check(CLI::IsMember({"families", "metrics", "runs", "gpus"}))
+      ->capture_default_str();
+  return [o, &global] { return run_list(*o, global); };
+}
+
+} // namespace bb::cli

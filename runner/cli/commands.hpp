@@ -1,0 +1,38 @@
+#pragma once
+/// The subcommand table: one row per runner/cli/cmd_<name>.cpp. It feeds --help and the
+/// "did you mean" for mistyped commands.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace bb::cli {
+
+/// Options every subcommand sees.
+struct global_options {
+  std::string db = "results/bankbench.sqlite";
+  int verbosity = 0; ///< -1 quiet, 0 normal, 1 verbose (-v), 2 debug (-vv)
+  std::string command_line; ///< argv joined, stored with each run
+};
+
+/// What a subcommand's run function returns becomes the process exit code.
+using run_fn = std::function<int()>;
+
+struct command {
+  const char* name;
+  const char* summary;
+  /// Adds the subcommand's options to `sub` and returns the function that runs it.
+  run_fn (*setup)(CLI::App& sub, const global_options& global);
+};
+
+const std::vector<command>& commands();
+
+run_fn setup_run(CLI::App& sub, const global_options& global);
+run_fn setup_validate(CLI::App& sub, const global_options& global);
+run_fn setup_list(CLI::App& sub, const global_options& global);
+run_fn setup_show(CLI::App& sub, const global_options& global);
+
+} // namespace bb::cli

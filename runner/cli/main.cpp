@@ -1,0 +1,97 @@
+// bankbench: shared-memory bank-conflict experiments, measured with CUPTI and kept in SQLite.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "common/suggest.hpp"
+
+namespace {
+
+void setup_logging(int verbosity) {
+  auto logger = spdlog::stderr_color_mt("bankbench");
+  logger->set_pattern("bankbench: %^%l%$: %v");
+  logger->set_level(verbosity < 0    ? spdlog::level::warn
+                    : verbosity == 0 ? spdlog::level::info
+                    : verbosity == 1 ? spdlog::level::debug
+                                     : spdlog::level::trace);
+  spdlog::set_default_logger(logger);
+}
+
+// CLI11 says "The following argument was not expected: rn"; name the command that was meant.
+int unknown_command(const std::string& word) {
+  std::vector<std::string> names;
+  for (const auto& c : bb::cli::commands()) names.emplace_back(c.name);
+  std::string hint = bb::did_you_mean(word, names);
+  std::fprintf(stderr, "bankbench: error: unknown command '%s'%s%s\n", word.c_str(),
+               hint.empty() ? "" : "; ", hint.c_str());
+  std::fprintf(stderr, "run `bankbench --help` for the list of commands\n");
+  return static_cast<int>(bb::exit_code::usage);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"bankbench: measure CUDA shared-memory bank conflicts with CUPTI counters, verify "
+               "and time each kernel variant, and keep every result in SQLite.",
+               "bankbench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("bankbench ") + BB_VERSION);
+  bb::cli::global_options global;
+  app.add_option("--db", global.db, "results database")->capture_default_str();
+  int verbose = 0;
+  bool quiet = false;
+  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv for debug)");
+  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
+  app.footer("Exit codes: 0 ok; 1 a configuration failed or an expectation was not met; 2 usage or "
+             "experiment-file error; 3 no GPU, no counter permission or another profiler; 4 "
+             "database error; 5 internal CUDA/CUPTI error; 130 interrupted.");
+
+  std::vector<std::pair<CLI::App*, bb::cli::run_fn>> subs;
+  for (const auto& c : bb::cli::commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    subs.emplace_back(sub, c.setup(*sub, global));
+  }
+
+  // The first word that is not an option (or --db's value) must name a command.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--db") {
+      ++i;
+      continue;
+    }
+    if (arg.empty() || arg[0] == '-') continue;
+    bool known = false;
+    for (const auto& c : bb::cli::commands()) known = known || arg == c.name;
+    if (!known) return unknown_command(arg);
+    break;
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : static_cast<int>(bb::exit_code::usage);
+  }
+
+  setup_logging(quiet ? -1 : verbose);
+  for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);
+  try {
+    for (auto& [sub, run] : subs)
+      if (sub->parsed()) return run();
+  } catch (const bb::config_error& e) {
+    for (const auto& d : e.diagnostics()) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+    return static_cast<int>(e.code());
+  } catch (const bb::error& e) {
+    spdlog::error("{}", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    return static_cast<int>(bb::exit_code::internal);
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+#include "cli/run_records.hpp"
+
+#include "common/metrics.hpp"
+#include "launch/nvml.hpp"
+
+namespace bb::cli {
+
+store::gpu_record gpu_record_of(const launch::device_info& d) {
+  store::gpu_record g;
+  g.uuid = d.uuid;
+  g.name = d.name;
+  g.cc_major = d.cc_major;
+  g.cc_minor = d.cc_minor;
+  g.sm_count = d.sm_count;
+  g.memory_bytes = d.memory_bytes;
+  g.l2_bytes = d.l2_bytes;
+  g.sm_clock_max_mhz = d.sm_clock_max_mhz;
+  g.mem_clock_max_mhz = d.mem_clock_max_mhz;
+  g.driver_version = d.driver_version;
+  g.cuda_driver_version = d.cuda_driver_version;
+  g.cuda_runtime_version = d.cuda_runtime_version;
+  g.backend = "cupti";
+  return g;
+}
+
+std::optional<double> observed_value(const std::vector<profile::range_values>& ranges,
+                                     int smem_access_bytes, const std::string& metric) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (const auto& raw : ranges) {
+    if (auto it = raw.find(metric); it != raw.end()) {
+      sum += it->second;
+      ++n;
+      continue;
+    }
+    const auto derived = metrics::derive(raw, smem_access_bytes);
+    if (auto it = derived.find(metric); it != derived.end()) {
+      sum += it->second;
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / static_cast<double>(n);
+}
+
+namespace {
+
+std::string unit_of(const profile::session* counters, const std::string& name) {
+  if (counters != nullptr)
+    for (const auto& m : counters->metrics())
+      if (m.name == name) return m.unit;
+  return "";
+}
+
+std::string derived_unit(const std::string& name) {
+  for (const auto& d : metrics::derived_metrics())
+    if (d.name == name) return d.unit;
+  return "";
+}
+
+} // namespace
+
+store::configuration_record configuration_record_of(const config::experiment& exp,
+                                                    const config::configuration& cfg,
+                                                    const launch::config_result& r,
+                                                    const profile::session* counters,
+                                                    int sm_clock_max_mhz) {
+  store::configuration_record rec;
+  rec.seq = static_cast<int>(cfg.index);
+  rec.variant = exp.family + "/" + cfg.variant;
+  rec.family = exp.family;
+  rec.params_json = cfg.params.dump();
+  rec.status = r.status;
+  rec.reason = r.reason;
+  rec.bytes_moved = r.bytes_moved;
+  rec.smem_access_bytes = r.smem_access_bytes;
+  rec.verified_elements = r.verify.checked;
+  rec.mismatched_elements = r.verify.mismatches;
+
+  for (std::size_t i = 0; i < r.ranges.size(); ++i) {
+    store::launch_record launch;
+    launch.launch_index = static_cast<int>(i);
+    for (const auto& [name, value] : r.ranges[i])
+      launch.values.push_back({name, unit_of(counters, name), value, false});
+    for (const auto& [name, value] : metrics::derive(r.ranges[i], r.smem_access_bytes))
+      launch.values.push_back({name, derived_unit(name), value, true});
+    rec.launches.push_back(std::move(launch));
+  }
+
+  if (!r.samples_ns.empty()) {
+    auto t = store::summarize_samples(r.samples_ns);
+    t.sm_clock_mhz = r.sm_clock_mhz;
+    t.sm_clock_max_mhz = sm_clock_max_mhz;
+    t.throttled = launch::nvml::is_throttled(r.clock_event_reasons);
+    t.throttle_reasons = launch::nvml::describe(r.clock_event_reasons);
+    t.bandwidth_gbps = store::bandwidth_gbps(r.bytes_moved, t.median_ns);
+    rec.timing = std::move(t);
+  }
+
+  if (r.status != "ok") return rec; // a failed configuration has nothing to hold expectations to
+  for (const auto& e : exp.expectations) {
+    if (!e.applies_to(cfg.variant, cfg.params)) continue;
+    const auto observed = observed_value(r.ranges, r.smem_access_bytes, e.metric);
+    if (!observed && r.ranges.empty()) continue; // counters were off: nothing to judge
+    rec.expectations.push_back({e.metric, e.text, observed, observed && e.holds(*observed)});
+  }
+  return rec;
+}
+
+} // namespace bb::cli

@@ -1,0 +1,36 @@
+#pragma once
+/// Internal steps of loading: the document -> experiment, and the sweep-size limit.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/experiment.hpp"
+#include "config/yaml_locate.hpp"
+
+namespace bb::config::detail {
+
+/// The experiment a validated document describes (no check is repeated here).
+experiment build_experiment(const YAML::Node& root, const family_info& family);
+
+/// Configurations expand() gives; `exact` is false when the count was too large to walk through
+/// the excludes, and `count` is then the size before exclusion.
+struct sweep_size {
+  std::uint64_t count = 0;
+  bool exact = true;
+};
+sweep_size count_configurations(const experiment& exp);
+
+/// Canonical text of a number: "31", "0.01", "1e-05".
+std::string format_number(double value);
+
+/// The position and value of the first byte that is not valid UTF-8, if any.
+struct bad_byte {
+  position at;
+  unsigned char value = 0;
+};
+std::optional<bad_byte> first_invalid_utf8(std::string_view text);
+
+} // namespace bb::config::detail

@@ -1,0 +1,57 @@
+// Helpers shared by the checks, and the one check that needs no registry: repeated keys.
+#include <algorithm>
+
+#include "common/suggest.hpp"
+#include "config/checks.hpp"
+#include "config/yaml_adapter.hpp"
+#include "config/yaml_scalar.hpp"
+
+namespace bb::config::detail {
+
+std::vector<std::pair<std::size_t, std::string>> string_items(const YAML::Node& list) {
+  std::vector<std::pair<std::size_t, std::string>> out;
+  if (!list.IsSequence()) return out;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (kind_of(list[i]) == node_kind::string) out.emplace_back(i, list[i].Scalar());
+  return out;
+}
+
+std::string quoted(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates,
+                       const std::string& fallback) {
+  std::string hint = did_you_mean(word, candidates);
+  if (hint.empty() && !candidates.empty()) hint = fallback + quoted(candidates);
+  return hint;
+}
+
+void check_duplicate_keys(const YAML::Node& node, report& out) {
+  // Iterative walk with explicit paths; the first occurrence of a key is the one yaml-cpp uses.
+  std::vector<std::pair<YAML::Node, yaml_path>> pending{{node, {}}};
+  while (!pending.empty()) {
+    const auto [current, path] = pending.back();
+    pending.pop_back();
+    if (current.IsSequence()) {
+      for (std::size_t i = 0; i < current.size(); ++i) pending.emplace_back(current[i], path / i);
+    } else if (current.IsMap()) {
+      std::vector<std::pair<std::string, int>> seen;
+      for (const auto& kv : current) {
+        const std::string key = key_name(kv.first);
+        const auto first =
+            std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
+        if (first != seen.end())
+          out.add(position_of(kv.first), path / key, "duplicate key '" + key + "'",
+                  "it is already set at line " + std::to_string(first->second) + "; remove one");
+        else
+          seen.emplace_back(key, position_of(kv.first).line);
+        pending.emplace_back(kv.second, path / key);
+      }
+    }
+  }
+}
+
+} // namespace bb::config::detail

@@ -1,0 +1,110 @@
+#include <algorithm>
+
+#include "common/metrics.hpp"
+#include "config/checks.hpp"
+#include "config/yaml_adapter.hpp"
+#include "config/yaml_scalar.hpp"
+
+namespace bb::config::detail {
+
+namespace {
+
+std::vector<std::string> axis_names(const check_context& ctx) {
+  std::vector<std::string> names;
+  for (const auto& a : ctx.axes) names.push_back(a.first);
+  return names;
+}
+
+const YAML::Node* find_axis(const check_context& ctx, const std::string& name) {
+  for (const auto& a : ctx.axes)
+    if (a.first == name) return &a.second;
+  return nullptr;
+}
+
+void check_variant_name(check_context& ctx, const yaml_path& path, const std::string& name) {
+  if (std::find(ctx.variants.begin(), ctx.variants.end(), name) != ctx.variants.end()) return;
+  ctx.out.at_value(ctx.root, path, "'" + name + "' is not a variant of this experiment",
+                   suggestion(name, ctx.variants, "its variants are "));
+}
+
+// A value that is not among the axis's values could never match: almost surely a typo.
+void check_axis_value(check_context& ctx, const yaml_path& path, const std::string& axis,
+                      const YAML::Node& values, const YAML::Node& value) {
+  if (!values.IsSequence() || !value.IsScalar()) return;
+  const nlohmann::json v = to_json(value);
+  std::string listed;
+  for (const auto& candidate : values) {
+    if (to_json(candidate) == v) return;
+    listed += (listed.empty() ? "" : ", ") + to_json(candidate).dump();
+  }
+  ctx.out.at_value(ctx.root, path, v.dump() + " is not a value of axis '" + axis + "'",
+                   "its values are " + listed);
+}
+
+// exclude[i] and expect[i].where: `variant` (exclude only) and axis names -> one value each.
+void check_assignment(check_context& ctx, const yaml_path& path, bool allow_variant) {
+  const auto at = locate(ctx.root, path);
+  if (!at || !at->value.IsMap()) return;
+  std::vector<std::string> keys = axis_names(ctx);
+  if (allow_variant) keys.insert(keys.begin(), "variant");
+  for (const auto& kv : at->value) {
+    const std::string key = key_name(kv.first);
+    if (allow_variant && key == "variant") {
+      if (kind_of(kv.second) == node_kind::string)
+        check_variant_name(ctx, path / key, kv.second.Scalar());
+    } else if (const YAML::Node* values = find_axis(ctx, key)) {
+      check_axis_value(ctx, path / key, key, *values, kv.second);
+    } else {
+      ctx.out.add(position_of(kv.first), path / key,
+                  allow_variant ? "unknown key '" + key + "'"
+                                : "'" + key + "' is not an axis of this experiment",
+                  keys.empty()
+                      ? "the experiment has no axes"
+                      : suggestion(key, keys, allow_variant ? "allowed keys: " : "its axes are "));
+    }
+  }
+}
+
+void check_expectation(check_context& ctx, const YAML::Node& entry, std::size_t i) {
+  const yaml_path path = yaml_path{} / "expect" / i;
+  if (!entry.IsMap()) return;
+  const YAML::Node metric = field(entry, "metric");
+  if (ctx.metrics_known && kind_of(metric) == node_kind::string &&
+      !metrics::is_derived(metric.Scalar()) &&
+      std::find(ctx.metrics.begin(), ctx.metrics.end(), metric.Scalar()) == ctx.metrics.end()) {
+    std::vector<std::string> known;
+    for (const auto& d : metrics::derived_metrics()) known.push_back(d.name);
+    known.insert(known.end(), ctx.metrics.begin(), ctx.metrics.end());
+    std::string hint = suggestion(metric.Scalar(), known, "");
+    if (hint.rfind("did you mean", 0) != 0)
+      hint = "use a derived metric such as 'load_wavefronts_per_request' or one of the "
+             "experiment's metrics";
+    ctx.out.at_value(ctx.root, path / "metric", "unknown metric '" + metric.Scalar() + "'", hint);
+  }
+  for (const auto& [j, name] : string_items(field(entry, "variants")))
+    check_variant_name(ctx, path / "variants" / j, name);
+  check_assignment(ctx, path / "where", false);
+  const YAML::Node between = field(entry, "between");
+  if (between.IsSequence() && between.size() == 2) {
+    const auto lo = to_number(between[0]), hi = to_number(between[1]);
+    if (lo && hi && *lo > *hi)
+      ctx.out.at_value(ctx.root, path / "between",
+                       "low bound " + between[0].Scalar() + " is above high bound " +
+                           between[1].Scalar(),
+                       "write [" + between[1].Scalar() + ", " + between[0].Scalar() + "]");
+  }
+}
+
+} // namespace
+
+void check_filters(check_context& ctx) {
+  const YAML::Node exclude = field(ctx.root, "exclude");
+  if (exclude.IsSequence())
+    for (std::size_t i = 0; i < exclude.size(); ++i)
+      check_assignment(ctx, yaml_path{} / "exclude" / i, true);
+  const YAML::Node expect = field(ctx.root, "expect");
+  if (expect.IsSequence())
+    for (std::size_t i = 0; i < expect.size(); ++i) check_expectation(ctx, expect[i], i);
+}
+
+} // namespace bb::config::detail

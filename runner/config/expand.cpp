@@ -1,0 +1,154 @@
+#include <algorithm>
+#include <limits>
+
+#include "config/build.hpp"
+#include "config/experiment.hpp"
+
+namespace bb::config {
+
+namespace {
+
+// The sweep walks index tuples: one index per dimension, where a dimension is a lone axis or a
+// zip group (its axes share the index). The first dimension varies slowest.
+struct sweep_plan {
+  std::vector<std::size_t> lengths;      // per dimension
+  std::vector<std::size_t> dimension_of; // per axis
+};
+
+// An exclude entry as indices: -1 for "any"; never_matches when a value is not on its axis.
+struct exclude_rule {
+  long variant = -1;
+  std::vector<long> value_of_axis;
+  bool never_matches = false;
+};
+
+sweep_plan plan(const experiment& exp) {
+  sweep_plan p;
+  p.dimension_of.assign(exp.axes.size(), 0);
+  std::vector<std::string> placed; // axes already given a dimension through their zip group
+  for (std::size_t a = 0; a < exp.axes.size(); ++a) {
+    const auto& name = exp.axes[a].name;
+    if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
+    const auto group = std::find_if(exp.zip.begin(), exp.zip.end(), [&](const auto& g) {
+      return std::find(g.begin(), g.end(), name) != g.end();
+    });
+    std::size_t length = exp.axes[a].values.size();
+    for (std::size_t b = a; b < exp.axes.size(); ++b) {
+      const bool same_group =
+          b == a || (group != exp.zip.end() &&
+                     std::find(group->begin(), group->end(), exp.axes[b].name) != group->end());
+      if (!same_group) continue;
+      p.dimension_of[b] = p.lengths.size();
+      placed.push_back(exp.axes[b].name);
+      length = std::min(length, exp.axes[b].values.size());
+    }
+    p.lengths.push_back(length);
+  }
+  return p;
+}
+
+std::vector<exclude_rule> rules(const experiment& exp) {
+  std::vector<exclude_rule> out;
+  for (const auto& entry : exp.exclude) {
+    exclude_rule r;
+    r.value_of_axis.assign(exp.axes.size(), -1);
+    for (const auto& [key, value] : entry.items()) {
+      if (key == "variant") {
+        const std::string name = value.is_string() ? value.get<std::string>() : value.dump();
+        const auto it = std::find(exp.variants.begin(), exp.variants.end(), name);
+        r.variant = static_cast<long>(it - exp.variants.begin());
+        r.never_matches |= it == exp.variants.end();
+        continue;
+      }
+      const auto axis = std::find_if(exp.axes.begin(), exp.axes.end(),
+                                     [&](const auto& ax) { return ax.name == key; });
+      if (axis == exp.axes.end()) {
+        r.never_matches = true;
+        continue;
+      }
+      const auto v = std::find(axis->values.begin(), axis->values.end(), value);
+      r.value_of_axis[static_cast<std::size_t>(axis - exp.axes.begin())] =
+          static_cast<long>(v - axis->values.begin());
+      r.never_matches |= v == axis->values.end();
+    }
+    if (!r.never_matches) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+bool excluded(const std::vector<exclude_rule>& rules, const sweep_plan& p, std::size_t variant,
+              const std::vector<std::size_t>& index) {
+  return std::any_of(rules.begin(), rules.end(), [&](const exclude_rule& r) {
+    if (r.variant >= 0 && static_cast<std::size_t>(r.variant) != variant) return false;
+    for (std::size_t a = 0; a < r.value_of_axis.size(); ++a)
+      if (r.value_of_axis[a] >= 0 &&
+          static_cast<std::size_t>(r.value_of_axis[a]) != index[p.dimension_of[a]])
+        return false;
+    return true;
+  });
+}
+
+// Calls visit(variant, index) for every configuration that is not excluded, in sweep order.
+template <typename Visit> void walk(const experiment& exp, Visit&& visit) {
+  const sweep_plan p = plan(exp);
+  const std::vector<exclude_rule> r = rules(exp);
+  if (std::find(p.lengths.begin(), p.lengths.end(), 0) != p.lengths.end()) return;
+  for (std::size_t v = 0; v < exp.variants.size(); ++v) {
+    std::vector<std::size_t> index(p.lengths.size(), 0);
+    for (bool more = true; more;) {
+      if (!excluded(r, p, v, index)) visit(v, p, index);
+      more = false;
+      for (std::size_t d = index.size(); d-- > 0;) { // the last dimension varies fastest
+        if (++index[d] < p.lengths[d]) {
+          more = true;
+          break;
+        }
+        index[d] = 0;
+      }
+    }
+  }
+}
+
+} // namespace
+
+std::vector<configuration> expand(const experiment& exp) {
+  std::vector<configuration> out;
+  walk(exp, [&](std::size_t v, const sweep_plan& p, const std::vector<std::size_t>& index) {
+    configuration c{out.size(), exp.variants[v], exp.defaults};
+    if (!c.params.is_object()) c.params = nlohmann::json::object();
+    for (std::size_t a = 0; a < exp.axes.size(); ++a)
+      c.params[exp.axes[a].name] = exp.axes[a].values[index[p.dimension_of[a]]];
+    out.push_back(std::move(c));
+  });
+  return out;
+}
+
+std::string describe_params(const nlohmann::json& params) {
+  std::string out;
+  for (const auto& [key, value] : params.items()) {
+    if (!out.empty()) out += ' ';
+    out += key + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+namespace detail {
+
+sweep_size count_configurations(const experiment& exp) {
+  constexpr std::uint64_t k_walk_limit = 4'000'000; // about a second of walking, at worst
+  const sweep_plan p = plan(exp);
+  std::uint64_t total = exp.variants.size();
+  for (const std::size_t n : p.lengths)
+    total = n != 0 && total > std::numeric_limits<std::uint64_t>::max() / n
+                ? std::numeric_limits<std::uint64_t>::max()
+                : total * n;
+  if (exp.exclude.empty()) return {total, true};
+  if (total > k_walk_limit) return {total, false};
+  std::uint64_t count = 0;
+  walk(exp, [&](std::size_t, const sweep_plan&, const std::vector<std::size_t>&) { ++count; });
+  return {count, true};
+}
+
+} // namespace detail
+
+} // namespace bb::config

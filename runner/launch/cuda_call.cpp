@@ -1,0 +1,10 @@
+#include "launch/cuda_call.hpp"
+
+namespace bb {
+
+void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
+  throw api_error(std::string(call) + " failed: " + cudaGetErrorName(err) + " (" +
+                  cudaGetErrorString(err) + ") at " + file + ":" + std::to_string(line));
+}
+
+} // namespace bb

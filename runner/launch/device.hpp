@@ -1,0 +1,31 @@
+#pragma once
+/// Device discovery and identity: what a stored run says about the GPU it ran on.
+#include <cstdint>
+#include <string>
+
+namespace bb::launch {
+
+struct device_info {
+  int ordinal = 0;
+  std::string name;
+  std::string uuid; ///< "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  int sm_clock_max_mhz = 0;
+  int mem_clock_max_mhz = 0;
+  std::string driver_version; ///< "580.159.04" from NVML; "" when NVML is not there
+  int cuda_driver_version = 0;  ///< e.g. 13000
+  int cuda_runtime_version = 0; ///< e.g. 13000
+};
+
+/// Number of CUDA devices. Throws environment_error with one clear line when there is no
+/// driver, no device, or a driver older than the runtime.
+int device_count();
+
+/// Selects `ordinal`, creates its primary context, and describes it.
+device_info open_device(int ordinal);
+
+} // namespace bb::launch

@@ -1,0 +1,135 @@
+#include "launch/executor.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include "common/error.hpp"
+#include "launch/cuda_call.hpp"
+#include "launch/nvml.hpp"
+
+namespace bb::launch {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+struct nvtx_range {
+  explicit nvtx_range(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~nvtx_range() { nvtxRangePop(); }
+  nvtx_range(const nvtx_range&) = delete;
+  nvtx_range& operator=(const nvtx_range&) = delete;
+};
+
+struct event_pair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  event_pair() {
+    BB_CUDA_CALL(cudaEventCreate(&start));
+    BB_CUDA_CALL(cudaEventCreate(&stop));
+  }
+  ~event_pair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  event_pair(const event_pair&) = delete;
+  event_pair& operator=(const event_pair&) = delete;
+};
+
+// Each sample is bracketed by its own events, so one slow launch shows as one slow sample.
+void timing_pass(problem& p, const exec_options& o, config_result& r) {
+  std::vector<std::unique_ptr<event_pair>> events;
+  for (int i = 0; i < o.samples; ++i) events.push_back(std::make_unique<event_pair>());
+  for (int i = 0; i < o.warmup; ++i) p.launch(nullptr);
+  for (auto& e : events) {
+    BB_CUDA_CALL(cudaEventRecord(e->start, nullptr));
+    p.launch(nullptr);
+    BB_CUDA_CALL(cudaEventRecord(e->stop, nullptr));
+  }
+  BB_CUDA_CALL(cudaDeviceSynchronize());
+  // Read while the clocks still reflect the timed work.
+  r.sm_clock_mhz = nvml::instance().sm_clock_mhz();
+  r.clock_event_reasons = nvml::instance().clock_event_reasons();
+  for (auto& e : events) {
+    float ms = 0;
+    BB_CUDA_CALL(cudaEventElapsedTime(&ms, e->start, e->stop));
+    r.samples_ns.push_back(static_cast<double>(ms) * 1e6);
+  }
+}
+
+void run_passes(problem& p, const exec_options& o, profile::session* counters, config_result& r) {
+  auto t0 = clock_type::now();
+  p.poison_output();
+  p.launch(nullptr);
+  BB_CUDA_CALL(cudaDeviceSynchronize());
+  r.verify = p.verify();
+  r.verify_ms = ms_since(t0);
+  if (!r.verify.ok) {
+    r.status = "wrong_result";
+    r.reason = std::to_string(r.verify.mismatches) + " of " + std::to_string(r.verify.checked) +
+               " elements wrong; first: " + r.verify.first_mismatch;
+    return;
+  }
+  if (counters != nullptr) {
+    nvtx_range range("counter pass");
+    t0 = clock_type::now();
+    r.ranges = counters->profile(
+        [&] {
+          for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
+        },
+        static_cast<std::size_t>(o.counter_launches));
+    r.counter_ms = ms_since(t0);
+    if (r.ranges.size() != static_cast<std::size_t>(o.counter_launches)) {
+      r.status = "failed";
+      r.reason = "profiler returned " + std::to_string(r.ranges.size()) + " ranges for " +
+                 std::to_string(o.counter_launches) + " launches (does the variant launch one kernel?)";
+      return;
+    }
+  }
+  nvtx_range range("timing pass");
+  t0 = clock_type::now();
+  timing_pass(p, o, r);
+  r.timing_ms = ms_since(t0);
+}
+
+} // namespace
+
+config_result execute(const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
+                      const exec_options& options, profile::session* counters) {
+  config_result r;
+  nvtx_range range(options.nvtx_name);
+  std::unique_ptr<problem> p;
+  auto t0 = clock_type::now();
+  try {
+    p = variant.make(params, seed);
+    r.bytes_moved = p->bytes_moved();
+    r.smem_access_bytes = p->smem_access_bytes();
+    r.setup_ms = ms_since(t0);
+    run_passes(*p, options, counters, r);
+  } catch (const unsupported_parameter& e) {
+    r.status = "unsupported";
+    r.reason = e.what();
+  } catch (const environment_error&) {
+    throw; // permission or profiler conflicts concern the whole run
+  } catch (const std::bad_alloc&) {
+    r.status = "failed";
+    r.reason = "out of host memory";
+  } catch (const error& e) {
+    r.status = "failed";
+    r.reason = e.what();
+  }
+  p.reset(); // device memory is released before the next configuration
+  if (r.status == "failed") {
+    // A sticky error (illegal address, trap) poisons the context for every later configuration.
+    const cudaError_t sticky = cudaDeviceSynchronize();
+    if (sticky != cudaSuccess && cudaGetLastError() != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess)
+      throw api_error("the CUDA context is unusable after " + variant.id() + ": " + r.reason);
+  }
+  return r;
+}
+
+} // namespace bb::launch

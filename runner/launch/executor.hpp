@@ -1,0 +1,40 @@
+#pragma once
+/// Runs one configuration: set up, verify, counter pass, timing pass. Never throws for a failure
+/// of the configuration itself (bad parameter, wrong result, kernel error): it is recorded.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "profile/session.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::launch {
+
+struct exec_options {
+  int warmup = 3;
+  int samples = 20;
+  int counter_launches = 1;
+  std::string nvtx_name; ///< "experiment/variant/params", for Nsight Systems and Compute filters
+};
+
+struct config_result {
+  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported
+  std::string reason;
+  verify_result verify;
+  std::uint64_t bytes_moved = 0;
+  int smem_access_bytes = 4;
+  std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
+  std::vector<double> samples_ns;
+  int sm_clock_mhz = 0;
+  std::uint64_t clock_event_reasons = 0;
+  double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
+};
+
+/// `counters` may be null (--no-counters). A CUDA error that leaves the context unusable is
+/// rethrown as api_error after being recorded, since later configurations cannot run.
+config_result execute(const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
+                      const exec_options& options, profile::session* counters);
+
+} // namespace bb::launch

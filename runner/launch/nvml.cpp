@@ -1,0 +1,95 @@
+#include "launch/nvml.hpp"
+
+#include <dlfcn.h>
+
+namespace bb::launch {
+
+namespace {
+constexpr int k_nvml_success = 0;
+constexpr int k_nvml_clock_sm = 1;
+struct reason_name {
+  std::uint64_t bit;
+  const char* name;
+  bool slowdown;
+};
+constexpr reason_name k_reasons[] = {
+    {0x1, "gpu_idle", false},          {0x2, "applications_clocks", false},
+    {0x4, "sw_power_cap", true},       {0x8, "hw_slowdown", true},
+    {0x10, "sync_boost", false},       {0x20, "sw_thermal", true},
+    {0x40, "hw_thermal", true},        {0x80, "hw_power_brake", true},
+    {0x100, "display_clocks", false},
+};
+
+template <class Fn> Fn lookup(void* lib, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(lib, name));
+}
+} // namespace
+
+nvml& nvml::instance() {
+  static nvml n;
+  return n;
+}
+
+nvml::nvml() {
+  m_lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (m_lib == nullptr) return;
+  auto init = lookup<int (*)()>(m_lib, "nvmlInit_v2");
+  m_get_driver_version = lookup<decltype(m_get_driver_version)>(m_lib, "nvmlSystemGetDriverVersion");
+  m_get_handle_by_uuid = lookup<decltype(m_get_handle_by_uuid)>(m_lib, "nvmlDeviceGetHandleByUUID");
+  m_get_clock_info = lookup<decltype(m_get_clock_info)>(m_lib, "nvmlDeviceGetClockInfo");
+  m_get_reasons = lookup<decltype(m_get_reasons)>(m_lib, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (m_get_reasons == nullptr)
+    m_get_reasons = lookup<decltype(m_get_reasons)>(m_lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (init == nullptr || init() != k_nvml_success) {
+    dlclose(m_lib);
+    m_lib = nullptr;
+  }
+}
+
+std::string nvml::driver_version() const {
+  char buf[96] = {};
+  if (m_lib == nullptr || m_get_driver_version == nullptr ||
+      m_get_driver_version(buf, sizeof buf) != k_nvml_success)
+    return "";
+  return buf;
+}
+
+void nvml::bind(const std::string& uuid) {
+  m_device = nullptr;
+  if (m_lib == nullptr || m_get_handle_by_uuid == nullptr) return;
+  void* dev = nullptr;
+  if (m_get_handle_by_uuid(uuid.c_str(), &dev) == k_nvml_success) m_device = dev;
+}
+
+int nvml::sm_clock_mhz() const {
+  unsigned mhz = 0;
+  if (m_device == nullptr || m_get_clock_info == nullptr ||
+      m_get_clock_info(m_device, k_nvml_clock_sm, &mhz) != k_nvml_success)
+    return 0;
+  return static_cast<int>(mhz);
+}
+
+std::uint64_t nvml::clock_event_reasons() const {
+  unsigned long long bits = 0;
+  if (m_device == nullptr || m_get_reasons == nullptr || m_get_reasons(m_device, &bits) != k_nvml_success)
+    return 0;
+  return bits;
+}
+
+bool nvml::is_throttled(std::uint64_t reasons) {
+  for (const auto& r : k_reasons)
+    if (r.slowdown && (reasons & r.bit) != 0) return true;
+  return false;
+}
+
+std::string nvml::describe(std::uint64_t reasons) {
+  std::string out;
+  for (const auto& r : k_reasons) {
+    if ((reasons & r.bit) == 0) continue;
+    if (!out.empty()) out += ',';
+    out += r.name;
+  }
+  return out;
+}
+
+} // namespace bb::launch

@@ -1,0 +1,278 @@
+#include "profile/session.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include "common/error.hpp"
+#include "profile/cupti_call.hpp"
+
+namespace bb::profile {
+
+struct session::impl {
+  CUcontext ctx = nullptr;
+  CUpti_Profiler_Host_Object* host = nullptr;
+  CUpti_RangeProfiler_Object* range = nullptr; ///< non-null while enabled
+};
+
+session* session::s_active = nullptr;
+
+namespace {
+
+// CUPTI is initialised once per process; cuptiDeviceGetChipName crashes before it.
+void ensure_initialized() {
+  static bool done = false;
+  if (done) return;
+  CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE, nullptr};
+  BB_CUPTI_CALL(cuptiProfilerInitialize(&p));
+  done = true;
+}
+
+CUcontext current_context() {
+  // Through the runtime's driver entry point: linking libcuda would stop the binary from
+  // starting on machines with no driver.
+  using get_current_fn = CUresult (*)(CUcontext*);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status) !=
+          cudaSuccess ||
+      fn == nullptr)
+    throw api_error("cannot resolve cuCtxGetCurrent through the CUDA runtime");
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<get_current_fn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
+    throw api_error("no current CUDA context to profile");
+  return ctx;
+}
+
+void check_supported(int device) {
+  CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE, nullptr};
+  p.cuDevice = device;
+  p.api = CUPTI_PROFILER_RANGE_PROFILING;
+  BB_CUPTI_CALL(cuptiProfilerDeviceSupported(&p));
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
+  std::string why;
+  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "architecture older than compute capability 7.0";
+  else if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED) why = "vGPU with profiling disabled";
+  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "vGPU";
+  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
+  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
+  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "crypto-mining processor";
+  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
+  else why = "unknown reason";
+  throw environment_error("device " + std::to_string(device) + " does not support counter profiling (" +
+                          why + "); `bankbench run --no-counters` still times kernels");
+}
+
+// Counter availability is where missing permission shows first. Read once per process: it
+// fails while a range profiler is enabled on the context.
+const std::vector<std::uint8_t>& counter_availability(CUcontext ctx) {
+  static std::vector<std::uint8_t> image;
+  if (!image.empty()) return image;
+  CUpti_Profiler_GetCounterAvailability_Params p{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE, nullptr};
+  p.ctx = ctx;
+  BB_CUPTI_CALL(cuptiProfilerGetCounterAvailability(&p));
+  std::vector<std::uint8_t> buf(p.counterAvailabilityImageSize);
+  p.pCounterAvailabilityImage = buf.data();
+  BB_CUPTI_CALL(cuptiProfilerGetCounterAvailability(&p));
+  image = std::move(buf);
+  return image;
+}
+
+} // namespace
+
+std::string chip_name(int device) {
+  ensure_initialized();
+  CUpti_Device_GetChipName_Params p{CUpti_Device_GetChipName_Params_STRUCT_SIZE, nullptr};
+  p.deviceIndex = static_cast<std::size_t>(device);
+  BB_CUPTI_CALL(cuptiDeviceGetChipName(&p));
+  return p.pChipName;
+}
+
+std::unique_ptr<session> session::create(int device, const std::vector<std::string>& metrics) {
+  std::unique_ptr<session> s(new session());
+  s->m_impl = std::make_unique<impl>();
+  ensure_initialized();
+  check_supported(device);
+  s->m_chip = chip_name(device);
+  const CUcontext ctx = current_context();
+
+  s->m_availability = counter_availability(ctx);
+
+  CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, nullptr};
+  hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  hi.pChipName = s->m_chip.c_str();
+  hi.pCounterAvailabilityImage = s->m_availability.data();
+  BB_CUPTI_CALL(cuptiProfilerHostInitialize(&hi));
+  s->m_impl->host = hi.pHostObject;
+
+  std::string unknown;
+  for (const auto& name : metrics) {
+    CUpti_Profiler_Host_GetMetricProperties_Params mp{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE, nullptr};
+    mp.pHostObject = s->m_impl->host;
+    mp.pMetricName = name.c_str();
+    if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) {
+      unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+      continue;
+    }
+    s->m_metrics.push_back({name, mp.pDimUnit ? mp.pDimUnit : "", mp.pDescription ? mp.pDescription : ""});
+  }
+  if (!unknown.empty())
+    throw usage_error("metric(s) " + unknown + " not known on chip " + s->m_chip +
+                      "; list a chip's metrics with `ncu --query-metrics --chip " + s->m_chip + "`");
+
+  s->m_names = metrics;
+  for (const auto& n : s->m_names) s->m_name_ptrs.push_back(n.c_str());
+
+  CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, nullptr};
+  add.pHostObject = s->m_impl->host;
+  add.ppMetricNames = s->m_name_ptrs.data();
+  add.numMetrics = s->m_name_ptrs.size();
+  BB_CUPTI_CALL(cuptiProfilerHostConfigAddMetrics(&add));
+  CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, nullptr};
+  size.pHostObject = s->m_impl->host;
+  BB_CUPTI_CALL(cuptiProfilerHostGetConfigImageSize(&size));
+  s->m_config.resize(size.configImageSize);
+  CUpti_Profiler_Host_GetConfigImage_Params img{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE, nullptr};
+  img.pHostObject = s->m_impl->host;
+  img.configImageSize = s->m_config.size();
+  img.pConfigImage = s->m_config.data();
+  BB_CUPTI_CALL(cuptiProfilerHostGetConfigImage(&img));
+  CUpti_Profiler_Host_GetNumOfPasses_Params np{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE, nullptr};
+  np.configImageSize = s->m_config.size();
+  np.pConfigImage = s->m_config.data();
+  BB_CUPTI_CALL(cuptiProfilerHostGetNumOfPasses(&np));
+  s->m_passes = np.numOfPasses;
+
+  s->m_impl->ctx = ctx;
+  return s;
+}
+
+// One range profiler may be enabled on a context at a time: the session about to profile takes
+// it over from whichever session had it.
+void session::enable() {
+  if (m_impl->range != nullptr) return;
+  if (s_active != nullptr && s_active != this) s_active->disable();
+  CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, nullptr};
+  en.ctx = m_impl->ctx;
+  BB_CUPTI_CALL(cuptiRangeProfilerEnable(&en));
+  m_impl->range = en.pRangeProfilerObject;
+  s_active = this;
+  m_counter_data.clear(); // sized against the new range profiler object
+}
+
+void session::disable() noexcept {
+  if (m_impl == nullptr || m_impl->range == nullptr) return;
+  CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, nullptr};
+  p.pRangeProfilerObject = m_impl->range;
+  cuptiRangeProfilerDisable(&p);
+  m_impl->range = nullptr;
+  if (s_active == this) s_active = nullptr;
+}
+
+void session::reset_counter_data() {
+  if (m_counter_data.empty()) {
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE, nullptr};
+    sz.pRangeProfilerObject = m_impl->range;
+    sz.pMetricNames = m_name_ptrs.data();
+    sz.numMetrics = m_name_ptrs.size();
+    sz.maxNumOfRanges = m_max_ranges;
+    sz.maxNumRangeTreeNodes = static_cast<std::uint32_t>(m_max_ranges);
+    BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&sz));
+    m_counter_data.resize(sz.counterDataSize);
+  }
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE, nullptr};
+  init.pRangeProfilerObject = m_impl->range;
+  init.counterDataSize = m_counter_data.size();
+  init.pCounterData = m_counter_data.data();
+  BB_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init));
+}
+
+std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges) {
+  enable();
+  if (max_ranges > m_max_ranges) { // the counter data image is sized for the most ranges asked yet
+    m_max_ranges = max_ranges;
+    m_counter_data.clear();
+  }
+  reset_counter_data();
+
+  CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, nullptr};
+  cfg.pRangeProfilerObject = m_impl->range;
+  cfg.configSize = m_config.size();
+  cfg.pConfig = m_config.data();
+  cfg.counterDataImageSize = m_counter_data.size();
+  cfg.pCounterDataImage = m_counter_data.data();
+  cfg.range = CUPTI_AutoRange;
+  cfg.replayMode = CUPTI_KernelReplay;
+  cfg.maxRangesPerPass = m_max_ranges;
+  cfg.numNestingLevels = 1;
+  cfg.minNestingLevel = 1;
+  cfg.passIndex = 0;
+  cfg.targetNestingLevel = 1;
+  BB_CUPTI_CALL(cuptiRangeProfilerSetConfig(&cfg));
+
+  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
+  start.pRangeProfilerObject = m_impl->range;
+  BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
+  try {
+    launch();
+  } catch (...) {
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
+    stop.pRangeProfilerObject = m_impl->range;
+    cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
+    throw;
+  }
+  if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
+    throw api_error(std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
+                    cudaGetErrorString(err) + ")");
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
+  stop.pRangeProfilerObject = m_impl->range;
+  BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
+  if (stop.isAllPassSubmitted == 0)
+    throw api_error("CUPTI kernel replay did not submit every pass (" + std::to_string(m_passes) +
+                    " needed)");
+
+  CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};
+  dec.pRangeProfilerObject = m_impl->range;
+  BB_CUPTI_CALL(cuptiRangeProfilerDecodeData(&dec));
+  if (dec.numOfRangeDropped != 0)
+    throw api_error(std::to_string(dec.numOfRangeDropped) + " profiled range(s) were dropped");
+
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE, nullptr};
+  info.pCounterDataImage = m_counter_data.data();
+  info.counterDataImageSize = m_counter_data.size();
+  BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info));
+
+  std::vector<range_values> out;
+  std::vector<double> values(m_name_ptrs.size());
+  for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, nullptr};
+    ev.pHostObject = m_impl->host;
+    ev.pCounterDataImage = m_counter_data.data();
+    ev.counterDataImageSize = m_counter_data.size();
+    ev.rangeIndex = r;
+    ev.ppMetricNames = m_name_ptrs.data();
+    ev.numMetrics = m_name_ptrs.size();
+    ev.pMetricValues = values.data();
+    BB_CUPTI_CALL(cuptiProfilerHostEvaluateToGpuValues(&ev));
+    range_values rv;
+    for (std::size_t i = 0; i < m_names.size(); ++i) rv[m_names[i]] = values[i];
+    out.push_back(std::move(rv));
+  }
+  return out;
+}
+
+session::~session() {
+  if (m_impl == nullptr) return;
+  disable();
+  if (m_impl->host != nullptr) {
+    CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr};
+    p.pHostObject = m_impl->host;
+    cuptiProfilerHostDeinitialize(&p);
+  }
+}
+
+} // namespace bb::profile

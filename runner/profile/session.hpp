@@ -1,0 +1,65 @@
+#pragma once
+/// CUPTI Range Profiler session: auto range + kernel replay, one range per kernel launch.
+/// Set up once per device and metric list; each configuration reuses the config image.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bb::profile {
+
+struct metric_info {
+  std::string name;
+  std::string unit;        ///< CUPTI's dimension unit, e.g. "nsecond"; "" for plain counts
+  std::string description;
+};
+
+/// Values of one range (one kernel launch), by metric name.
+using range_values = std::map<std::string, double>;
+
+class session {
+public:
+  /// Initialises CUPTI for `device` (already selected, context current), checks that profiling is
+  /// supported and permitted, validates every metric against the chip, and builds the config
+  /// image. Throws environment_error (no permission, another profiler attached, unsupported
+  /// device) or usage_error (a metric this chip does not know, naming the chip).
+  static std::unique_ptr<session> create(int device, const std::vector<std::string>& metrics);
+  ~session();
+  session(const session&) = delete;
+  session& operator=(const session&) = delete;
+
+  [[nodiscard]] const std::string& chip() const { return m_chip; }
+  [[nodiscard]] std::size_t passes() const { return m_passes; }
+  [[nodiscard]] const std::vector<metric_info>& metrics() const { return m_metrics; }
+
+  /// Profiles what `launch` enqueues: every kernel launch becomes one range, replayed as many
+  /// passes as the metrics need with memory restored between passes. Returns one entry per range.
+  std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges);
+
+private:
+  session() = default;
+  void reset_counter_data();
+  void enable();
+  void disable() noexcept;
+  static session* s_active; ///< the session whose range profiler is enabled, if any
+
+  std::string m_chip;
+  std::size_t m_passes = 0;
+  std::vector<metric_info> m_metrics;
+  std::vector<std::string> m_names;
+  std::vector<const char*> m_name_ptrs;
+  std::vector<std::uint8_t> m_availability;
+  std::vector<std::uint8_t> m_config;
+  std::vector<std::uint8_t> m_counter_data;
+  std::size_t m_max_ranges = 0;
+  struct impl;
+  std::unique_ptr<impl> m_impl;
+};
+
+/// The chip name CUPTI uses for `device` (e.g. "GH100"); needs a device but no profiling session.
+std::string chip_name(int device);
+
+} // namespace bb::profile

@@ -1,0 +1,33 @@
+#include "query/cells.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace bb::query {
+
+std::string short_variant(std::string_view variant) {
+  const auto slash = variant.rfind('/');
+  return std::string(slash == std::string_view::npos ? variant : variant.substr(slash + 1));
+}
+
+std::string compact_params(const std::string& params_json) {
+  const auto params = nlohmann::json::parse(params_json, nullptr, false);
+  if (!params.is_object()) return params_json;
+  std::string out;
+  // nlohmann::json keeps object keys sorted.
+  for (const auto& [key, value] : params.items()) {
+    if (!out.empty()) out += ' ';
+    out += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return out;
+}
+
+std::string shortest(double value) { return fmt::format("{}", value); }
+
+std::string number_cell(std::optional<double> value, int decimals, output_format format) {
+  if (!value) return format == output_format::csv ? "" : "-";
+  if (format == output_format::csv) return shortest(*value);
+  return fmt::format("{:.{}f}", *value, decimals);
+}
+
+} // namespace bb::query

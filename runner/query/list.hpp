@@ -1,0 +1,17 @@
+#pragma once
+/// `bankbench runs` and `bankbench gpus`: what a database holds, one line each.
+#include <ostream>
+
+#include "query/table.hpp"
+#include "store/database.hpp"
+
+namespace bb::query {
+
+/// Every run, newest first: id, start, status, experiment, GPU, commit and failure counts.
+/// With no runs, text and markdown say so in one line; csv prints the header alone.
+void list_runs(const store::database& db, std::ostream& out, output_format format = output_format::table);
+
+/// Every GPU in the order first seen, with the number of runs on it.
+void list_gpus(const store::database& db, std::ostream& out, output_format format = output_format::table);
+
+} // namespace bb::query

@@ -1,0 +1,155 @@
+#include "query/show.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "query/cells.hpp"
+
+namespace bb::query {
+
+namespace {
+
+struct metric_column {
+  const char* header; ///< table and markdown; csv heads the column with the metric's name
+  const char* metric;
+  int decimals;
+};
+
+// Derived metric names from common/metrics.cpp; means over launches.
+constexpr metric_column k_metric_columns[] = {
+    {"ld req", "load_requests", 0},
+    {"ld wf/req", "load_wavefronts_per_request", 2},
+    {"ld conflicts/req", "load_conflicts_per_request", 2},
+    {"st wf/req", "store_wavefronts_per_request", 2},
+    {"st conflicts/req", "store_conflicts_per_request", 2},
+};
+
+std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
+
+std::string expectations_cell(const store::configuration_row& c, output_format format) {
+  if (c.expectations.empty()) return format == output_format::csv ? "" : "-";
+  std::string failed;
+  for (const auto& e : c.expectations) {
+    if (e.passed) continue;
+    failed += failed.empty() ? "FAIL: " : "; ";
+    failed += e.text + (e.observed ? fmt::format(" (observed {:.6g})", *e.observed) : " (not measured)");
+  }
+  return failed.empty() ? "pass" : failed;
+}
+
+text_table make_table(output_format format) {
+  const bool csv = format == output_format::csv;
+  std::vector<column> columns;
+  if (csv) columns.push_back({"seq", align::right});
+  columns.push_back({"variant", align::left});
+  columns.push_back({csv ? "params_json" : "params", align::left});
+  columns.push_back({"status", align::left});
+  if (csv) columns.push_back({"reason", align::left});
+  for (const auto& m : k_metric_columns) columns.push_back({csv ? m.metric : m.header, align::right});
+  columns.push_back({csv ? "median_ns" : "median us", align::right});
+  columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
+  columns.push_back({"expectations", align::left});
+  return text_table(std::move(columns));
+}
+
+void add_row(text_table& table, const store::configuration_row& c, output_format format) {
+  const bool csv = format == output_format::csv;
+  const bool ok = c.status == "ok";
+  // A configuration that did not finish has no numbers worth reading, even where some were taken.
+  auto value = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
+  auto mean = [&](const char* metric) -> std::optional<double> {
+    const auto it = c.metric_means.find(metric);
+    if (it == c.metric_means.end()) return std::nullopt;
+    return it->second;
+  };
+  std::vector<std::string> cells;
+  if (csv) cells.push_back(std::to_string(c.seq));
+  cells.push_back(csv ? c.variant : short_variant(c.variant));
+  const std::string params = compact_params(c.params_json);
+  cells.push_back(csv ? c.params_json : params.empty() ? "-" : params);
+  if (csv) {
+    cells.push_back(c.status);
+    cells.push_back(c.reason);
+  } else {
+    cells.push_back(c.reason.empty() ? c.status : c.status + ": " + c.reason);
+  }
+  for (const auto& m : k_metric_columns) cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
+  std::optional<double> median_ns, gbps;
+  if (c.timing) {
+    median_ns = c.timing->median_ns;
+    gbps = c.timing->bandwidth_gbps;
+  }
+  if (csv) {
+    cells.push_back(number_cell(value(median_ns), 0, format));
+  } else {
+    cells.push_back(number_cell(value(median_ns ? std::optional(*median_ns / 1000) : std::nullopt), 2, format));
+  }
+  cells.push_back(number_cell(value(gbps), 1, format));
+  cells.push_back(expectations_cell(c, format));
+  table.add_row(std::move(cells));
+}
+
+void write_header(const store::run_detail& d, std::ostream& out, output_format format) {
+  const auto& g = d.gpu;
+  std::string gpu = g.name;
+  if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
+  else gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
+  if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
+  if (g.cuda_driver_version > 0) gpu += ", CUDA " + cuda_version(g.cuda_driver_version);
+  std::string commit = d.run.git_commit.empty() ? "unknown" : d.run.git_commit;
+  if (d.run.git_dirty) commit += " (dirty)";
+  const std::pair<const char*, std::string> lines[] = {
+      {"gpu", gpu},
+      {"started", d.run.started_at},
+      {"finished", d.finished_at.empty() ? "-" : d.finished_at},
+      {"status", d.status},
+      {"commit", commit},
+  };
+  if (format == output_format::markdown) {
+    out << fmt::format("## Run {}: {}\n\n", d.id, d.run.experiment_name);
+    out << fmt::format("- experiment: `{}`\n", d.run.experiment_path);
+    for (const auto& [key, value] : lines) out << fmt::format("- {}: {}\n", key, value);
+  } else {
+    out << fmt::format("run {}: {} ({})\n", d.id, d.run.experiment_name, d.run.experiment_path);
+    for (const auto& [key, value] : lines) out << fmt::format("{:<10}{}\n", std::string(key) + ":", value);
+  }
+  out << '\n';
+}
+
+std::string summary(const std::vector<store::configuration_row>& rows) {
+  // Statuses in the order of the schema's CHECK; ok is always named, the others when present.
+  const char* statuses[] = {"ok", "failed", "wrong_result", "unsupported", "skipped"};
+  std::map<std::string, int> count;
+  int met = 0, failed = 0;
+  for (const auto& c : rows) {
+    ++count[c.status];
+    for (const auto& e : c.expectations) ++(e.passed ? met : failed);
+  }
+  std::string line = fmt::format("configurations: {} ok", count["ok"]);
+  for (const char* s : statuses)
+    if (std::string_view(s) != "ok" && count[s] > 0) line += fmt::format(", {} {}", count[s], s);
+  line += met + failed == 0 ? "; expectations: none" : fmt::format("; expectations: {} met, {} failed", met, failed);
+  return line;
+}
+
+} // namespace
+
+void show_run(const store::database& db, std::int64_t run_id, std::ostream& out, output_format format) {
+  const auto detail = db.run(run_id);
+  if (!detail)
+    throw store_error(fmt::format("no run {} in {}; `bankbench runs` lists the runs there", run_id, db.path()));
+  const auto rows = db.configurations(run_id);
+  text_table table = make_table(format);
+  for (const auto& c : rows) add_row(table, c, format);
+  if (format == output_format::csv) {
+    table.write(out, format);
+    return;
+  }
+  write_header(*detail, out, format);
+  table.write(out, format);
+  out << '\n' << summary(rows) << '\n';
+}
+
+} // namespace bb::query

@@ -1,0 +1,79 @@
+#pragma once
+/// The results database: one SQLite file (WAL) holding GPUs, runs, configurations and their
+/// measurements (schemas/store.sql; docs/database.md for users). No CUDA headers.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/records.hpp"
+#include "store/samples.hpp"
+
+struct sqlite3;
+
+namespace bb::store {
+
+/// An open results database. Move-only; every SQLite failure throws bb::store_error with the
+/// path, the operation and SQLite's message.
+class database {
+public:
+  /// Opens `path`, creating it and its parent folder when missing, and brings an older schema up
+  /// to date. Refuses, without changing a byte, a file that is not SQLite, a SQLite file that is
+  /// not ours, or a database from a newer bankbench.
+  static database open(const std::string& path);
+  /// As open(), but a missing file is an error: for commands that only read.
+  static database open_existing(const std::string& path);
+
+  database(database&&) noexcept = default;
+  database& operator=(database&&) noexcept = default;
+  database(const database&) = delete;
+  database& operator=(const database&) = delete;
+  ~database() = default;
+
+  // ---- writing ----
+
+  /// The GPU's id; a GPU seen before (same uuid and backend) keeps its id and first_seen_at, and
+  /// its name, clocks and driver versions are updated.
+  std::int64_t upsert_gpu(const gpu_record& gpu);
+  /// Records a run with status 'running', committed at once so an interrupted run is kept.
+  std::int64_t begin_run(std::int64_t gpu_id, const run_record& run);
+  /// Writes one configuration with its metrics, timing, samples and expectations in one
+  /// transaction: all of its rows or, when anything fails, none. Returns its id.
+  std::int64_t add_configuration(std::int64_t run_id, const configuration_record& configuration);
+  /// Sets the run's status ('completed', 'interrupted' or 'failed') and finished_at to now.
+  void finish_run(std::int64_t run_id, const std::string& status);
+
+  // ---- reading ----
+
+  /// Every run, newest first.
+  [[nodiscard]] std::vector<run_row> runs() const;
+  /// The newest run's id; empty when there are no runs.
+  [[nodiscard]] std::optional<std::int64_t> latest_run_id() const;
+  /// The run with its GPU; empty when there is no run `run_id`.
+  [[nodiscard]] std::optional<run_detail> run(std::int64_t run_id) const;
+  /// The run's configurations in seq order, with metric means over launches.
+  [[nodiscard]] std::vector<configuration_row> configurations(std::int64_t run_id) const;
+  /// Every GPU, in the order first seen.
+  [[nodiscard]] std::vector<gpu_row> gpus() const;
+
+  /// PRAGMA user_version: the schema version of the open file.
+  [[nodiscard]] int user_version() const;
+  /// The path as given to open(), for messages.
+  [[nodiscard]] const std::string& path() const noexcept { return *m_path; }
+  /// The raw connection, for tests and ad-hoc queries.
+  sqlite3* handle() noexcept { return m_db.get(); }
+
+private:
+  struct closer {
+    void operator()(sqlite3* db) const noexcept;
+  };
+  database(std::unique_ptr<sqlite3, closer> db, std::string path);
+  static database open_file(const std::string& path, bool create);
+
+  // The path lives on the heap so error messages keep pointing at it after a move.
+  std::unique_ptr<std::string> m_path;
+  std::unique_ptr<sqlite3, closer> m_db;
+};
+
+} // namespace bb::store

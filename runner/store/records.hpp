@@ -1,0 +1,122 @@
+#pragma once
+/// What bankbench writes to and reads from the results database (schemas/store.sql).
+/// Plain values only; times are ISO-8601 UTC text as utc_now_iso8601() makes them.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace bb::store {
+
+/// One GPU as the profiler (or the model) sees it; (uuid, backend) identifies it.
+struct gpu_record {
+  std::string uuid, name, chip;
+  int cc_major = 0, cc_minor = 0, sm_count = 0;
+  std::uint64_t memory_bytes = 0, l2_bytes = 0;
+  int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
+  std::string driver_version; ///< "580.159.04"
+  int cuda_driver_version = 0, cuda_runtime_version = 0; ///< 13000 for CUDA 13.0
+  std::string backend = "cupti"; ///< "cupti": measured; "model": predicted
+};
+
+/// What a run was asked to do, written before its first configuration.
+struct run_record {
+  std::string started_at, host, git_commit;
+  bool git_dirty = false;
+  std::string bankbench_version, experiment_name, experiment_path, experiment_text, experiment_sha256,
+      command_line, metric_set;
+  std::vector<std::string> metrics; ///< CUPTI metric names, stored as a JSON list
+  std::uint64_t seed = 0;
+  int warmup = 0, samples = 0;
+};
+
+/// One metric of one launch: a raw CUPTI counter (derived = false) or a value bankbench computed.
+struct metric_value {
+  std::string name, unit;
+  double value = 0;
+  bool derived = false;
+};
+
+struct launch_record {
+  int launch_index = 0;
+  std::vector<metric_value> values;
+};
+
+/// Event-timed samples outside the profiler and their summary (see summarize_samples).
+struct timing_record {
+  std::vector<double> samples_ns;
+  double median_ns = 0, min_ns = 0, max_ns = 0, mean_ns = 0, stddev_ns = 0;
+  double spread = 0; ///< (max_ns - min_ns) / median_ns
+  int sm_clock_mhz = 0, sm_clock_max_mhz = 0; ///< 0: unknown, stored as NULL
+  bool throttled = false;
+  std::string throttle_reasons;
+  double bandwidth_gbps = 0; ///< bytes_moved / median_ns
+};
+
+/// One `expect:` check of the experiment, evaluated for one configuration.
+struct expectation_record {
+  std::string metric, text;
+  std::optional<double> observed; ///< empty when the metric was not measured
+  bool passed = false;
+};
+
+/// One point of the sweep with everything measured for it; written in one transaction.
+struct configuration_record {
+  int seq = 0; ///< 0-based position in the run
+  std::string variant, family; ///< variant is the full id "family/name"
+  std::string params_json = "{}"; ///< canonical JSON object, keys sorted
+  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported, skipped
+  std::string reason; ///< why the status is not ok
+  std::uint64_t bytes_moved = 0;
+  int smem_access_bytes = 4;
+  std::uint64_t verified_elements = 0, mismatched_elements = 0;
+  std::string started_at, finished_at;
+  std::vector<launch_record> launches;
+  std::optional<timing_record> timing;
+  std::vector<expectation_record> expectations;
+};
+
+// ---- read back ----
+
+/// A GPU with its row id, for `bankbench gpus`.
+struct gpu_row {
+  std::int64_t id = 0;
+  gpu_record gpu;
+  std::string first_seen_at;
+  int runs = 0;
+};
+
+/// One run with its counts, for `bankbench runs`.
+struct run_row {
+  std::int64_t id = 0, gpu_id = 0;
+  std::string started_at, finished_at, status, experiment_name, experiment_path, gpu_name, git_commit;
+  bool git_dirty = false;
+  int configurations = 0;
+  int failed_configurations = 0; ///< status other than ok and skipped
+  int failed_expectations = 0;
+};
+
+/// One run in full with its GPU, for `bankbench show`.
+struct run_detail {
+  std::int64_t id = 0;
+  std::string finished_at, status;
+  run_record run;
+  std::int64_t gpu_id = 0;
+  gpu_record gpu;
+};
+
+/// One configuration as `bankbench show` prints it.
+struct configuration_row {
+  std::int64_t id = 0;
+  int seq = 0;
+  std::string variant, family, params_json, status, reason;
+  std::uint64_t bytes_moved = 0;
+  int smem_access_bytes = 0;
+  std::uint64_t verified_elements = 0, mismatched_elements = 0;
+  std::map<std::string, double> metric_means; ///< every metric by name, mean over launches
+  std::optional<timing_record> timing; ///< summary only: samples_ns is left empty
+  std::vector<expectation_record> expectations; ///< in the experiment's order
+};
+
+} // namespace bb::store

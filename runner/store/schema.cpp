@@ -1,0 +1,107 @@
+#include "store/schema.hpp"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "store/sqlite.hpp"
+
+namespace bb::embedded {
+extern const char store_schema[];
+}
+
+namespace bb::store::schema {
+
+namespace {
+
+struct header {
+  std::int32_t application_id = 0;
+  int user_version = 0;
+  std::vector<std::string> objects; ///< names in sqlite_master
+};
+
+header read_header(sqlite3* db, const std::string& path) {
+  // A file that is not SQLite fails on this first read, with "file is not a database".
+  const char* operation = "reading the database header";
+  header h;
+  sqlite::statement app(db, path, "PRAGMA application_id", operation);
+  if (app.step()) h.application_id = static_cast<std::int32_t>(app.int64(0));
+  sqlite::statement version(db, path, "PRAGMA user_version", operation);
+  if (version.step()) h.user_version = version.int32(0);
+  sqlite::statement objects(db, path, "SELECT name FROM sqlite_master ORDER BY name", operation);
+  while (objects.step()) h.objects.push_back(objects.text(0));
+  return h;
+}
+
+void check_header(const header& h, const std::string& path, int known_version) {
+  const bool ours = h.application_id == k_application_id;
+  const bool empty = h.application_id == 0 && h.objects.empty();
+  if (!ours && !empty) {
+    std::string tables;
+    for (std::size_t i = 0; i < h.objects.size() && i < 5; ++i)
+      tables += (i == 0 ? "" : ", ") + h.objects[i];
+    if (h.objects.size() > 5) tables += ", ...";
+    throw store_error(fmt::format(
+        "{} is not a bankbench database (application_id {:#010x}, expected {:#010x}; it holds: {}); "
+        "use another --db",
+        path, static_cast<std::uint32_t>(h.application_id), static_cast<std::uint32_t>(k_application_id),
+        tables.empty() ? "nothing" : tables));
+  }
+  if (h.user_version > known_version)
+    throw store_error(fmt::format(
+        "{} was written by a newer bankbench (schema {}, this build knows {}); use a newer bankbench or "
+        "another --db",
+        path, h.user_version, known_version));
+}
+
+} // namespace
+
+const plan& current() {
+  static const plan p{k_version, embedded::store_schema, {}};
+  return p;
+}
+
+void check(sqlite3* db, const std::string& path, int known_version) {
+  header h;
+  try {
+    h = read_header(db, path);
+  } catch (const store_error&) {
+    if ((sqlite3_extended_errcode(db) & 0xff) != SQLITE_NOTADB) throw;
+    throw store_error(fmt::format("{}: file is not a database (not a SQLite file); use another --db", path));
+  }
+  check_header(h, path, known_version);
+}
+
+void upgrade(sqlite3* db, const std::string& path, const plan& p) {
+  sqlite::transaction tx(db, path, "upgrading the schema");
+  const header h = read_header(db, path);
+  check_header(h, path, p.version);
+  int version = h.user_version;
+  if (version == p.version) return;
+  // PRAGMA takes no parameters; the numbers come from this build, never from input.
+  auto set_version = [&](int v) {
+    sqlite::exec(db, path, fmt::format("PRAGMA user_version = {}", v), "upgrading the schema");
+  };
+  if (version == 0) {
+    sqlite::exec(db, path, p.create, fmt::format("creating the schema (version {})", p.version));
+    set_version(p.version);
+    version = p.version;
+  }
+  for (const migration& m : p.migrations) {
+    if (m.version <= version) continue;
+    if (m.version != version + 1)
+      throw store_error(fmt::format("{}: upgrading the schema: no migration from version {} to {}", path,
+                                    version, version + 1));
+    sqlite::exec(db, path, m.sql, fmt::format("upgrading the schema from version {} to {}", version, m.version));
+    set_version(m.version);
+    version = m.version;
+  }
+  if (version != p.version)
+    throw store_error(fmt::format("{}: upgrading the schema: no migration from version {} to {}", path, version,
+                                  p.version));
+  sqlite::exec(db, path, fmt::format("PRAGMA application_id = {}", k_application_id), "upgrading the schema");
+  tx.commit();
+}
+
+} // namespace bb::store::schema

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
+# experiment and the default suite, and run compute-sanitizer over the GPU tests. Logs go to
+# $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
+# in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-gpu-check-out}"
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+jobs=$(nproc)
+
+extra=()
+if [ -f .deps/include/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
+  lib=$(ls /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 2>/dev/null)
+  extra+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/include" -DSQLite3_LIBRARY="$lib")
+fi
+[ -d .deps/include/valijson ] && extra+=(-DVALIJSON_INCLUDE_DIR="$PWD/.deps/include")
+
+{
+  echo "== machine"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  nvcc --version | tail -2; cmake --version | head -1; ncu --version 2>/dev/null | tail -1
+} 2>&1 | tee "$out/machine.txt"
+
+echo "== build"
+t0=$(date +%s)
+cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  "${extra[@]}" >"$out/build.log" 2>&1 &&
+  cmake --build build/gpu -j "$jobs" >>"$out/build.log" 2>&1
+rc=$?
+echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
+[ $rc -eq 0 ] || exit $rc
+
+echo "== tests"
+ctest --test-dir build/gpu --output-on-failure -j 4 >"$out/ctest.log" 2>&1
+echo "ctest rc=$?"; grep -E "tests passed|tests failed|Skipped|\*\*\*|Failed|Passed" "$out/ctest.log" | tail -40
+
+echo "== transpose experiment"
+rm -f results/gpu-check.sqlite*
+bin=build/gpu/bankbench
+/usr/bin/time -v "$bin" --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml \
+  >"$out/transpose.txt" 2>"$out/transpose.err"
+echo "run rc=$?"; cat "$out/transpose.txt"; grep -E "configurations in|Maximum resident|Elapsed" "$out/transpose.err"
+
+echo "== default suite, timed"
+/usr/bin/time -f "suite wall %e s, max RSS %M KB" "$bin" --db results/gpu-check.sqlite run experiments \
+  >/dev/null 2>"$out/suite.err"; echo "suite rc=$?"; tail -2 "$out/suite.err"
+"$bin" --db results/gpu-check.sqlite show --format markdown >"$out/show.md"; echo "show rc=$?"
+
+echo "== compute-sanitizer"
+for tool in memcheck racecheck initcheck synccheck; do
+  compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
+    --gtest_filter='gpu_variants.every_variant*' >"$out/sanitizer-$tool.log" 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
+done
+cp results/gpu-check.sqlite "$out/" 2>/dev/null
+exit 0

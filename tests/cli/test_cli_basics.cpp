@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+using bb::test::run_cli;
+
+TEST(cli, help_lists_every_command_and_the_exit_codes) {
+  const auto r = run_cli("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* c : {"run", "validate", "list", "show"}) EXPECT_NE(r.out.find(c), std::string::npos) << c;
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+}
+
+TEST(cli, mistyped_command_suggests_the_right_one) {
+  const auto r = run_cli("rnu experiments");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown command 'rnu'; did you mean 'run'?"), std::string::npos) << r.err;
+}
+
+TEST(cli, version_prints_the_version) {
+  const auto r = run_cli("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("bankbench 0."), std::string::npos) << r.out;
+}
+
+TEST(cli, list_families_shows_the_transpose_variants) {
+  const auto r = run_cli("list families");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* v : {"transpose/naive", "transpose/padded", "transpose/swizzled"})
+    EXPECT_NE(r.out.find(v), std::string::npos) << v;
+}
+
+TEST(cli, list_metrics_names_the_bank_conflicts_set) {
+  const auto r = run_cli("list metrics");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("bank_conflicts"), std::string::npos);
+  EXPECT_NE(r.out.find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), std::string::npos);
+  EXPECT_NE(r.out.find("load_wavefronts_per_request"), std::string::npos);
+}
+
+TEST(cli, validate_accepts_the_shipped_experiments_without_a_gpu) {
+  const auto r = run_cli("validate experiments", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("experiments/transpose/transpose.yaml: ok (transpose, 9 configurations"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(cli, dry_run_lists_configurations_without_a_gpu) {
+  const auto r = run_cli("run --dry-run experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("transpose/naive n=1024"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("transpose/swizzled n=8192"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 9);
+}
+
+TEST(cli, run_without_a_gpu_fails_with_one_clear_line_and_writes_nothing) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "r.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  // CI has no driver at all; a GPU machine with CUDA_VISIBLE_DEVICES= has a driver but no device.
+  const bool explained = r.err.find("no CUDA device is visible") != std::string::npos ||
+                         r.err.find("no NVIDIA driver on this machine") != std::string::npos;
+  EXPECT_TRUE(explained) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST(cli, missing_experiment_file_is_a_usage_error) {
+  const auto r = run_cli("validate experiments/nope.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no such experiment file or folder: experiments/nope.yaml"), std::string::npos) << r.err;
+}
+
+TEST(cli, show_without_a_database_says_how_to_make_one) {
+  bb::test::temp_dir tmp;
+  const auto r = run_cli("--db '" + (tmp.path / "none.sqlite").string() + "' show");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("bankbench run"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path / "none.sqlite"));
+}
