@@ -20,12 +20,12 @@ fi
 {
   echo "== machine"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
   nvcc --version | tail -2; cmake --version | head -1; ncu --version 2>/dev/null | tail -1
-} 2>&1 | tee "$out/machine.txt"
+} 2>&1 | tee "$out/build.log"
 
 echo "== build"
 t0=$(date +%s)
 cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  "${extra[@]}" >"$out/build.log" 2>&1 &&
+  "${extra[@]}" >>"$out/build.log" 2>&1 &&
   cmake --build build/gpu -j "$jobs" >>"$out/build.log" 2>&1
 rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
@@ -33,25 +33,27 @@ echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | gr
 
 echo "== tests"
 ctest --test-dir build/gpu --output-on-failure -j 4 >"$out/ctest.log" 2>&1
-echo "ctest rc=$?"; grep -E "tests passed|tests failed|Skipped|\*\*\*|Failed|Passed" "$out/ctest.log" | tail -40
+echo "ctest rc=$?"; grep -E "tests passed|tests failed|\*\*\*Failed|gpu_" "$out/ctest.log" | tail -20
 
 echo "== transpose experiment"
 rm -f results/gpu-check.sqlite*
 bin=build/gpu/bankbench
 /usr/bin/time -v "$bin" --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml \
-  >"$out/transpose.txt" 2>"$out/transpose.err"
-echo "run rc=$?"; cat "$out/transpose.txt"; grep -E "configurations in|Maximum resident|Elapsed" "$out/transpose.err"
+  >"$out/transpose.log" 2>&1
+echo "run rc=$?"; grep -vE "^\s+(Page|Volun|Invol|Swaps|File|Socket|Signals|Exit|Minor|Major|Average|Percent|System|User|Command)" "$out/transpose.log"
 
 echo "== default suite, timed"
 /usr/bin/time -f "suite wall %e s, max RSS %M KB" "$bin" --db results/gpu-check.sqlite run experiments \
-  >/dev/null 2>"$out/suite.err"; echo "suite rc=$?"; tail -2 "$out/suite.err"
+  >/dev/null 2>"$out/suite.log"; echo "suite rc=$?"; tail -2 "$out/suite.log"
 "$bin" --db results/gpu-check.sqlite show --format markdown >"$out/show.md"; echo "show rc=$?"
 
 echo "== compute-sanitizer"
 for tool in memcheck racecheck initcheck synccheck; do
   compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
-    --gtest_filter='gpu_variants.every_variant*' >"$out/sanitizer-$tool.log" 2>&1
-  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1)"
+    --gtest_filter='gpu_variants.every_variant*' >"$out/sanitizer-one.log" 2>&1
+  echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-one.log" | tail -1)"
+  cat "$out/sanitizer-one.log" >>"$out/sanitizer.log"
 done
+rm -f "$out/sanitizer-one.log"
 cp results/gpu-check.sqlite "$out/" 2>/dev/null
 exit 0
