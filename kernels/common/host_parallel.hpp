@@ -1,0 +1,50 @@
+#pragma once
+/// Host-side helpers for families' set-up and checks: large inputs (256 MB at n = 8192) are
+/// filled and verified on every core, in fixed chunks so the result never depends on core count.
+#include <algorithm>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace bb::host {
+
+/// Calls body(begin, end) for consecutive chunks of [0, count), on up to every hardware thread.
+template <class Body> void parallel_chunks(std::size_t count, std::size_t chunk, Body body) {
+  const std::size_t chunks = (count + chunk - 1) / chunk;
+  const std::size_t workers =
+      std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  if (workers <= 1) {
+    for (std::size_t c = 0; c < chunks; ++c) body(c * chunk, std::min(count, (c + 1) * chunk));
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t w = 0; w < workers; ++w)
+    pool.emplace_back([=, &body] {
+      for (std::size_t c = w; c < chunks; c += workers) body(c * chunk, std::min(count, (c + 1) * chunk));
+    });
+  for (auto& t : pool) t.join();
+}
+
+/// splitmix64: a fast, well-mixed 64-bit generator; one stream per chunk.
+struct splitmix64 {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+};
+
+/// Uniform floats in [-1, 1), a pure function of (seed, index range): the same seed gives the same
+/// inputs on every machine and thread count.
+inline void fill_uniform(std::vector<float>& v, std::uint64_t seed) {
+  constexpr std::size_t k_chunk = 1 << 16;
+  parallel_chunks(v.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
+    splitmix64 rng{seed ^ (begin / k_chunk) * 0xd1b54a32d192ed03ull};
+    for (std::size_t i = begin; i < end; ++i)
+      v[i] = static_cast<float>(static_cast<std::int64_t>(rng.next() >> 40) - (1 << 23)) * (1.0f / (1 << 23));
+  });
+}
+
+} // namespace bb::host
