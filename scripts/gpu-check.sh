@@ -38,7 +38,7 @@ echo "ctest rc=$?"; grep -E "tests passed|tests failed|\*\*\*Failed|gpu_" "$out/
 echo "== transpose experiment"
 rm -f results/gpu-check.sqlite*
 bin=build/gpu/bankbench
-/usr/bin/time -v "$bin" --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml \
+/usr/bin/time -v "$bin" -v --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml \
   >"$out/transpose.log" 2>&1
 echo "run rc=$?"; grep -vE "^\s+(Page|Volun|Invol|Swaps|File|Socket|Signals|Exit|Minor|Major|Average|Percent|System|User|Command)" "$out/transpose.log"
 

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
+#include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
 #include "launch/cuda_call.hpp"
@@ -83,6 +84,7 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
         },
         static_cast<std::size_t>(o.counter_launches));
     r.counter_ms = ms_since(t0);
+    spdlog::debug("counter pass: {}", counters->last_breakdown());
     if (r.ranges.size() != static_cast<std::size_t>(o.counter_launches)) {
       r.status = "failed";
       r.reason = "profiler returned " + std::to_string(r.ranges.size()) + " ranges for " +

@@ -1,5 +1,9 @@
 #include "profile/session.hpp"
 
+#include <chrono>
+
+#include <fmt/format.h>
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti_profiler_host.h>
@@ -19,6 +23,21 @@ struct session::impl {
 };
 
 session* session::s_active = nullptr;
+
+namespace {
+// Wall time of each step of a counter pass, for `run -vv`.
+struct stopwatch {
+  explicit stopwatch(std::string& out) : m_out(out) { m_out.clear(); }
+  void lap(const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    m_out += fmt::format("{}{} {:.2f} ms", m_out.empty() ? "" : ", ", step,
+                         std::chrono::duration<double, std::milli>(now - m_t).count());
+    m_t = now;
+  }
+  std::string& m_out;
+  std::chrono::steady_clock::time_point m_t = std::chrono::steady_clock::now();
+};
+} // namespace
 
 namespace {
 
@@ -192,6 +211,7 @@ void session::reset_counter_data() {
 }
 
 std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges) {
+  stopwatch watch(m_last_breakdown);
   enable();
   if (max_ranges > m_max_ranges) { // the counter data image is sized for the most ranges asked yet
     m_max_ranges = max_ranges;
@@ -213,6 +233,7 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   cfg.passIndex = 0;
   cfg.targetNestingLevel = 1;
   BB_CUPTI_CALL(cuptiRangeProfilerSetConfig(&cfg));
+  watch.lap("setup");
 
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
   start.pRangeProfilerObject = m_impl->range;
@@ -231,6 +252,7 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
   stop.pRangeProfilerObject = m_impl->range;
   BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
+  watch.lap("launch+replay");
   if (stop.isAllPassSubmitted == 0)
     throw api_error("CUPTI kernel replay did not submit every pass (" + std::to_string(m_passes) +
                     " needed)");
@@ -245,6 +267,7 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   info.pCounterDataImage = m_counter_data.data();
   info.counterDataImageSize = m_counter_data.size();
   BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info));
+  watch.lap("decode");
 
   std::vector<range_values> out;
   std::vector<double> values(m_name_ptrs.size());
@@ -262,6 +285,7 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
     for (std::size_t i = 0; i < m_names.size(); ++i) rv[m_names[i]] = values[i];
     out.push_back(std::move(rv));
   }
+  watch.lap("evaluate");
   return out;
 }
 

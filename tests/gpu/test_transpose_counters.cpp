@@ -60,8 +60,9 @@ TEST(gpu_counters, padded_and_swizzled_tiles_are_conflict_free) {
   BB_REQUIRE_GPU();
   for (const char* v : {"padded", "swizzled"}) {
     const auto s = measure(v, 1024);
+    // The counter adds a few hundred arbitration losses per 32768 requests (see the experiment file).
     EXPECT_NEAR(s.load_wf_per_req, 1.0, 0.02) << v;
-    EXPECT_LT(s.load_conflicts_per_req, 0.01) << v;
+    EXPECT_LT(s.load_conflicts_per_req, 0.02) << v;
     EXPECT_NEAR(s.store_wf_per_req, 1.0, 0.05) << v;
   }
 }
