@@ -18,6 +18,7 @@
 #include "common/host_info.hpp"
 #include "common/sha256.hpp"
 #include "launch/nvml.hpp"
+#include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
 #include "registry/registry.hpp"
 
@@ -155,7 +156,10 @@ int run_run(run_options& o, const global_options& g) {
   if (!o.no_counters) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const auto& e : experiments)
-      if (!sessions.count(e.metrics)) sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+      if (!sessions.count(e.metrics)) {
+        sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+        launch::warm_up_profiler(*sessions[e.metrics]);
+      }
     gpu.chip = sessions.begin()->second->chip();
     spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),

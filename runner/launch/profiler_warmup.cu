@@ -1,0 +1,20 @@
+#include "launch/profiler_warmup.hpp"
+
+#include "launch/cuda_call.hpp"
+
+namespace bb::launch {
+
+namespace {
+__global__ void empty_kernel() {}
+} // namespace
+
+void warm_up_profiler(profile::session& counters) {
+  counters.profile(
+      [] {
+        empty_kernel<<<1, 32>>>();
+        BB_CUDA_CALL(cudaGetLastError());
+      },
+      1);
+}
+
+} // namespace bb::launch
