@@ -5,7 +5,9 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <functional>
 #include <map>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
+#include "cli/model_backend.hpp"
 #include "cli/run_records.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
@@ -29,6 +32,7 @@ namespace {
 struct run_options {
   std::vector<std::string> inputs{"experiments"};
   int device = 0;
+  std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
   bool no_counters = false;
   bool dry_run = false;
   int samples = 0; ///< 0: as the experiment file says
@@ -94,18 +98,22 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.experiment_text = e.text;
   r.experiment_sha256 = sha256_hex(e.text);
   r.command_line = o.command_line;
-  r.metric_set = o.no_counters ? "none" : e.metric_set;
-  if (!o.no_counters) r.metrics = e.metrics;
+  r.metric_set = o.no_counters && o.backend != "model" ? "none" : e.metric_set;
+  if (!o.no_counters || o.backend == "model") r.metrics = e.metrics;
   r.seed = e.seed;
   r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
   return r;
 }
 
+/// Measures (GPU) or predicts (model) one configuration.
+using config_runner = std::function<launch::config_result(const config::experiment&, const config::configuration&,
+                                                          const variant_info&, const launch::exec_options&)>;
+
 /// Runs one experiment's configurations; returns how many failed or missed an expectation.
 std::size_t run_experiment(const config::experiment& e, store::database& db, std::int64_t gpu_id,
-                           int sm_clock_max_mhz, profile::session* counters, const run_options& o, cost_totals& cost,
-                           std::int64_t& run_id) {
+                           int sm_clock_max_mhz, const config_runner& runner, const profile::session* counters,
+                           const run_options& o, cost_totals& cost, std::int64_t& run_id) {
   const auto configs = config::expand(e);
   const auto record = run_record_of(e, o);
   run_id = db.begin_run(gpu_id, record);
@@ -121,7 +129,7 @@ std::size_t run_experiment(const config::experiment& e, store::database& db, std
     const std::string label = e.family + "/" + cfg.variant + " " + config::describe_params(cfg.params);
     x.nvtx_name = e.name + "/" + cfg.variant + "/" + config::describe_params(cfg.params);
     const auto started = store::utc_now_iso8601();
-    const auto r = launch::execute(*v, cfg.params, e.seed, x, counters);
+    const auto r = runner(e, cfg, *v, x);
     auto rec = configuration_record_of(e, cfg, r, counters, sm_clock_max_mhz);
     rec.started_at = started;
     rec.finished_at = store::utc_now_iso8601();
@@ -146,30 +154,46 @@ int run_run(run_options& o, const global_options& g) {
         std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params) << "\n";
     return 0;
   }
-  const auto device = launch::open_device(o.device); // no GPU: fail before creating any file
-  auto db = store::database::open(g.db);
-  launch::nvml::instance().bind(device.uuid);
-  auto gpu = gpu_record_of(device);
-
+  std::optional<store::database> db;
+  store::gpu_record gpu;
+  int sm_clock_max_mhz = 0;
+  config_runner runner;
   // Every metric list is checked against the chip before any kernel runs.
   std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
-  if (!o.no_counters) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const auto& e : experiments)
-      if (!sessions.count(e.metrics)) {
-        sessions[e.metrics] = profile::session::create(o.device, e.metrics);
-        launch::warm_up_profiler(*sessions[e.metrics]);
-      }
-    gpu.chip = sessions.begin()->second->chip();
-    spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
-                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                  sessions.begin()->second->passes());
+  if (o.backend == "model") {
+    gpu = model_gpu_record();
+    db.emplace(store::database::open(g.db));
+    runner = [](const config::experiment& e, const config::configuration& c, const variant_info& v,
+                const launch::exec_options&) { return predict_configuration(e, c, v); };
+  } else {
+    const auto device = launch::open_device(o.device); // no GPU: fail before creating any file
+    db.emplace(store::database::open(g.db));
+    launch::nvml::instance().bind(device.uuid);
+    gpu = gpu_record_of(device);
+    sm_clock_max_mhz = device.sm_clock_max_mhz;
+    if (!o.no_counters) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (const auto& e : experiments)
+        if (!sessions.count(e.metrics)) {
+          sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+          launch::warm_up_profiler(*sessions[e.metrics]);
+        }
+      gpu.chip = sessions.begin()->second->chip();
+      spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                    sessions.begin()->second->passes());
+    }
+    spdlog::info("GPU {}: {} ({}{}), driver {}, CUDA {}.{}", device.ordinal, device.name,
+                 gpu.chip.empty() ? "" : gpu.chip + ", ", fmt::format("sm_{}{}", device.cc_major, device.cc_minor),
+                 device.driver_version.empty() ? "?" : device.driver_version, device.cuda_driver_version / 1000,
+                 device.cuda_driver_version % 1000 / 10);
+    runner = [&sessions, &o](const config::experiment& e, const config::configuration& c, const variant_info& v,
+                             const launch::exec_options& x) {
+      auto* counters = o.no_counters ? nullptr : sessions.at(e.metrics).get();
+      return launch::execute(v, c.params, e.seed, x, counters);
+    };
   }
-  const std::int64_t gpu_id = db.upsert_gpu(gpu);
-  spdlog::info("GPU {}: {} ({}{}), driver {}, CUDA {}.{}", device.ordinal, device.name,
-               gpu.chip.empty() ? "" : gpu.chip + ", ", fmt::format("sm_{}{}", device.cc_major, device.cc_minor),
-               device.driver_version.empty() ? "?" : device.driver_version,
-               device.cuda_driver_version / 1000, device.cuda_driver_version % 1000 / 10);
+  const std::int64_t gpu_id = db->upsert_gpu(gpu);
 
   g_interrupted.store(false);
   auto previous = std::signal(SIGINT, on_sigint);
@@ -180,14 +204,14 @@ int run_run(run_options& o, const global_options& g) {
   for (const auto& e : experiments) {
     if (g_interrupted.load()) break;
     std::int64_t run_id = 0;
-    auto* counters = o.no_counters ? nullptr : sessions.at(e.metrics).get();
-    failures += run_experiment(e, db, gpu_id, device.sm_clock_max_mhz, counters, o, cost, run_id);
+    const profile::session* counters = sessions.count(e.metrics) ? sessions.at(e.metrics).get() : nullptr;
+    failures += run_experiment(e, *db, gpu_id, sm_clock_max_mhz, runner, counters, o, cost, run_id);
     run_ids.push_back(run_id);
   }
   std::signal(SIGINT, previous);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  for (const auto id : run_ids) query::show_run(db, id, std::cout, query::output_format::table);
+  for (const auto id : run_ids) query::show_run(*db, id, std::cout, query::output_format::table);
   if (cost.all.configurations > 0)
     spdlog::info("{} configurations in {:.2f} s; per configuration: {}", cost.all.configurations, wall_s,
                  cost.all.per_configuration());
@@ -207,6 +231,9 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<run_options>();
   sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
   sub.add_option("-d,--device", o->device, "CUDA device ordinal")->capture_default_str();
+  sub.add_option("-b,--backend", o->backend, "cupti: measure on the GPU; model: predict from access plans, no GPU")
+      ->check(CLI::IsMember({"cupti", "model"}))
+      ->capture_default_str();
   sub.add_flag("--no-counters", o->no_counters,
                "time and verify only, without CUPTI (e.g. when running under ncu)");
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");

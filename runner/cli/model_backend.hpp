@@ -1,0 +1,19 @@
+#pragma once
+/// `bankbench run --backend model`: predicted counters from each variant's access plan, stored
+/// under a GPU entry whose backend is "model", so that show and compare put them beside measured runs.
+#include "config/experiment.hpp"
+#include "launch/executor.hpp"
+#include "registry/registry.hpp"
+#include "store/records.hpp"
+
+namespace bb::cli {
+
+/// The GPU entry model runs are stored under (backend "model"; the name says which rules).
+store::gpu_record model_gpu_record();
+
+/// Predicted raw counters (requests, wavefronts, conflicts for loads and stores) of one
+/// configuration, as one range; status "unsupported" when the variant has no access plan.
+launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
+                                            const variant_info& variant);
+
+} // namespace bb::cli
