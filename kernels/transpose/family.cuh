@@ -48,14 +48,19 @@ __global__ void __launch_bounds__(k_tile* k_block_rows)
       out[static_cast<std::size_t>(y + j) * n + x] = tile[Layout::offset(tx, ty + j)];
 }
 
+/// The matrix side of a configuration; unsupported_parameter where the kernel cannot index it.
+inline int checked_n(const nlohmann::json& params) {
+  const auto n = params.at("n").get<std::int64_t>();
+  if (n <= 0 || n > 46340) // n*n must fit the kernel's int indexing of one row offset
+    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
+  return static_cast<int>(n);
+}
+
 /// Sizes, seeded inputs, launch and the CPU check shared by every transpose variant.
 template <class Layout> class transpose_problem final : public problem {
 public:
   transpose_problem(const nlohmann::json& params, std::uint64_t seed) {
-    const auto n = params.at("n").get<std::int64_t>();
-    if (n <= 0 || n > 46340) // n*n must fit the kernel's int indexing of one row offset
-      throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
-    m_n = static_cast<int>(n);
+    m_n = checked_n(params);
     const std::size_t count = static_cast<std::size_t>(m_n) * m_n;
     m_host_in.resize(count);
     host::fill_uniform(m_host_in, seed);
@@ -117,6 +122,52 @@ private:
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };
+
+/// transpose_kernel's shared-memory requests for the bank model, from its own Layout::offset and
+/// bounds checks: warp ty of a block holds lanes tx = 0..31. A tile's requests depend only on how
+/// far the matrix reaches into it (32 elements, or n mod 32 at the last tile of a row or column),
+/// so each pair of extents is built once and counted for every tile that has it.
+template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const int n = checked_n(params);
+  struct extent {
+    int size;           // elements of the matrix inside the tile along one axis
+    std::uint64_t tiles; // tiles along that axis with this extent
+  };
+  std::vector<extent> extents;
+  if (n >= k_tile) extents.push_back({k_tile, static_cast<std::uint64_t>(n / k_tile)});
+  if (n % k_tile != 0) extents.push_back({n % k_tile, 1});
+  constexpr auto word = static_cast<std::uint32_t>(sizeof(float));
+  model::access_plan plan;
+  plan.access_bytes = sizeof(float);
+  for (const extent& ex : extents)   // along blockIdx.x
+    for (const extent& ey : extents) // along blockIdx.y
+      for (int ty = 0; ty < k_block_rows; ++ty)
+        for (int j = 0; j < k_tile; j += k_block_rows) {
+          model::warp_access store, load;
+          store.kind = model::access_kind::store;
+          load.kind = model::access_kind::load;
+          store.active = load.active = 0;
+          for (int tx = 0; tx < k_tile; ++tx) {
+            // Store phase: x = bx*32 + tx and y = by*32 + ty + j must be inside the matrix.
+            store.address[tx] = static_cast<std::uint32_t>(Layout::offset(ty + j, tx)) * word;
+            if (tx < ex.size && ty + j < ey.size) store.active |= 1u << tx;
+            // Load phase: x = by*32 + tx and y = bx*32 + ty + j.
+            load.address[tx] = static_cast<std::uint32_t>(Layout::offset(tx, ty + j)) * word;
+            if (tx < ey.size && ty + j < ex.size) load.active |= 1u << tx;
+          }
+          plan.add(ex.tiles * ey.tiles, store);
+          plan.add(ex.tiles * ey.tiles, load);
+        }
+  model::tile_layout tile;
+  tile.rows = tile.cols = k_tile;
+  tile.element_bytes = sizeof(float);
+  tile.row_pitch_elements = Layout::k_words / k_tile;
+  tile.name = "float tile[" + std::to_string(k_tile) + "][" + std::to_string(tile.row_pitch_elements) + "]";
+  for (int r = 0; r < k_tile; ++r)
+    for (int c = 0; c < k_tile; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
+  plan.tile = std::move(tile);
+  return plan;
+}
 
 template <class Layout> problem_factory factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {

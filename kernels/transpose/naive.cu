@@ -9,6 +9,6 @@ struct naive_layout {
 };
 } // namespace
 
-BB_REGISTER_VARIANT(family(), "naive", "tile[32][32]; column reads hit one bank (32-way)",
-                    factory<naive_layout>());
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "naive", "tile[32][32]; column reads hit one bank (32-way)",
+                              factory<naive_layout>(), shared_access_plan<naive_layout>);
 } // namespace bb::transpose

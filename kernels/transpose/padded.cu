@@ -9,6 +9,6 @@ struct padded_layout {
 };
 } // namespace
 
-BB_REGISTER_VARIANT(family(), "padded", "tile[32][33]; one word of padding per row",
-                    factory<padded_layout>());
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "padded", "tile[32][33]; one word of padding per row",
+                              factory<padded_layout>(), shared_access_plan<padded_layout>);
 } // namespace bb::transpose

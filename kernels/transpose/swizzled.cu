@@ -9,6 +9,6 @@ struct swizzled_layout {
 };
 } // namespace
 
-BB_REGISTER_VARIANT(family(), "swizzled", "tile[32][32] with column index XOR row",
-                    factory<swizzled_layout>());
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "swizzled", "tile[32][32] with column index XOR row",
+                              factory<swizzled_layout>(), shared_access_plan<swizzled_layout>);
 } // namespace bb::transpose

@@ -8,6 +8,7 @@ const std::vector<command>& commands() {
       {"validate", "check experiment files without a GPU", setup_validate},
       {"list", "list families and variants, metric sets, runs or GPUs", setup_list},
       {"show", "print a run's results table", setup_show},
+      {"bankmap", "show which bank each lane of one warp request hits (table and SVG), no GPU", setup_bankmap},
   };
   return table;
 }

@@ -34,5 +34,6 @@ run_fn setup_run(CLI::App& sub, const global_options& global);
 run_fn setup_validate(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);
 run_fn setup_show(CLI::App& sub, const global_options& global);
+run_fn setup_bankmap(CLI::App& sub, const global_options& global);
 
 } // namespace bb::cli

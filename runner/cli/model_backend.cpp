@@ -1,21 +1,52 @@
 #include "cli/model_backend.hpp"
 
+#include <chrono>
+#include <exception>
+
+#include "model/rules.hpp"
+
 namespace bb::cli {
 
 store::gpu_record model_gpu_record() {
   store::gpu_record g;
-  g.uuid = "model";
-  g.name = "bank model";
+  g.uuid = "model-rules-" + std::to_string(model::k_rules_version);
+  g.name = std::string("bank model (") + model::k_rules_summary + ")";
   g.backend = "model";
-  return g;
+  return g; // cc 0.0, no memory, no clocks: nothing here is a device
 }
 
-launch::config_result predict_configuration(const config::experiment&, const config::configuration&,
+launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
                                             const variant_info& variant) {
   launch::config_result r;
-  r.status = "unsupported";
-  r.reason = variant.id() + " has no access plan for the model";
+  if (!variant.plan) {
+    r.status = "unsupported";
+    r.reason = variant.id() + " has no access plan for the model";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    const auto plan = variant.plan(cfg.params);
+    r.smem_access_bytes = plan.access_bytes;
+    auto counters = model::predicted_counters(model::predict(plan), exp.metrics);
+    if (!counters.empty()) r.ranges.push_back(std::move(counters)); // e.g. `metrics: duration`
+  } catch (const unsupported_parameter& e) {
+    r.status = "unsupported";
+    r.reason = e.what();
+  } catch (const std::exception& e) { // a plan that breaks the rules (bad width, misaligned lane)
+    r.status = "failed";
+    r.reason = variant.id() + ": access plan: " + e.what();
+  }
+  r.counter_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+std::optional<model::prediction> predict_variant(const variant_info& variant, const nlohmann::json& params) {
+  if (!variant.plan) return std::nullopt;
+  try {
+    return model::predict(variant.plan(params));
+  } catch (const std::exception&) { // the measured row says why the parameters do not work
+    return std::nullopt;
+  }
 }
 
 } // namespace bb::cli

@@ -1,8 +1,13 @@
 #pragma once
 /// `bankbench run --backend model`: predicted counters from each variant's access plan, stored
 /// under a GPU entry whose backend is "model", so that show and compare put them beside measured runs.
+#include <map>
+#include <optional>
+#include <string>
+
 #include "config/experiment.hpp"
 #include "launch/executor.hpp"
+#include "model/predict.hpp"
 #include "registry/registry.hpp"
 #include "store/records.hpp"
 
@@ -15,5 +20,9 @@ store::gpu_record model_gpu_record();
 /// configuration, as one range; status "unsupported" when the variant has no access plan.
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
                                             const variant_info& variant);
+
+/// The model's prediction for `variant` at `params`; nullopt when the variant has no plan or its
+/// plan refuses the parameters.
+std::optional<model::prediction> predict_variant(const variant_info& variant, const nlohmann::json& params);
 
 } // namespace bb::cli

@@ -1,5 +1,6 @@
 #include "cli/run_records.hpp"
 
+#include "cli/model_backend.hpp"
 #include "common/metrics.hpp"
 #include "launch/nvml.hpp"
 
@@ -87,6 +88,13 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     rec.launches.push_back(std::move(launch));
   }
 
+  // The bank model's prediction beside the measurement, where the variant has an access plan.
+  std::map<std::string, double> predicted;
+  if (const variant_info* v = registry::instance().find_variant(exp.family, cfg.variant))
+    if (const auto p = predict_variant(*v, cfg.params)) predicted = model::predicted_metric_rows(*p);
+  if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
+  for (const auto& [name, value] : predicted) rec.launches.front().values.push_back({name, derived_unit(name), value, true});
+
   if (!r.samples_ns.empty()) {
     auto t = store::summarize_samples(r.samples_ns);
     t.sm_clock_mhz = r.sm_clock_mhz;
@@ -100,7 +108,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   if (r.status != "ok") return rec; // a failed configuration has nothing to hold expectations to
   for (const auto& e : exp.expectations) {
     if (!e.applies_to(cfg.variant, cfg.params)) continue;
-    const auto observed = observed_value(r.ranges, r.smem_access_bytes, e.metric);
+    auto observed = observed_value(r.ranges, r.smem_access_bytes, e.metric);
+    if (const auto it = predicted.find(e.metric); !observed && it != predicted.end()) observed = it->second;
     if (!observed && r.ranges.empty()) continue; // counters were off: nothing to judge
     rec.expectations.push_back({e.metric, e.text, observed, observed && e.holds(*observed)});
   }

@@ -39,6 +39,16 @@ const std::vector<derived_metric>& derived_metrics() {
       {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests"},
       {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests"},
       {"profiled_time_ns", "ns", "kernel duration under the profiler (gpu__time_duration.sum)"},
+      // The bank model's prediction from the variant's access plan (docs/bank-model.md), stored
+      // beside measured values for every variant that has a plan.
+      {"predicted_load_requests", "requests", "shared load requests the bank model predicts"},
+      {"predicted_store_requests", "requests", "shared store requests the bank model predicts"},
+      {"predicted_load_wavefronts", "wavefronts", "load wavefronts the bank model predicts"},
+      {"predicted_store_wavefronts", "wavefronts", "store wavefronts the bank model predicts"},
+      {"predicted_load_wavefronts_per_request", "ratio", "predicted load wavefronts / predicted load requests"},
+      {"predicted_store_wavefronts_per_request", "ratio", "predicted store wavefronts / predicted store requests"},
+      {"predicted_load_conflicts_per_request", "ratio", "predicted load conflicts (wavefronts above the ideal) / requests"},
+      {"predicted_store_conflicts_per_request", "ratio", "predicted store conflicts (wavefronts above the ideal) / requests"},
   };
   return list;
 }

@@ -24,6 +24,7 @@ expectation build_expectation(const YAML::Node& entry) {
   e.metric = field(entry, "metric").Scalar();
   if (field(entry, "variants")) e.variants = strings(field(entry, "variants"));
   if (field(entry, "where")) e.where = to_json(field(entry, "where"));
+  if (const YAML::Node claim = field(entry, "claim")) e.claim = claim.Scalar();
   if (const YAML::Node between = field(entry, "between")) {
     e.low = to_number(between[0]);
     e.high = to_number(between[1]);
@@ -49,6 +50,7 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   experiment exp;
   exp.name = field(root, "name").Scalar();
   exp.description = field(root, "description").Scalar();
+  if (const YAML::Node claim = field(root, "claim")) exp.claim = claim.Scalar();
   exp.family = field(root, "family").Scalar();
   exp.variants = strings(field(root, "variants"));
   for (const auto& param : family.params) exp.defaults[param.name] = param.default_value;

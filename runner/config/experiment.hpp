@@ -28,6 +28,7 @@ struct expectation {
   /// Canonical text, e.g. "load_wavefronts_per_request in [31, 33]" or
   /// "load_conflicts_per_request < 0.01".
   std::string text;
+  std::string claim; ///< the claim this bound checks, when the file says; may be empty
   int line = 0, column = 0; ///< where the entry starts in the file, 1-based
 
   /// True when the expectation covers this variant and these params.
@@ -53,6 +54,7 @@ struct axis {
 struct experiment {
   std::string path, text; ///< as given, and the file's full text
   std::string name, description, family;
+  std::string claim; ///< the common claim the experiment tests; may be empty
   std::vector<std::string> variants;
   std::vector<axis> axes; ///< in file order
   std::vector<std::vector<std::string>> zip;

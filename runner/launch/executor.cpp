@@ -75,20 +75,22 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
                " elements wrong; first: " + r.verify.first_mismatch;
     return;
   }
-  if (counters != nullptr) {
+  const auto expected_ranges = static_cast<std::size_t>(o.counter_launches) * p.kernels_per_launch();
+  if (counters != nullptr && expected_ranges > 0) {
     nvtx_range range("counter pass");
     t0 = clock_type::now();
     r.ranges = counters->profile(
         [&] {
           for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
         },
-        static_cast<std::size_t>(o.counter_launches));
+        expected_ranges);
     r.counter_ms = ms_since(t0);
     spdlog::debug("counter pass: {}", counters->last_breakdown());
-    if (r.ranges.size() != static_cast<std::size_t>(o.counter_launches)) {
+    if (r.ranges.size() != expected_ranges) {
       r.status = "failed";
       r.reason = "profiler returned " + std::to_string(r.ranges.size()) + " ranges for " +
-                 std::to_string(o.counter_launches) + " launches (does the variant launch one kernel?)";
+                 std::to_string(o.counter_launches) + " launch(es) of " +
+                 std::to_string(p.kernels_per_launch()) + " kernel(s)";
       return;
     }
   }

@@ -1,10 +1,13 @@
 #include "query/show.hpp"
 
 #include <map>
+#include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "model/rules.hpp"
 #include "query/cells.hpp"
 
 namespace bb::query {
@@ -28,6 +31,28 @@ constexpr metric_column k_metric_columns[] = {
 
 std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
+// The bank model's prediction, shown after "ld wf/req" when the run stored one (header-only
+// model/rules.hpp says how far a measurement may stray).
+constexpr const char* k_predicted_ld_wf = "predicted_load_wavefronts_per_request";
+constexpr const char* k_measured_ld_wf = "load_wavefronts_per_request";
+
+std::optional<double> mean_of(const store::configuration_row& c, const char* metric) {
+  const auto it = c.metric_means.find(metric);
+  if (it == c.metric_means.end()) return std::nullopt;
+  return it->second;
+}
+
+/// A finished configuration whose measured load wavefronts per request are outside the allowance.
+bool mismatch(const store::configuration_row& c) {
+  const auto measured = mean_of(c, k_measured_ld_wf), predicted = mean_of(c, k_predicted_ld_wf);
+  return c.status == "ok" && measured && predicted && !model::agrees(*measured, *predicted);
+}
+
+struct predictions {
+  bool shown = false;   ///< some configuration carries a prediction
+  bool flagged = false; ///< some configuration disagrees with it
+};
+
 std::string expectations_cell(const store::configuration_row& c, output_format format) {
   if (c.expectations.empty()) return format == output_format::csv ? "" : "-";
   std::string failed;
@@ -39,7 +64,7 @@ std::string expectations_cell(const store::configuration_row& c, output_format f
   return failed.empty() ? "pass" : failed;
 }
 
-text_table make_table(output_format format) {
+text_table make_table(output_format format, const predictions& p) {
   const bool csv = format == output_format::csv;
   std::vector<column> columns;
   if (csv) columns.push_back({"seq", align::right});
@@ -47,14 +72,18 @@ text_table make_table(output_format format) {
   columns.push_back({csv ? "params_json" : "params", align::left});
   columns.push_back({"status", align::left});
   if (csv) columns.push_back({"reason", align::left});
-  for (const auto& m : k_metric_columns) columns.push_back({csv ? m.metric : m.header, align::right});
+  for (const auto& m : k_metric_columns) {
+    columns.push_back({csv ? m.metric : m.header, align::right});
+    if (p.shown && m.metric == std::string_view(k_measured_ld_wf))
+      columns.push_back({csv ? k_predicted_ld_wf : "pred wf/req", align::right});
+  }
   columns.push_back({csv ? "median_ns" : "median us", align::right});
   columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
   columns.push_back({"expectations", align::left});
   return text_table(std::move(columns));
 }
 
-void add_row(text_table& table, const store::configuration_row& c, output_format format) {
+void add_row(text_table& table, const store::configuration_row& c, output_format format, const predictions& p) {
   const bool csv = format == output_format::csv;
   const bool ok = c.status == "ok";
   // A configuration that did not finish has no numbers worth reading, even where some were taken.
@@ -75,7 +104,13 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
   } else {
     cells.push_back(c.reason.empty() ? c.status : c.status + ": " + c.reason);
   }
-  for (const auto& m : k_metric_columns) cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
+  for (const auto& m : k_metric_columns) {
+    cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
+    if (!p.shown || m.metric != std::string_view(k_measured_ld_wf)) continue;
+    std::string cell = number_cell(value(mean(k_predicted_ld_wf)), m.decimals, format);
+    if (!csv && p.flagged) cell += mismatch(c) ? "!" : " "; // "!" keeps the numbers aligned
+    cells.push_back(std::move(cell));
+  }
   std::optional<double> median_ns, gbps;
   if (c.timing) {
     median_ns = c.timing->median_ns;
@@ -141,14 +176,23 @@ void show_run(const store::database& db, std::int64_t run_id, std::ostream& out,
   if (!detail)
     throw store_error(fmt::format("no run {} in {}; `bankbench runs` lists the runs there", run_id, db.path()));
   const auto rows = db.configurations(run_id);
-  text_table table = make_table(format);
-  for (const auto& c : rows) add_row(table, c, format);
+  predictions p;
+  for (const auto& c : rows) {
+    p.shown = p.shown || c.metric_means.count(k_predicted_ld_wf) > 0;
+    p.flagged = p.flagged || mismatch(c);
+  }
+  text_table table = make_table(format, p);
+  for (const auto& c : rows) add_row(table, c, format, p);
   if (format == output_format::csv) {
     table.write(out, format);
     return;
   }
   write_header(*detail, out, format);
   table.write(out, format);
+  if (p.flagged)
+    out << fmt::format("\n! measured ld wf/req differs from the bank model's prediction by more than max({:g}% of it, "
+                       "{:g}); see docs/bank-model.md\n",
+                       100 * model::k_allowance_relative, model::k_allowance_absolute);
   out << '\n' << summary(rows) << '\n';
 }
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/access_plan.hpp"
+
 namespace bb {
 
 /// A parameter a family understands; experiment axes must name one of these.
@@ -49,6 +51,9 @@ public:
   [[nodiscard]] virtual int smem_access_bytes() const = 0;
   /// Device memory the problem holds, for the run's log.
   [[nodiscard]] virtual std::uint64_t device_bytes() const = 0;
+  /// Kernels one launch() enqueues: each is one profiled range. 0 (a plain cudaMemcpyAsync, say)
+  /// skips the counter pass.
+  [[nodiscard]] virtual int kernels_per_launch() const { return 1; }
 };
 
 /// Thrown by a factory when a parameter value is outside what the variant supports.
@@ -60,11 +65,17 @@ public:
 using problem_factory =
     std::function<std::unique_ptr<problem>(const nlohmann::json& params, std::uint64_t seed)>;
 
+/// A variant's shared-memory requests for given parameters, for the bank model (runner/model).
+/// Built from the same __host__ __device__ index functions the kernel uses, so the two cannot
+/// drift apart; throws unsupported_parameter where the factory would.
+using plan_builder = std::function<model::access_plan(const nlohmann::json& params)>;
+
 struct variant_info {
   std::string family;
   std::string name;
   std::string summary; ///< one line: what makes this variant different
   problem_factory make;
+  plan_builder plan; ///< empty: the model cannot predict this variant
   [[nodiscard]] std::string id() const { return family + "/" + name; }
 };
 
@@ -102,4 +113,9 @@ struct variant_registrar {
 /// Register a variant: BB_REGISTER_VARIANT(family_info_expr, "name", "summary", factory).
 #define BB_REGISTER_VARIANT(FAMILY, NAME, SUMMARY, FACTORY)                                     \
   static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__){               \
-      (FAMILY), ::bb::variant_info{(FAMILY).name, (NAME), (SUMMARY), (FACTORY)}}
+      (FAMILY), ::bb::variant_info{(FAMILY).name, (NAME), (SUMMARY), (FACTORY), {}}}
+/// Register a variant with an access plan for the bank model:
+/// BB_REGISTER_VARIANT_WITH_PLAN(family_info_expr, "name", "summary", factory, plan_builder).
+#define BB_REGISTER_VARIANT_WITH_PLAN(FAMILY, NAME, SUMMARY, FACTORY, PLAN)                      \
+  static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__){               \
+      (FAMILY), ::bb::variant_info{(FAMILY).name, (NAME), (SUMMARY), (FACTORY), (PLAN)}}

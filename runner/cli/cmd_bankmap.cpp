@@ -1,0 +1,166 @@
+// bankbench bankmap: the bank of every element one warp touches, as a table and an SVG picture.
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "model/bankmap.hpp"
+#include "model/tile.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::cli {
+
+namespace {
+
+struct bankmap_options {
+  model::tile_shape shape;
+  std::string type = "float";
+  int bytes = 0; ///< 0: as --type says
+  int row = -1, col = -1, stride = -1;
+  int lanes = 32;
+  bool store = false;
+  std::string variant;
+  std::vector<std::string> params;
+  int request = -1; ///< -1: the plan's most conflicted request
+  std::string svg;
+};
+
+int element_bytes_of(const std::string& type) {
+  if (type == "char") return 1;
+  if (type == "short") return 2;
+  if (type == "float") return 4;
+  if (type == "double") return 8;
+  return 16; // float4; CLI11 has checked the name
+}
+
+/// --params n=1024 ... over the family's defaults; values are JSON where they parse, else text.
+nlohmann::json params_of(const family_info& f, const std::vector<std::string>& given) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& p : f.params) params[p.name] = p.default_value;
+  for (const auto& kv : given) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw usage_error("--params takes NAME=VALUE, e.g. n=1024; got '" + kv + "'");
+    const std::string name = kv.substr(0, eq), text = kv.substr(eq + 1);
+    if (!params.contains(name))
+      throw usage_error("family " + f.name + " has no parameter '" + name + "' (`bankbench list families` names them)");
+    auto value = nlohmann::json::parse(text, nullptr, false);
+    params[name] = value.is_discarded() ? nlohmann::json(text) : value;
+  }
+  return params;
+}
+
+/// The request of `plan` that bankmap shows: --request K, or the first with the most wavefronts.
+std::size_t pick_request(const model::access_plan& plan, int wanted) {
+  if (plan.entries.empty()) throw usage_error("the plan has no shared-memory requests for these parameters");
+  if (wanted >= 0) {
+    if (static_cast<std::size_t>(wanted) >= plan.entries.size())
+      throw usage_error(fmt::format("--request must be 0..{} for this plan", plan.entries.size() - 1));
+    return static_cast<std::size_t>(wanted);
+  }
+  std::size_t best = 0;
+  int most = -1;
+  for (std::size_t i = 0; i < plan.entries.size(); ++i)
+    if (const int wf = model::evaluate(plan.entries[i].access).wavefronts; wf > most) {
+      most = wf;
+      best = i;
+    }
+  return best;
+}
+
+model::bankmap from_variant(const bankmap_options& o) {
+  const auto slash = o.variant.find('/');
+  const variant_info* v = slash == std::string::npos
+                              ? nullptr
+                              : registry::instance().find_variant(o.variant.substr(0, slash), o.variant.substr(slash + 1));
+  if (v == nullptr) throw usage_error("no variant '" + o.variant + "' (`bankbench list families` lists them)");
+  if (!v->plan) throw usage_error(o.variant + " has no access plan for the bank model");
+  const auto params = params_of(*registry::instance().find_family(v->family), o.params);
+  model::access_plan plan;
+  try {
+    plan = v->plan(params);
+  } catch (const unsupported_parameter& e) {
+    throw usage_error(o.variant + ": " + e.what());
+  }
+  const std::size_t k = pick_request(plan, o.request);
+  const auto& e = plan.entries[k];
+  model::bankmap m;
+  m.title = fmt::format("{} {}: request {} of {} ({}, issued {} times per launch){}{}", o.variant, params.dump(), k,
+                        plan.entries.size(), e.access.kind == model::access_kind::load ? "load" : "store", e.count,
+                        plan.tile ? " on " : "", plan.tile ? plan.tile->name : "");
+  m.tile = plan.tile;
+  m.access = e.access;
+  return m;
+}
+
+model::bankmap from_tile(const bankmap_options& o) {
+  model::tile_shape s = o.shape;
+  s.element_bytes = o.bytes > 0 ? o.bytes : element_bytes_of(o.type);
+  s.type_name = o.bytes > 0 ? fmt::format("{}-byte", o.bytes) : o.type;
+  model::access_pattern p;
+  p.kind = o.row >= 0 ? model::access_pattern::along::row
+         : o.stride >= 0 ? model::access_pattern::along::stride
+                         : model::access_pattern::along::column;
+  p.index = o.row >= 0 ? o.row : o.stride >= 0 ? o.stride : std::max(o.col, 0);
+  p.lanes = o.lanes;
+  p.direction = o.store ? model::access_kind::store : model::access_kind::load;
+  model::bankmap m;
+  try {
+    m.tile = model::make_tile(s);
+    m.access = model::make_access(*m.tile, p);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  m.title = model::describe(p) + " of " + m.tile->name;
+  return m;
+}
+
+int run_bankmap(const bankmap_options& o) {
+  const model::bankmap m = o.variant.empty() ? from_tile(o) : from_variant(o);
+  model::write_text(m, std::cout);
+  if (!o.svg.empty()) {
+    std::ofstream f(o.svg);
+    model::write_svg(m, f);
+    if (!f.flush()) throw usage_error("cannot write " + o.svg);
+    spdlog::info("wrote {}", o.svg);
+  }
+  return 0;
+}
+
+} // namespace
+
+run_fn setup_bankmap(CLI::App& sub, const global_options&) {
+  auto o = std::make_shared<bankmap_options>();
+  auto* rows = sub.add_option("--rows", o->shape.rows, "tile rows")->capture_default_str();
+  auto* cols = sub.add_option("--cols", o->shape.cols, "tile columns (elements, before padding)")->capture_default_str();
+  auto* type = sub.add_option("-t,--type", o->type, "element type")
+                   ->check(CLI::IsMember({"char", "short", "float", "double", "float4"}))
+                   ->capture_default_str();
+  auto* bytes = sub.add_option("--bytes", o->bytes, "element size in bytes instead of --type (1, 2, 4, 8 or 16)")
+                    ->excludes(type);
+  auto* pad = sub.add_option("--pad", o->shape.pad, "padding elements after each row")->capture_default_str();
+  auto* swz = sub.add_option("--swizzle", o->shape.swizzle,
+                             "XOR swizzle: element (r, c) is stored at column c ^ (r % S); 0: none")
+                  ->capture_default_str();
+  auto* row = sub.add_option("--row", o->row, "the warp reads row R: lane l reads (R, l)");
+  auto* col = sub.add_option("--col", o->col, "the warp reads column C: lane l reads (l, C) (the default, C = 0)");
+  auto* stride = sub.add_option("--stride", o->stride, "lane l reads element l*S in row-major order (0: broadcast)");
+  row->excludes(col)->excludes(stride);
+  col->excludes(stride);
+  auto* lanes = sub.add_option("--lanes", o->lanes, "active lanes, 0..N-1")->capture_default_str();
+  auto* store = sub.add_flag("--store", o->store, "a store rather than a load");
+  auto* variant = sub.add_option("--variant", o->variant, "draw a request of this variant's access plan, e.g. transpose/naive");
+  sub.add_option("--params", o->params, "the variant's parameters, NAME=VALUE ...")->needs(variant);
+  sub.add_option("--request", o->request, "which of the plan's distinct requests (default: the most conflicted)")
+      ->needs(variant);
+  for (auto* opt : {rows, cols, type, bytes, pad, swz, row, col, stride, lanes, store}) variant->excludes(opt);
+  sub.add_option("--svg", o->svg, "also write the picture to FILE (SVG)");
+  return [o] { return run_bankmap(*o); };
+}
+
+} // namespace bb::cli

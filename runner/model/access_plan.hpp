@@ -1,0 +1,48 @@
+#pragma once
+/// A variant's shared-memory requests for one configuration, as counted warp requests. C++17 and
+/// no CUDA headers: kernels build their plans from the same __host__ __device__ index functions
+/// their kernels use, in .cu files that nvcc compiles as C++17.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/warp_access.hpp"
+
+namespace bb::model {
+
+/// One distinct warp request and how many times one launch issues it.
+struct plan_entry {
+  std::uint64_t count = 0;
+  warp_access access;
+};
+
+/// Where each element of a variant's logical tile lives, for bankmap's pictures.
+struct tile_layout {
+  std::string name;     ///< e.g. "float tile[32][33]"
+  int rows = 0, cols = 0;
+  int element_bytes = 4;
+  int row_pitch_elements = 0; ///< elements from one row's start to the next's (cols + padding)
+  std::vector<std::uint32_t> address; ///< byte address of logical element (r, c) at r * cols + c
+};
+
+/// Every shared-memory request of one launch. A plan lists each distinct request once with its
+/// count, so large problems need no enumeration of every warp.
+struct access_plan {
+  int access_bytes = 4; ///< width of the variant's accesses; stored as smem_access_bytes
+  std::vector<plan_entry> entries;
+  std::optional<tile_layout> tile;
+
+  /// Adds `count` issues of `a`; a request whose lanes are all inactive is not issued (rule 4).
+  void add(std::uint64_t count, const warp_access& a) {
+    if (count == 0 || a.active == 0) return;
+    for (auto& e : entries)
+      if (e.access == a) {
+        e.count += count;
+        return;
+      }
+    entries.push_back({count, a});
+  }
+};
+
+} // namespace bb::model

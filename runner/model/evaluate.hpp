@@ -1,0 +1,35 @@
+#pragma once
+/// The cost of one warp request under the rules of model/rules.hpp.
+#include <array>
+#include <vector>
+
+#include "model/warp_access.hpp"
+
+namespace bb::model {
+
+/// What one request costs (definitions in rules.hpp).
+struct access_cost {
+  int active_lanes = 0;
+  int wavefronts = 0;       ///< data-stage passes the request needs; 0 when no lane is active
+  int ideal_wavefronts = 0; ///< ceil(active lanes x width / 128), at least 1 when a lane is active
+  int conflicts = 0;        ///< wavefronts - ideal_wavefronts
+  int degree = 0;           ///< "N-way": the most distinct words one bank serves in one phase
+  friend bool operator==(const access_cost&, const access_cost&) = default;
+};
+
+/// Evaluates `a`. Throws std::invalid_argument for a width other than 1, 2, 4, 8, 16 or an active
+/// lane whose address is not a multiple of the width (the hardware faults on those).
+access_cost evaluate(const warp_access& a);
+
+/// Per bank, in one phase: the lanes that touch it and the distinct words it must serve.
+struct phase_banks {
+  int first_lane = 0, lanes = 0; ///< the phase is lanes [first_lane, first_lane + lanes)
+  std::array<int, k_banks> lanes_per_bank{};
+  std::array<int, k_banks> words_per_bank{};
+};
+
+/// The per-bank detail behind evaluate(), one entry per phase that has an active lane (slow; for
+/// bankmap and tests).
+std::vector<phase_banks> bank_detail(const warp_access& a);
+
+} // namespace bb::model

@@ -1,0 +1,32 @@
+#pragma once
+/// A whole launch's predicted counters, from its access plan.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/access_plan.hpp"
+
+namespace bb::model {
+
+/// Totals for one direction (loads or stores).
+struct side_totals {
+  std::uint64_t requests = 0, wavefronts = 0, ideal_wavefronts = 0, conflicts = 0;
+};
+
+struct prediction {
+  side_totals load, store;
+};
+
+/// Sums evaluate() over the plan, each entry weighted by its count.
+prediction predict(const access_plan& plan);
+
+/// The raw CUPTI metric values (metrics::k_ld_requests ...) the prediction stands for, limited
+/// to the names in `wanted`; gpu__time_duration is never predicted.
+std::map<std::string, double> predicted_counters(const prediction& p, const std::vector<std::string>& wanted);
+
+/// Extra rows stored next to measured ones: predicted_load_requests,
+/// predicted_load_wavefronts_per_request, ... (per-request values only where requests > 0).
+std::map<std::string, double> predicted_metric_rows(const prediction& p);
+
+} // namespace bb::model

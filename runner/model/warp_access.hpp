@@ -1,0 +1,41 @@
+#pragma once
+/// One warp-wide shared-memory request, as the bank model sees it. C++17 and no CUDA headers:
+/// kernels/ reach this header through registry/registry.hpp, and nvcc compiles them as C++17.
+#include <array>
+#include <cstdint>
+
+namespace bb::model {
+
+inline constexpr int k_warp_lanes = 32;
+inline constexpr int k_banks = 32;
+inline constexpr int k_bank_bytes = 4;
+/// What one wavefront can serve: one 4-byte word from each of the 32 banks.
+inline constexpr int k_wavefront_bytes = k_banks * k_bank_bytes;
+
+enum class access_kind : std::uint8_t { load, store };
+
+/// One shared-memory instruction executed by one warp.
+struct warp_access {
+  std::array<std::uint32_t, k_warp_lanes> address{}; ///< byte offset into shared memory, per lane
+  std::uint32_t active = 0xffffffffu; ///< bit i set: lane i takes part
+  int width = 4;                      ///< bytes per lane: 1, 2, 4, 8 or 16; addresses are multiples of it
+  access_kind kind = access_kind::load;
+
+  friend bool operator==(const warp_access& a, const warp_access& b) {
+    return a.active == b.active && a.width == b.width && a.kind == b.kind && a.address == b.address;
+  }
+};
+
+/// The bank that holds byte `address`: 4-byte words are dealt round-robin over the 32 banks.
+constexpr int bank_of(std::uint32_t address) { return static_cast<int>((address / k_bank_bytes) % k_banks); }
+
+/// Lanes served as one group (rule 3 in rules.hpp): the whole warp up to 4 bytes, half-warps for
+/// 8 bytes, quarter-warps for 16 bytes, so that a group never asks for more than 128 bytes.
+constexpr int lanes_per_phase(int width) { return width <= 4 ? k_warp_lanes : k_wavefront_bytes / width; }
+
+/// True for the widths a shared-memory instruction can move per lane.
+constexpr bool valid_width(int width) {
+  return width == 1 || width == 2 || width == 4 || width == 8 || width == 16;
+}
+
+} // namespace bb::model

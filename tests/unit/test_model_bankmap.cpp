@@ -1,0 +1,71 @@
+// bankmap's table and picture for one warp request.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "model/bankmap.hpp"
+#include "model/tile.hpp"
+
+namespace {
+
+using namespace bb::model;
+
+bankmap column_of(int pad, int col, int rows = 32) {
+  bankmap m;
+  m.tile = make_tile({rows, 32, 4, "float", pad, 0});
+  const access_pattern p{access_pattern::along::column, col};
+  m.access = make_access(*m.tile, p);
+  m.title = describe(p) + " of " + m.tile->name;
+  return m;
+}
+
+TEST(model_bankmap, verdicts) {
+  EXPECT_EQ(verdict(evaluate(column_of(0, 0).access)), "32-way bank conflict: 32 wavefronts, ideal 1");
+  EXPECT_EQ(verdict(evaluate(column_of(1, 0).access)), "conflict-free: 1 wavefront, ideal 1");
+  EXPECT_EQ(verdict(evaluate(column_of(2, 0).access)), "2-way bank conflict: 2 wavefronts, ideal 1");
+  EXPECT_EQ(verdict(access_cost{}), "no active lane: no request");
+  EXPECT_EQ(bank_label(132, 4), "1");
+  EXPECT_EQ(bank_label(8, 8), "2-3");
+  EXPECT_EQ(bank_label(16, 16), "4-7");
+}
+
+TEST(model_bankmap, text_lists_each_lane_and_the_banks) {
+  std::ostringstream out;
+  write_text(column_of(1, 2, 4), out);
+  EXPECT_EQ(out.str(),
+            "column 2 of float tile[4][33]\n"
+            "load, 4 B per lane, 4 active lanes\n"
+            "\n"
+            "lane   row   col   byte  bank\n"
+            "   0     0     2      8     2\n"
+            "   1     1     2    140     3\n"
+            "   2     2     2    272     4\n"
+            "   3     3     2    404     5\n"
+            "\n"
+            "banks, lanes 0-31:\n"
+            "bank   0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31\n"
+            "lanes  .  .  1  1  1  1  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .\n"
+            "words  .  .  1  1  1  1  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .\n"
+            "\n"
+            "conflict-free: 1 wavefront, ideal 1\n");
+}
+
+TEST(model_bankmap, svg_draws_the_grid_the_outlines_and_the_caption) {
+  std::ostringstream out;
+  write_svg(column_of(1, 0), out);
+  const std::string svg = out.str();
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(svg.find("</svg>\n"), std::string::npos);
+  EXPECT_NE(svg.find("column 0 of float tile[32][33]"), std::string::npos);
+  EXPECT_NE(svg.find("conflict-free: 1 wavefront, ideal 1"), std::string::npos);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("fill=\"#e6e6e6\""), 32u);           // one padding cell per row
+  EXPECT_EQ(count("<text x=\"") - count(">L"), count("<text x=\"") - 32); // 32 lane labels
+  EXPECT_EQ(count("font-weight=\"bold\" text-anchor=\"middle\">1<"), 32u); // one word in each bank
+}
+
+} // namespace

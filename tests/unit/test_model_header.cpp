@@ -1,0 +1,82 @@
+// include/bankbench/bank_conflicts.hpp: compile-time answers that agree with the bank model,
+// and the often-quoted padding check that does not.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "bankbench/bank_conflicts.hpp"
+#include "model/evaluate.hpp"
+#include "model/tile.hpp"
+
+namespace {
+
+struct float4_like {
+  float x, y, z, w;
+};
+
+/// The check people are told to write: "make the row length not a multiple of 128 bytes".
+template <class T> constexpr bool quoted_padding_check(int cols, int pad) { return (cols + pad) * sizeof(T) % 128 != 0; }
+
+// The counter-example: float[32][34] passes the quoted check and is 2-way.
+static_assert(quoted_padding_check<float>(32, 2), "136-byte rows pass the quoted check");
+static_assert(bankbench::column_conflict_degree<float>(32, 2) == 2, "float[32][34] columns are 2-way");
+static_assert(!bankbench::column_conflict_free<float>(32, 2), "and the header says so");
+// What does work.
+static_assert(bankbench::column_conflict_degree<float>(32) == 32, "float[32][32] columns are 32-way");
+static_assert(bankbench::column_conflict_free<float>(32, 1), "float[32][33] is conflict-free");
+static_assert(bankbench::column_wavefronts<float>(32) == 32);
+static_assert(bankbench::column_wavefronts<double>(32, 1) == 2, "two half-warps, one wavefront each");
+static_assert(bankbench::column_conflict_free<double>(32, 1));
+static_assert(bankbench::column_conflict_degree<double>(32) == 16);
+static_assert(bankbench::column_wavefronts<float4_like>(8, 1) == 4, "four quarter-warps");
+static_assert(bankbench::column_conflict_degree<float4_like>(8) == 8);
+static_assert(bankbench::column_conflict_degree<char>(128) == 32, "char[32][128]: one bank");
+static_assert(bankbench::column_conflict_free<char>(128, 4), "char[32][132]: 33 words per row");
+static_assert(bankbench::column_conflict_degree<float>(32, 0, 4) == 4, "four active lanes");
+static_assert(bankbench::smallest_conflict_free_pad<float>(32) == 1);
+static_assert(bankbench::smallest_conflict_free_pad<double>(16) == 1);
+static_assert(bankbench::smallest_conflict_free_pad<float>(31) == 0);
+static_assert(bankbench::strided_wavefronts(0, 4) == 1, "broadcast");
+static_assert(bankbench::strided_wavefronts(4, 4) == 1);
+static_assert(bankbench::ideal_wavefronts(16) == 4);
+static_assert(bankbench::strided_wavefronts(4, 3) == -1, "3-byte accesses do not exist");
+
+TEST(model_header, the_quoted_check_accepts_conflicted_tiles) {
+  // Every float tile with 32 + pad columns (pad 0..32) that the quoted check accepts but is not
+  // conflict-free: exactly the even paddings other than multiples of 32.
+  int wrongly_accepted = 0;
+  for (int pad = 0; pad <= 32; ++pad) {
+    const bool quoted = quoted_padding_check<float>(32, pad);
+    const bool free = bankbench::column_conflict_free<float>(32, pad);
+    if (quoted && !free) ++wrongly_accepted;
+    if (!quoted) EXPECT_FALSE(free) << pad; // it never rejects a good one: 128-byte rows are 32-way
+    EXPECT_EQ(free, (32 + pad) % 2 == 1) << pad;
+  }
+  EXPECT_EQ(wrongly_accepted, 15); // pads 2, 4, ..., 30
+}
+
+TEST(model_header, agrees_with_the_model_library) {
+  using namespace bb::model;
+  for (int bytes : {1, 2, 4, 8, 16})
+    for (int cols = 1; cols <= 64; ++cols)
+      for (int pad = 0; pad <= 4; ++pad)
+        for (int lanes : {32, 17, 4}) {
+          const auto tile = make_tile({32, cols, bytes, "t", pad, 0});
+          const auto c = evaluate(make_access(tile, {access_pattern::along::column, 0, lanes}));
+          EXPECT_EQ(bankbench::column_wavefronts(cols, bytes, pad, lanes), c.wavefronts) << bytes << " " << cols << " " << pad;
+          EXPECT_EQ(bankbench::column_conflict_degree(cols, bytes, pad, lanes), c.degree) << bytes << " " << cols << " " << pad;
+        }
+}
+
+TEST(model_header, strided_matches_the_model_at_every_width) {
+  using namespace bb::model;
+  for (int width : {1, 2, 4, 8, 16})
+    for (int stride = 0; stride <= 64; ++stride) {
+      warp_access a;
+      a.width = width;
+      for (int l = 0; l < 32; ++l) a.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * stride * width);
+      EXPECT_EQ(bankbench::strided_wavefronts(stride * width, width), evaluate(a).wavefronts) << width << " " << stride;
+    }
+}
+
+} // namespace

@@ -1,0 +1,230 @@
+// The bank model's rules (runner/model/rules.hpp) with exact wavefront counts: strides 1..64 at
+// every width, broadcast, multicast, inactive lanes, padding and swizzle.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <set>
+#include <stdexcept>
+
+#include "model/evaluate.hpp"
+#include "model/tile.hpp"
+
+namespace {
+
+using namespace bb::model;
+
+/// Lane l accesses `width` bytes at byte l * stride * width (an array of `width`-byte elements).
+warp_access strided(int stride, int width, std::uint32_t active = 0xffffffffu) {
+  warp_access a;
+  a.width = width;
+  a.active = active;
+  for (int l = 0; l < 32; ++l) a.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * stride * width);
+  return a;
+}
+
+/// An independent, slow statement of rules 1-3: sets of words per bank, per phase.
+int reference_wavefronts(const warp_access& a) {
+  const int group = a.width <= 4 ? 32 : 128 / a.width;
+  int total = 0;
+  for (int first = 0; first < 32; first += group) {
+    std::set<std::uint32_t> words[32];
+    for (int l = first; l < first + group; ++l) {
+      if ((a.active >> l & 1u) == 0) continue;
+      for (std::uint32_t byte = a.address[static_cast<std::size_t>(l)]; byte < a.address[static_cast<std::size_t>(l)] + static_cast<std::uint32_t>(a.width); byte += 4)
+        words[(byte / 4) % 32].insert(byte / 4);
+    }
+    std::size_t most = 0;
+    for (const auto& w : words) most = std::max(most, w.size());
+    total += static_cast<int>(most);
+  }
+  return total;
+}
+
+TEST(model_rules, banks_are_words_mod_32) {
+  EXPECT_EQ(bank_of(0), 0);
+  EXPECT_EQ(bank_of(3), 0);
+  EXPECT_EQ(bank_of(4), 1);
+  EXPECT_EQ(bank_of(124), 31);
+  EXPECT_EQ(bank_of(128), 0);
+  EXPECT_EQ(bank_of(132 * 5), 5); // row 5 of float[32][33], column 0
+}
+
+// Closed forms where the lanes' words are an arithmetic sequence: with a step of k words, each
+// bank receives gcd(k, 32) distinct words; 8-byte lanes pair banks per half-warp, 16-byte lanes
+// take four banks per quarter-warp.
+TEST(model_rules, stride_1_to_64_at_4_8_and_16_bytes) {
+  for (int s = 1; s <= 64; ++s) {
+    EXPECT_EQ(evaluate(strided(s, 4)).wavefronts, std::gcd(s, 32)) << "4 B, stride " << s;
+    EXPECT_EQ(evaluate(strided(s, 8)).wavefronts, 2 * std::gcd(s, 16)) << "8 B, stride " << s;
+    EXPECT_EQ(evaluate(strided(s, 16)).wavefronts, 4 * std::gcd(s, 8)) << "16 B, stride " << s;
+    EXPECT_EQ(evaluate(strided(s, 8)).degree, std::gcd(s, 16)) << "8 B, stride " << s;
+    EXPECT_EQ(evaluate(strided(s, 16)).degree, std::gcd(s, 8)) << "16 B, stride " << s;
+  }
+}
+
+TEST(model_rules, stride_1_to_64_at_1_and_2_bytes) {
+  for (int s = 1; s <= 64; ++s) {
+    // Whole words per lane: the 4-byte closed form with a step of s*width/4 words.
+    if (s % 4 == 0) EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, std::gcd(s / 4, 32)) << "1 B, stride " << s;
+    if (s % 2 == 0) EXPECT_EQ(evaluate(strided(s, 2)).wavefronts, std::gcd(s / 2, 32)) << "2 B, stride " << s;
+    // Lanes sharing words: the reference sets.
+    EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, reference_wavefronts(strided(s, 1))) << "1 B, stride " << s;
+    EXPECT_EQ(evaluate(strided(s, 2)).wavefronts, reference_wavefronts(strided(s, 2))) << "2 B, stride " << s;
+  }
+  // Worked by hand: char stride 1-4 fit 32 banks; stride 5 puts words w and w + 32 (w = 0, 1, 3, 5,
+  // 6) in one request; short stride 3 does the same for w = 1, 4, 7, 10, 13.
+  const int char_expected[] = {1, 1, 1, 1, 2, 2, 2, 2};
+  for (int s = 1; s <= 8; ++s) EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, char_expected[s - 1]) << "char stride " << s;
+  EXPECT_EQ(evaluate(strided(3, 2)).wavefronts, 2);
+  EXPECT_EQ(evaluate(strided(1, 2)).wavefronts, 1);
+  EXPECT_EQ(evaluate(strided(128, 1)).wavefronts, 32); // one byte per 128-byte line: all in bank 0
+}
+
+TEST(model_rules, the_reference_agrees_at_every_width) {
+  for (int w : {1, 2, 4, 8, 16})
+    for (int s = 0; s <= 64; ++s) EXPECT_EQ(evaluate(strided(s, w)).wavefronts, reference_wavefronts(strided(s, w))) << w << " " << s;
+}
+
+TEST(model_rules, broadcast_costs_one_wavefront_per_phase) {
+  // Stride 0: every lane reads element 0. Rule 3: phases do not share wavefronts.
+  const int expected[] = {1, 1, 1, 2, 4};
+  int i = 0;
+  for (int w : {1, 2, 4, 8, 16}) {
+    const auto c = evaluate(strided(0, w));
+    EXPECT_EQ(c.wavefronts, expected[i]) << w;
+    EXPECT_EQ(c.degree, 1) << w;
+    EXPECT_EQ(c.conflicts, 0) << w;
+    ++i;
+  }
+}
+
+TEST(model_rules, multicast_groups_share_their_words) {
+  warp_access pairs; // lanes 2k and 2k+1 read word k
+  for (int l = 0; l < 32; ++l) pairs.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l / 2 * 4);
+  EXPECT_EQ(evaluate(pairs).wavefronts, 1);
+  warp_access two_words; // even lanes read word 0, odd lanes word 32: one bank, two words
+  for (int l = 0; l < 32; ++l) two_words.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l % 2 * 128);
+  EXPECT_EQ(evaluate(two_words).wavefronts, 2);
+  EXPECT_EQ(evaluate(two_words).degree, 2);
+  warp_access eight_way; // lanes l read word 32 * (l % 8): 8 words in bank 0, each shared by 4 lanes
+  for (int l = 0; l < 32; ++l) eight_way.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l % 8 * 128);
+  EXPECT_EQ(evaluate(eight_way).wavefronts, 8);
+  warp_access bytes; // four lanes' chars in each word: one word per bank
+  for (int l = 0; l < 32; ++l) bytes.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l);
+  bytes.width = 1;
+  EXPECT_EQ(evaluate(bytes).wavefronts, 1);
+}
+
+TEST(model_rules, stores_follow_the_same_rules) {
+  auto st = strided(32, 4);
+  st.kind = access_kind::store;
+  EXPECT_EQ(evaluate(st).wavefronts, 32);
+  st = strided(1, 4);
+  st.kind = access_kind::store;
+  EXPECT_EQ(evaluate(st).wavefronts, 1);
+}
+
+TEST(model_rules, inactive_lanes_take_no_part) {
+  EXPECT_EQ(evaluate(strided(32, 4, 0x0000000fu)).wavefronts, 4); // 4 lanes of a 32-way column
+  EXPECT_EQ(evaluate(strided(32, 4, 0x0000000fu)).ideal_wavefronts, 1);
+  EXPECT_EQ(evaluate(strided(32, 4, 0x80000000u)).wavefronts, 1);
+  EXPECT_EQ(evaluate(strided(2, 4, 0x0000ffffu)).wavefronts, 1); // the conflicting upper half is off
+  const auto none = evaluate(strided(32, 4, 0));
+  EXPECT_EQ(none.wavefronts, 0);
+  EXPECT_EQ(none.ideal_wavefronts, 0);
+  EXPECT_EQ(none.active_lanes, 0);
+  // 8 bytes, lanes 0-15 only: one half-warp, one wavefront, which is also the ideal.
+  const auto half = evaluate(strided(1, 8, 0x0000ffffu));
+  EXPECT_EQ(half.wavefronts, 1);
+  EXPECT_EQ(half.conflicts, 0);
+  // Lanes 0-7 and 16-23: 128 bytes, ideally one wavefront, but two half-warps: one conflict.
+  const auto split = evaluate(strided(1, 8, 0x00ff00ffu));
+  EXPECT_EQ(split.wavefronts, 2);
+  EXPECT_EQ(split.ideal_wavefronts, 1);
+  EXPECT_EQ(split.conflicts, 1);
+  // Misaligned addresses of inactive lanes are never looked at.
+  auto a = strided(1, 8, 1);
+  a.address[5] = 3;
+  EXPECT_EQ(evaluate(a).wavefronts, 1);
+}
+
+TEST(model_rules, conflicts_are_wavefronts_above_the_ideal_for_the_width) {
+  for (int w : {1, 2, 4, 8, 16}) {
+    const auto c = evaluate(strided(1, w));
+    EXPECT_EQ(c.ideal_wavefronts, std::max(1, 32 * w / 128)) << w;
+    EXPECT_EQ(c.wavefronts, c.ideal_wavefronts) << w;
+    EXPECT_EQ(c.conflicts, 0) << w;
+  }
+  const auto naive = evaluate(strided(32, 4));
+  EXPECT_EQ(naive.conflicts, 31);
+  EXPECT_EQ(naive.degree, 32);
+  const auto d = evaluate(strided(32, 8)); // double[32][32] column: 16 words in bank 0 per half-warp
+  EXPECT_EQ(d.wavefronts, 32);
+  EXPECT_EQ(d.ideal_wavefronts, 2);
+  EXPECT_EQ(d.conflicts, 30);
+  EXPECT_EQ(d.degree, 16);
+}
+
+TEST(model_rules, padding_a_tile_spreads_its_columns) {
+  // Column 0 of float[32][32 + p]: degree gcd(32 + p, 32).
+  const int float_expected[] = {32, 1, 2, 1, 4};
+  // double[32][32 + p]: per half-warp, 2p words between lanes: gcd(p, 16), or 16 without padding.
+  const int double_expected[] = {32, 2, 4, 2, 8};
+  for (int p = 0; p <= 4; ++p) {
+    const auto f = make_tile({32, 32, 4, "float", p, 0});
+    EXPECT_EQ(evaluate(make_access(f, {access_pattern::along::column, 0})).wavefronts, float_expected[p]) << p;
+    const auto d = make_tile({32, 32, 8, "double", p, 0});
+    EXPECT_EQ(evaluate(make_access(d, {access_pattern::along::column, 7})).wavefronts, double_expected[p]) << p;
+  }
+  // float[32][34] passes the often-quoted `row bytes % 128 != 0` and is still 2-way.
+  const auto f34 = make_tile({32, 32, 4, "float", 2, 0});
+  EXPECT_NE(34 * 4 % 128, 0);
+  EXPECT_EQ(evaluate(make_access(f34, {access_pattern::along::column, 0})).degree, 2);
+  // Rows are conflict-free at any padding.
+  EXPECT_EQ(evaluate(make_access(f34, {access_pattern::along::row, 5})).wavefronts, 1);
+}
+
+TEST(model_rules, xor_swizzle_spreads_columns_without_padding) {
+  const auto full = make_tile({32, 32, 4, "float", 0, 32});
+  for (int c : {0, 5, 31}) EXPECT_EQ(evaluate(make_access(full, {access_pattern::along::column, c})).wavefronts, 1) << c;
+  EXPECT_EQ(evaluate(make_access(full, {access_pattern::along::row, 9})).wavefronts, 1);
+  // Swizzling by row % 8 only reaches 8 banks: 4 lanes per bank.
+  const auto part = make_tile({32, 32, 4, "float", 0, 8});
+  EXPECT_EQ(evaluate(make_access(part, {access_pattern::along::column, 3})).wavefronts, 4);
+  // float4 tile[8][8] swizzled by row: each quarter-warp's 8 lanes in 8 distinct 4-bank groups.
+  const auto f4 = make_tile({8, 8, 16, "float4", 0, 8});
+  EXPECT_EQ(evaluate(make_access(f4, {access_pattern::along::column, 0})).wavefronts, 1);
+  EXPECT_EQ(evaluate(make_access(make_tile({8, 8, 16, "float4", 0, 0}), {access_pattern::along::column, 0})).wavefronts, 8);
+}
+
+TEST(model_rules, impossible_requests_are_refused) {
+  EXPECT_THROW(evaluate(strided(1, 3)), std::invalid_argument);
+  EXPECT_THROW(evaluate(strided(1, 32)), std::invalid_argument);
+  auto a = strided(1, 8);
+  a.address[3] = 4; // not a multiple of 8
+  try {
+    evaluate(a);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "lane 3: address 4 is not a multiple of the access width 8");
+  }
+  EXPECT_THROW(make_tile({32, 32, 12, "struct", 0, 0}), std::invalid_argument);
+  EXPECT_THROW(make_tile({32, 32, 4, "float", 0, 3}), std::invalid_argument);
+  EXPECT_THROW(make_tile({32, 24, 4, "float", 0, 16}), std::invalid_argument);
+  EXPECT_THROW(make_access(make_tile({32, 32, 4, "float", 0, 0}), {access_pattern::along::column, 32}), std::invalid_argument);
+}
+
+TEST(model_rules, bank_detail_counts_lanes_and_words_per_bank) {
+  const auto d = bank_detail(strided(32, 4, 0x0000000fu));
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].lanes_per_bank[0], 4);
+  EXPECT_EQ(d[0].words_per_bank[0], 4);
+  EXPECT_EQ(d[0].words_per_bank[1], 0);
+  const auto b = bank_detail(strided(0, 16)); // broadcast of one float4: four phases, banks 0-3
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_EQ(b[3].first_lane, 24);
+  EXPECT_EQ(b[3].lanes_per_bank[2], 8);
+  EXPECT_EQ(b[3].words_per_bank[2], 1);
+}
+
+} // namespace
