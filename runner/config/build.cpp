@@ -74,6 +74,7 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   exp.repeat.counter_launches =
       int_or(field(repeat, "counter_launches"), exp.repeat.counter_launches);
   if (const auto seed = to_int(field(root, "seed"))) exp.seed = static_cast<std::uint64_t>(*seed);
+  if (const auto limit = to_number(field(root, "time_limit_s"))) exp.time_limit_s = *limit;
   for (const auto& entry : field(root, "expect"))
     exp.expectations.push_back(build_expectation(entry));
   return exp;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 
 #include "config/checks.hpp"
 #include "config/yaml_adapter.hpp"
@@ -62,8 +63,17 @@ void check_axis_names(check_context& ctx) {
       continue;
     }
     if (!kv.second.IsSequence()) continue;
-    for (std::size_t i = 0; i < kv.second.size(); ++i)
+    // Uniqueness is checked here, not by the schema's uniqueItems: valijson compares every pair,
+    // which took 12 s for an axis of 3000 sizes.
+    std::map<std::string, std::size_t> first_index;
+    for (std::size_t i = 0; i < kv.second.size(); ++i) {
       check_value(ctx, *param, path / i, kv.second[i]);
+      if (!kv.second[i].IsScalar()) continue;
+      const auto [it, fresh] = first_index.emplace(kv.second[i].Scalar(), i);
+      if (!fresh)
+        ctx.out.at_value(ctx.root, path / i, "'" + kv.second[i].Scalar() + "' is listed more than once",
+                         "remove it; it is already axes." + name + "[" + std::to_string(it->second) + "]");
+    }
   }
 }
 

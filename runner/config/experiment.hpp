@@ -63,6 +63,7 @@ struct experiment {
   std::vector<std::string> metrics;    ///< resolved CUPTI names, in order, unique
   repeat_spec repeat;
   std::uint64_t seed = 1;
+  double time_limit_s = 120; ///< one configuration's wall-clock limit
   std::vector<expectation> expectations;
   /// Every param of the family with its registered default; expand() overrides the axes.
   nlohmann::json defaults = nlohmann::json::object();

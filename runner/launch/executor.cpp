@@ -126,12 +126,21 @@ config_result execute(const variant_info& variant, const nlohmann::json& params,
     r.status = "failed";
     r.reason = e.what();
   }
+  const bool out_of_memory = r.reason.find("cudaErrorMemoryAllocation") != std::string::npos;
   p.reset(); // device memory is released before the next configuration
-  if (r.status == "failed") {
-    // A sticky error (illegal address, trap) poisons the context for every later configuration.
+  if (out_of_memory) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cudaGetLastError(); // an allocation failure is not sticky; clear it
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    r.status = "skipped";
+    r.reason = "does not fit in device memory (" + std::to_string(free_bytes >> 20) + " MiB free of " +
+               std::to_string(total_bytes >> 20) + " MiB); nothing was launched";
+  } else if (r.status == "failed") {
+    // A sticky error (illegal address, trap, device assert) poisons the context for good.
     const cudaError_t sticky = cudaDeviceSynchronize();
-    if (sticky != cudaSuccess && cudaGetLastError() != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess)
-      throw api_error("the CUDA context is unusable after " + variant.id() + ": " + r.reason);
+    r.context_lost = sticky != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess;
+    if (r.context_lost && r.reason.find(cudaGetErrorName(sticky)) == std::string::npos)
+      r.reason += std::string(" (") + cudaGetErrorName(sticky) + ")";
   }
   return r;
 }

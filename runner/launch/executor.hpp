@@ -30,10 +30,13 @@ struct config_result {
   int sm_clock_mhz = 0;
   std::uint64_t clock_event_reasons = 0;
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
+  /// The CUDA context is unusable after this configuration (illegal address, trap, assert):
+  /// the process must end for later configurations to run.
+  bool context_lost = false;
 };
 
 /// `counters` may be null (--no-counters). A CUDA error that leaves the context unusable is
-/// rethrown as api_error after being recorded, since later configurations cannot run.
+/// recorded and flagged in config_result::context_lost.
 config_result execute(const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
                       const exec_options& options, profile::session* counters);
 

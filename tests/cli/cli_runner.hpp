@@ -41,11 +41,11 @@ struct temp_dir {
   }
 };
 
-/// `args` is appended to the binary's path as shell text; `env` is prefixed (e.g. "VAR=x").
-inline cli_result run_cli(const std::string& args, const std::string& env = "") {
+/// Runs `binary` with `args` (shell text) from the source folder; `env` is prefixed (e.g. "VAR=x").
+inline cli_result run_cli_binary(const std::string& binary, const std::string& args, const std::string& env = "") {
   temp_dir tmp;
   const auto out = tmp.path / "out", err = tmp.path / "err";
-  const std::string cmd = "cd '" BB_SOURCE_DIR "' && " + env + " '" BB_BINARY "' " + args + " >'" +
+  const std::string cmd = "cd '" BB_SOURCE_DIR "' && " + env + " '" + binary + "' " + args + " >'" +
                           out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   cli_result r;
@@ -53,6 +53,11 @@ inline cli_result run_cli(const std::string& args, const std::string& env = "") 
   r.out = slurp(out);
   r.err = slurp(err);
   return r;
+}
+
+/// Runs the bankbench binary under test.
+inline cli_result run_cli(const std::string& args, const std::string& env = "") {
+  return run_cli_binary(BB_BINARY, args, env);
 }
 
 } // namespace bb::test

@@ -1,0 +1,237 @@
+#include "cli/run_session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/model_backend.hpp"
+#include "cli/run_records.hpp"
+#include "common/error.hpp"
+#include "common/host_info.hpp"
+#include "common/sha256.hpp"
+#include "launch/nvml.hpp"
+#include "launch/profiler_warmup.hpp"
+#include "query/show.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::cli {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+
+extern "C" void on_sigint(int) { g_interrupted.store(true); }
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Where the wall time of a run goes; kernels under 100 us are summed apart, since that is the
+/// case the profiling-cost target speaks of.
+struct cost_totals {
+  struct sums {
+    std::size_t configurations = 0;
+    double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
+    void add(const launch::config_result& r) {
+      ++configurations;
+      setup_ms += r.setup_ms;
+      verify_ms += r.verify_ms;
+      counter_ms += r.counter_ms;
+      timing_ms += r.timing_ms;
+    }
+    [[nodiscard]] std::string per_configuration() const {
+      const double n = static_cast<double>(std::max<std::size_t>(configurations, 1));
+      return fmt::format("setup {:.1f} ms, verify {:.1f} ms, counter pass {:.2f} ms, timing pass {:.2f} ms",
+                         setup_ms / n, verify_ms / n, counter_ms / n, timing_ms / n);
+    }
+  };
+  sums all, short_kernels;
+};
+
+std::string short_result(const launch::config_result& r, std::size_t failed_expectations) {
+  if (r.status != "ok") return r.status + ": " + r.reason;
+  std::string s = "ok";
+  if (!r.ranges.empty())
+    if (auto wf = observed_value(r.ranges, r.smem_access_bytes, "load_wavefronts_per_request"))
+      s += fmt::format("  ld {:.2f} wf/req", *wf);
+  if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r.samples_ns) / 1e3);
+  if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
+  s += fmt::format("  (counters {:.1f} ms, timing {:.1f} ms)", r.counter_ms, r.timing_ms);
+  return s;
+}
+
+store::run_record run_record_of(const config::experiment& e, const run_options& o) {
+  store::run_record r;
+  r.started_at = store::utc_now_iso8601();
+  r.host = host_name();
+  const auto git = git_state_of(std::filesystem::path(e.path).parent_path().string());
+  r.git_commit = git.commit;
+  r.git_dirty = git.dirty;
+  r.bankbench_version = BB_VERSION;
+  r.experiment_name = e.name;
+  r.experiment_path = e.path;
+  r.experiment_text = e.text;
+  r.experiment_sha256 = sha256_hex(e.text);
+  r.command_line = o.command_line;
+  const bool counters = o.backend == "model" || !o.no_counters;
+  r.metric_set = counters ? e.metric_set : "none";
+  if (counters) r.metrics = e.metrics;
+  r.seed = e.seed;
+  r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
+  r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
+  return r;
+}
+
+/// Measures (GPU) or predicts (model) one configuration.
+using config_runner = std::function<launch::config_result(const config::experiment&, const config::configuration&,
+                                                          const variant_info&, const launch::exec_options&)>;
+
+struct backend {
+  store::gpu_record gpu;
+  int sm_clock_max_mhz = 0;
+  config_runner runner;
+  // Every metric list is checked against the chip before any kernel runs.
+  std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
+};
+
+void open_gpu_backend(backend& b, const std::vector<config::experiment>& experiments, const run_options& o,
+                      const launch::device_info& device) {
+  launch::nvml::instance().bind(device.uuid);
+  b.gpu = gpu_record_of(device);
+  b.sm_clock_max_mhz = device.sm_clock_max_mhz;
+  if (!o.no_counters) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& e : experiments)
+      if (!b.sessions.count(e.metrics)) {
+        b.sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+        launch::warm_up_profiler(*b.sessions[e.metrics]);
+      }
+    b.gpu.chip = b.sessions.begin()->second->chip();
+    spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                  b.sessions.begin()->second->passes());
+  }
+  spdlog::info("GPU {}: {} ({}sm_{}{}), driver {}, CUDA {}.{}", device.ordinal, device.name,
+               b.gpu.chip.empty() ? "" : b.gpu.chip + ", ", device.cc_major, device.cc_minor,
+               device.driver_version.empty() ? "?" : device.driver_version, device.cuda_driver_version / 1000,
+               device.cuda_driver_version % 1000 / 10);
+  b.runner = [&b, &o](const config::experiment& e, const config::configuration& c, const variant_info& v,
+                      const launch::exec_options& x) {
+    auto* counters = o.no_counters ? nullptr : b.sessions.at(e.metrics).get();
+    return launch::execute(v, c.params, e.seed, x, counters);
+  };
+}
+
+/// Runs one experiment's remaining configurations; returns how many failed or missed an
+/// expectation. Sets `context_lost` when the CUDA context broke and the process must end.
+std::size_t run_experiment(std::size_t index, const config::experiment& e, store::database& db,
+                           std::int64_t gpu_id, backend& b, const run_options& o, const resume_point& start,
+                           session_events* events, cost_totals& cost, std::int64_t& run_id, bool& context_lost) {
+  const auto configs = config::expand(e);
+  const auto record = run_record_of(e, o);
+  run_id = start.run_ids[index];
+  if (run_id == 0) {
+    run_id = db.begin_run(gpu_id, record);
+    if (events != nullptr) events->run_begun(index, run_id);
+  }
+  spdlog::info("run {}: {} ({} configurations) -> {}", run_id, e.path, configs.size(), db.path());
+  const profile::session* counters = b.sessions.count(e.metrics) ? b.sessions.at(e.metrics).get() : nullptr;
+  std::size_t failures = 0;
+  launch::exec_options x;
+  x.warmup = record.warmup;
+  x.samples = record.samples;
+  x.counter_launches = e.repeat.counter_launches;
+  for (const auto& cfg : configs) {
+    if (g_interrupted.load() || context_lost) break;
+    const int seq = static_cast<int>(cfg.index);
+    if (start.done[index].count(seq) != 0) continue;
+    const variant_info* v = registry::instance().find_variant(e.family, cfg.variant);
+    const std::string label = e.family + "/" + cfg.variant + " " + config::describe_params(cfg.params);
+    x.nvtx_name = e.name + "/" + cfg.variant + "/" + config::describe_params(cfg.params);
+    if (events != nullptr) events->configuration_started(index, seq);
+    const auto started = store::utc_now_iso8601();
+    const auto r = b.runner(e, cfg, *v, x);
+    auto rec = configuration_record_of(e, cfg, r, counters, b.sm_clock_max_mhz);
+    rec.started_at = started;
+    rec.finished_at = store::utc_now_iso8601();
+    db.add_configuration(run_id, rec);
+    if (events != nullptr) events->configuration_stored(index, seq);
+    context_lost = r.context_lost;
+
+    std::size_t failed_expectations = 0;
+    for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
+    if (r.status != "ok" || failed_expectations > 0) ++failures;
+    cost.all.add(r);
+    if (!r.samples_ns.empty() && median_of(r.samples_ns) < 100e3) cost.short_kernels.add(r);
+    spdlog::info("[{}/{}] {}  {}", cfg.index + 1, configs.size(), label, short_result(r, failed_expectations));
+  }
+  if (!context_lost) db.finish_run(run_id, g_interrupted.load() ? "interrupted" : "completed");
+  return failures;
+}
+
+} // namespace
+
+void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids) {
+  const auto db = store::database::open_existing(g.db);
+  for (const auto id : run_ids)
+    if (id != 0) query::show_run(db, id, std::cout, query::output_format::table);
+}
+
+int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
+                   const global_options& g, const resume_point& start, session_events* events,
+                   bool print_tables) {
+  std::optional<store::database> db;
+  backend b;
+  if (o.backend == "model") {
+    b.gpu = model_gpu_record();
+    db.emplace(store::database::open(g.db));
+    b.runner = [](const config::experiment& e, const config::configuration& c, const variant_info& v,
+                  const launch::exec_options&) { return predict_configuration(e, c, v); };
+  } else {
+    const auto device = launch::open_device(o.device); // no GPU: fail before creating any file
+    db.emplace(store::database::open(g.db));
+    open_gpu_backend(b, experiments, o, device);
+  }
+  const std::int64_t gpu_id = db->upsert_gpu(b.gpu);
+
+  auto previous = std::signal(SIGINT, on_sigint);
+  cost_totals cost;
+  std::size_t failures = 0;
+  bool context_lost = false;
+  std::vector<std::int64_t> run_ids;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
+    std::int64_t run_id = 0;
+    failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost);
+    run_ids.push_back(run_id);
+  }
+  std::signal(SIGINT, previous);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (print_tables)
+    for (const auto id : run_ids) query::show_run(*db, id, std::cout, query::output_format::table);
+  if (cost.all.configurations > 0)
+    spdlog::info("{} configurations in {:.2f} s; per configuration: {}", cost.all.configurations, wall_s,
+                 cost.all.per_configuration());
+  if (cost.short_kernels.configurations > 0)
+    spdlog::info("{} with kernels under 100 us; per configuration: {}", cost.short_kernels.configurations,
+                 cost.short_kernels.per_configuration());
+  if (context_lost) return k_exit_context_lost;
+  if (g_interrupted.load()) {
+    spdlog::warn("interrupted: finished configurations are stored; the run is marked interrupted");
+    return static_cast<int>(exit_code::interrupted);
+  }
+  return failures > 0 ? static_cast<int>(exit_code::failures) : 0;
+}
+
+} // namespace bb::cli

@@ -1,0 +1,61 @@
+#pragma once
+/// The body of `bankbench run`: runs experiments' configurations in this process and stores
+/// each as it ends. The supervisor (supervisor.hpp) runs it in a worker process per device.
+#include <atomic>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "config/experiment.hpp"
+
+namespace bb::cli {
+
+struct run_options {
+  std::vector<std::string> inputs{"experiments"};
+  int device = 0;
+  std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
+  bool no_counters = false;
+  bool dry_run = false;
+  bool isolate = true;       ///< run configurations in a worker process that may crash
+  int samples = 0;           ///< 0: as the experiment file says
+  int warmup = -1;           ///< -1: as the experiment file says
+  double time_limit_s = 0;   ///< 0: as the experiment file says
+  std::int64_t resume = 0;   ///< run id to complete, or 0
+  std::string command_line;
+};
+
+/// Where a session starts: runs already begun and configurations already stored.
+struct resume_point {
+  std::vector<std::int64_t> run_ids;     ///< per experiment; 0 = not begun yet
+  std::vector<std::set<int>> done;       ///< per experiment: seqs already stored
+  explicit resume_point(std::size_t experiments = 0) : run_ids(experiments, 0), done(experiments) {}
+};
+
+/// What a session reports as it goes (the supervisor listens to a worker through this).
+class session_events {
+public:
+  virtual ~session_events() = default;
+  virtual void run_begun(std::size_t experiment, std::int64_t run_id) = 0;
+  virtual void configuration_started(std::size_t experiment, int seq) = 0;
+  virtual void configuration_stored(std::size_t experiment, int seq) = 0;
+};
+
+/// Set by SIGINT: the configuration in flight finishes and is stored, then the session stops.
+extern std::atomic<bool> g_interrupted;
+
+/// Exit code of a worker whose CUDA context broke: its configuration is stored as failed, and
+/// the supervisor goes on in a fresh process.
+inline constexpr int k_exit_context_lost = 86;
+
+/// Runs what `start` leaves to do. `events` may be null. With `print_tables`, prints each run's
+/// table at the end. Returns the exit code.
+int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
+                   const global_options& g, const resume_point& start, session_events* events,
+                   bool print_tables);
+
+/// Prints the results table of every run begun in `start` (after a supervised session).
+void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids);
+
+} // namespace bb::cli

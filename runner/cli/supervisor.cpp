@@ -1,0 +1,176 @@
+#include "cli/supervisor.hpp"
+
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/error.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+
+/// Worker side: one line per event on the pipe to the supervisor.
+class pipe_events final : public session_events {
+public:
+  explicit pipe_events(int fd) : m_fd(fd) {}
+  void run_begun(std::size_t e, std::int64_t id) override { send("run", e, id); }
+  void configuration_started(std::size_t e, int seq) override { send("start", e, seq); }
+  void configuration_stored(std::size_t e, int seq) override { send("stored", e, seq); }
+
+private:
+  void send(const char* what, std::size_t e, std::int64_t value) {
+    const std::string line = std::string(what) + " " + std::to_string(e) + " " + std::to_string(value) + "\n";
+    [[maybe_unused]] const auto n = write(m_fd, line.data(), line.size()); // the supervisor sees EOF if this fails
+  }
+  int m_fd;
+};
+
+struct in_flight {
+  bool active = false;
+  std::size_t experiment = 0;
+  int seq = 0;
+  std::chrono::steady_clock::time_point since;
+};
+
+/// Stores a configuration the worker could not finish, as failed with `reason`.
+void record_lost(const global_options& g, const config::experiment& e, std::int64_t run_id, int seq,
+                 const std::string& reason) {
+  const auto configs = config::expand(e);
+  const auto& cfg = configs.at(static_cast<std::size_t>(seq));
+  store::configuration_record rec;
+  rec.seq = seq;
+  rec.variant = e.family + "/" + cfg.variant;
+  rec.family = e.family;
+  rec.params_json = cfg.params.dump();
+  rec.status = "failed";
+  rec.reason = reason;
+  rec.finished_at = store::utc_now_iso8601();
+  auto db = store::database::open(g.db);
+  db.add_configuration(run_id, rec);
+  spdlog::error("[{}/{}] {}/{} {}  failed: {}", seq + 1, configs.size(), e.family, cfg.variant,
+                config::describe_params(cfg.params), reason);
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return std::string("worker killed by signal ") + strsignal(WTERMSIG(status));
+  return "worker exited with code " + std::to_string(WEXITSTATUS(status));
+}
+
+[[noreturn]] void worker_main(int fd, const std::vector<config::experiment>& experiments, const run_options& o,
+                              const global_options& g, const resume_point& start) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL); // a supervisor killed with -9 takes its worker along
+  pipe_events events(fd);
+  int rc = 0;
+  try {
+    rc = run_in_process(experiments, o, g, start, &events, false);
+  } catch (const error& e) {
+    spdlog::error("{}", e.what());
+    rc = static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    spdlog::error("internal error: {}", e.what());
+    rc = static_cast<int>(exit_code::internal);
+  }
+  spdlog::default_logger()->flush();
+  std::fflush(nullptr);
+  _exit(rc); // no static destructors: CUDA and CUPTI tear-down after a fault can hang
+}
+
+} // namespace
+
+int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
+              const global_options& g, resume_point start) {
+  bool any_failure = false;
+  auto previous = std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  for (;;) {
+    int fds[2];
+    if (pipe(fds) != 0) throw api_error(std::string("pipe failed: ") + std::strerror(errno));
+    std::fflush(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) {
+      close(fds[0]);
+      worker_main(fds[1], experiments, o, g, start);
+    }
+    close(fds[1]);
+
+    in_flight current;
+    std::string buffer;
+    bool timed_out = false;
+    for (bool open = true; open;) {
+      pollfd p{fds[0], POLLIN, 0};
+      int wait_ms = 500;
+      if (current.active) {
+        const double limit = o.time_limit_s > 0 ? o.time_limit_s : experiments[current.experiment].time_limit_s;
+        const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - current.since).count();
+        if (elapsed > limit) {
+          kill(pid, SIGKILL);
+          timed_out = true;
+          break;
+        }
+      }
+      if (poll(&p, 1, wait_ms) <= 0) continue;
+      char chunk[512];
+      const ssize_t n = read(fds[0], chunk, sizeof chunk);
+      if (n <= 0) break;
+      buffer.append(chunk, static_cast<std::size_t>(n));
+      for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos; buffer.erase(0, nl + 1)) {
+        std::istringstream line(buffer.substr(0, nl));
+        std::string what;
+        std::size_t e = 0;
+        std::int64_t value = 0;
+        line >> what >> e >> value;
+        if (what == "run") start.run_ids[e] = value;
+        if (what == "start") current = {true, e, static_cast<int>(value), std::chrono::steady_clock::now()};
+        if (what == "stored") {
+          start.done[e].insert(static_cast<int>(value));
+          current.active = false;
+        }
+      }
+    }
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    if (!current.active && code < 0) { // died outside any configuration: nothing to skip past
+      std::signal(SIGINT, previous);
+      throw api_error(describe_exit(status) + " outside any configuration");
+    }
+    if (!current.active && code != k_exit_context_lost) {
+      std::signal(SIGINT, previous);
+      if (code == 0 && any_failure) return static_cast<int>(exit_code::failures);
+      if (code == 0 || code == static_cast<int>(exit_code::failures) || code == static_cast<int>(exit_code::interrupted))
+        print_run_tables(g, start.run_ids);
+      return code;
+    }
+    any_failure = true;
+    if (current.active) {
+      const auto& e = experiments[current.experiment];
+      const double limit = o.time_limit_s > 0 ? o.time_limit_s : e.time_limit_s;
+      const std::string reason = timed_out ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
+                                           : describe_exit(status) + " during this configuration";
+      record_lost(g, e, start.run_ids[current.experiment], current.seq, reason);
+      start.done[current.experiment].insert(current.seq);
+    }
+    if (g_interrupted.load()) {
+      std::signal(SIGINT, previous);
+      return static_cast<int>(exit_code::interrupted);
+    }
+    spdlog::warn("starting a fresh worker for the remaining configurations");
+  }
+}
+
+} // namespace bb::cli

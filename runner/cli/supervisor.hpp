@@ -1,0 +1,14 @@
+#pragma once
+/// Fault isolation for `bankbench run`: configurations run in a worker process, so an illegal
+/// address, a trap or a hang costs one configuration, not the run. The supervisor (this process)
+/// never initialises CUDA; it watches the worker's progress, stops a configuration that outlives
+/// its time limit, records what the worker could not, and starts a fresh worker for the rest.
+#include "cli/run_session.hpp"
+
+namespace bb::cli {
+
+/// Runs `experiments` from `start` under supervision; returns the exit code.
+int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
+              const global_options& g, resume_point start);
+
+} // namespace bb::cli

@@ -1,0 +1,29 @@
+#include "store/resume.hpp"
+
+#include <sqlite3.h>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "store/sqlite.hpp"
+
+namespace bb::store {
+
+std::vector<int> stored_sequences(database& db, std::int64_t run_id) {
+  sqlite::statement st(db.handle(), db.path(), "SELECT seq FROM configurations WHERE run_id = ? ORDER BY seq",
+                       fmt::format("reading the configurations of run {}", run_id));
+  st.bind(run_id);
+  std::vector<int> out;
+  while (st.step()) out.push_back(st.int32(0));
+  return out;
+}
+
+void reopen_run(database& db, std::int64_t run_id) {
+  const std::string operation = fmt::format("reopening run {} to resume it", run_id);
+  sqlite::statement st(db.handle(), db.path(),
+                       "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?", operation);
+  st.run(run_id);
+  if (sqlite3_changes(db.handle()) != 1) throw store_error(fmt::format("{}: {}: no such run", db.path(), operation));
+}
+
+} // namespace bb::store

@@ -1,0 +1,16 @@
+#pragma once
+/// What `bankbench run --resume RUN` needs from the store.
+#include <cstdint>
+#include <vector>
+
+#include "store/database.hpp"
+
+namespace bb::store {
+
+/// Sequence numbers of the configurations run `run_id` already holds, ascending.
+std::vector<int> stored_sequences(database& db, std::int64_t run_id);
+
+/// Marks a run as running again (clears finished_at), before its remaining configurations run.
+void reopen_run(database& db, std::int64_t run_id);
+
+} // namespace bb::store
