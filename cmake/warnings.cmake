@@ -8,3 +8,11 @@ if(BB_SANITIZE)
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined;-fno-omit-frame-pointer>")
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# Fuzzing (clang): host code instrumented for libFuzzer plus ASan and UBSan; tests/fuzz builds the
+# target. scripts/fuzz.sh configures a separate build with it.
+option(BB_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
+if(BB_FUZZ)
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=fuzzer-no-link,address,undefined;-fno-omit-frame-pointer>")
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -85,8 +85,9 @@ void check_zip(check_context& ctx) {
   std::vector<std::pair<std::string, std::size_t>> zipped; // axis -> its group
   for (std::size_t g = 0; g < zip.size(); ++g) {
     std::vector<std::pair<std::string, std::size_t>> lengths;
-    for (const auto& [i, name] : string_items(zip[g])) {
-      const yaml_path path = yaml_path{} / "zip" / g / i;
+    for (const auto& item : string_items(zip[g])) {
+      const std::string& name = item.second; // a named copy: clang 14 cannot capture a binding
+      const yaml_path path = yaml_path{} / "zip" / g / item.first;
       const auto axis = std::find_if(ctx.axes.begin(), ctx.axes.end(),
                                      [&](const auto& a) { return a.first == name; });
       const auto earlier = std::find_if(zipped.begin(), zipped.end(),

@@ -29,6 +29,33 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   return hint;
 }
 
+bool check_shape(const YAML::Node& root, report& out) {
+  constexpr std::size_t k_max_depth = 32;
+  constexpr std::size_t k_max_nodes = 200000;
+  // Aliases share nodes, so a recursive alias or an alias bomb shows here as endless nodes.
+  std::vector<std::pair<YAML::Node, std::size_t>> pending{{root, 0}};
+  std::size_t nodes = 0;
+  while (!pending.empty()) {
+    const auto [node, depth] = pending.back();
+    pending.pop_back();
+    if (++nodes > k_max_nodes || depth > k_max_depth) {
+      out.add(position_of(node), {},
+              nodes > k_max_nodes ? "the document expands to more than 200000 values"
+                                  : "the document nests deeper than 32 levels",
+              "an experiment file is small and flat; look for a recursive or repeated alias (*name)");
+      return false;
+    }
+    if (node.IsSequence())
+      for (const auto& child : node) pending.emplace_back(child, depth + 1);
+    else if (node.IsMap())
+      for (const auto& kv : node) {
+        pending.emplace_back(kv.first, depth + 1);
+        pending.emplace_back(kv.second, depth + 1);
+      }
+  }
+  return true;
+}
+
 void check_duplicate_keys(const YAML::Node& node, report& out) {
   // Iterative walk with explicit paths; the first occurrence of a key is the one yaml-cpp uses.
   std::vector<std::pair<YAML::Node, yaml_path>> pending{{node, {}}};

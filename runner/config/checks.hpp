@@ -32,6 +32,10 @@ void check_axes(check_context& ctx);
 /// exclude and expect entries.
 void check_filters(check_context& ctx);
 /// Mapping keys given twice anywhere (yaml-cpp keeps both silently).
+/// Refuses documents nested deeper than 32 levels or expanding to more than 200000 nodes
+/// (recursive aliases, alias bombs) before anything else walks them. Returns false if refused.
+bool check_shape(const YAML::Node& root, report& out);
+
 void check_duplicate_keys(const YAML::Node& root, report& out);
 
 /// The string items of a list node, with their indices; other items are skipped.

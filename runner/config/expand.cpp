@@ -60,8 +60,9 @@ std::vector<exclude_rule> rules(const experiment& exp) {
         r.never_matches |= it == exp.variants.end();
         continue;
       }
+      const std::string& axis_name = key; // a named copy: clang 14 cannot capture a binding
       const auto axis = std::find_if(exp.axes.begin(), exp.axes.end(),
-                                     [&](const auto& ax) { return ax.name == key; });
+                                     [&](const auto& ax) { return ax.name == axis_name; });
       if (axis == exp.axes.end()) {
         r.never_matches = true;
         continue;

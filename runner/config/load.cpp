@@ -63,6 +63,7 @@ experiment load_experiment_text(const std::string& text, const std::string& path
             "an experiment needs at least name, description, family and variants");
     out.raise();
   }
+  if (!detail::check_shape(root, out)) out.raise();
   detail::check_duplicate_keys(root, out);
   detail::validate_schema(root, out);
   detail::check_context ctx{root, reg, out};
