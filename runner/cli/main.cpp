@@ -84,7 +84,12 @@ int main(int argc, char** argv) {
     for (auto& [sub, run] : subs)
       if (sub->parsed()) return run();
   } catch (const bb::config_error& e) {
-    for (const auto& d : e.diagnostics()) std::fprintf(stderr, "%s\n", d.to_string().c_str());
+    constexpr std::size_t k_shown = 50; // a mangled file can have hundreds; the first ones lead
+    const auto& diags = e.diagnostics();
+    for (std::size_t i = 0; i < diags.size() && i < k_shown; ++i)
+      std::fprintf(stderr, "%s\n", diags[i].to_string().c_str());
+    if (diags.size() > k_shown)
+      std::fprintf(stderr, "bankbench: %zu more errors not shown\n", diags.size() - k_shown);
     return static_cast<int>(e.code());
   } catch (const bb::error& e) {
     spdlog::error("{}", e.what());

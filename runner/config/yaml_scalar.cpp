@@ -2,14 +2,50 @@
 
 #include <charconv>
 #include <cmath>
-#include <regex>
 
 namespace bb::config::detail {
 
 namespace {
 
-const std::regex k_int_re("[-+]?[0-9]+");
-const std::regex k_float_re(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
+// Hand-written scanners, not std::regex: valijson compares list items pairwise, so these run
+// O(n^2) times on hostile input, and std::regex made a 200-item list take seconds.
+std::size_t skip_digits(const std::string& s, std::size_t i) {
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  return i;
+}
+
+std::size_t skip_sign(const std::string& s, std::size_t i) {
+  return i < s.size() && (s[i] == '+' || s[i] == '-') ? i + 1 : i;
+}
+
+// [-+]?[0-9]+
+bool is_int_text(const std::string& s) {
+  const std::size_t start = skip_sign(s, 0);
+  const std::size_t end = skip_digits(s, start);
+  return end > start && end == s.size();
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_float_text(const std::string& s) {
+  std::size_t i = skip_sign(s, 0);
+  const std::size_t int_end = skip_digits(s, i);
+  if (int_end > i) {
+    i = int_end;
+    if (i < s.size() && s[i] == '.') i = skip_digits(s, i + 1);
+  } else {
+    if (i >= s.size() || s[i] != '.') return false;
+    const std::size_t frac_end = skip_digits(s, i + 1);
+    if (frac_end == i + 1) return false;
+    i = frac_end;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    const std::size_t exp_start = skip_sign(s, i + 1);
+    const std::size_t exp_end = skip_digits(s, exp_start);
+    if (exp_end == exp_start) return false;
+    i = exp_end;
+  }
+  return i == s.size();
+}
 
 // Explicit !!str, quoting ("!") and block scalars turn resolution off; a plain scalar is "?".
 bool is_plain(const YAML::Node& node) {
@@ -18,7 +54,7 @@ bool is_plain(const YAML::Node& node) {
 }
 
 std::optional<std::int64_t> parse_int(const std::string& s) {
-  if (!std::regex_match(s, k_int_re)) return std::nullopt;
+  if (!is_int_text(s)) return std::nullopt;
   const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
   std::int64_t v = 0;
   const auto [end, ec] = std::from_chars(begin, s.data() + s.size(), v);
@@ -27,7 +63,7 @@ std::optional<std::int64_t> parse_int(const std::string& s) {
 }
 
 std::optional<double> parse_float(const std::string& s) {
-  if (!std::regex_match(s, k_float_re)) return std::nullopt;
+  if (!is_float_text(s)) return std::nullopt;
   const double v = std::strtod(s.c_str(), nullptr);
   if (!std::isfinite(v)) return std::nullopt;
   return v;
@@ -116,7 +152,7 @@ std::string describe_found(const YAML::Node& node) {
 }
 
 bool is_oversized_integer(const YAML::Node& node) {
-  return node.IsScalar() && is_plain(node) && std::regex_match(node.Scalar(), k_int_re) &&
+  return node.IsScalar() && is_plain(node) && is_int_text(node.Scalar()) &&
          !parse_int(node.Scalar());
 }
 
