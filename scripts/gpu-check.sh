@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
-# experiment and the default suite, and run compute-sanitizer over the GPU tests. Logs go to
-# $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
+# experiment and the default suite, and run compute-sanitizer over the GPU tests.
+# usage: scripts/gpu-check.sh [all|main|sanitize]. Logs go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
 # in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,8 @@ rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
 [ $rc -eq 0 ] || exit $rc
 
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only)
+if [ "$phase" != sanitize ]; then
 echo "== tests"
 ctest --test-dir build/gpu --output-on-failure -j 4 >"$out/ctest.log" 2>&1
 echo "ctest rc=$?"; grep -E "tests passed|tests failed|\*\*\*Failed|gpu_" "$out/ctest.log" | tail -20
@@ -44,16 +46,38 @@ echo "run rc=$?"; grep -vE "^\s+(Page|Volun|Invol|Swaps|File|Socket|Signals|Exit
 
 echo "== default suite, timed"
 /usr/bin/time -f "suite wall %e s, max RSS %M KB" "$bin" --db results/gpu-check.sqlite run experiments \
-  >/dev/null 2>"$out/suite.log"; echo "suite rc=$?"; tail -2 "$out/suite.log"
-"$bin" --db results/gpu-check.sqlite show --format markdown >"$out/show.md"; echo "show rc=$?"
+  >"$out/show.md" 2>"$out/suite.log"; echo "suite rc=$?"; grep -E "FAIL|failed|wrong|skipped|unsupported|configurations in|under 100|suite wall" "$out/suite.log" | tail -40
+"$bin" --db results/gpu-check.sqlite techniques -o "$out/techniques.md"; echo "techniques rc=$?"
 
+echo "== timing stability: transpose twice more"
+for i in 2 3; do "$bin" -q --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml >/dev/null 2>&1; done
+python3 - <<'PY'
+import sqlite3, statistics
+con = sqlite3.connect("results/gpu-check.sqlite")
+rows = con.execute("select c.variant, c.params_json, t.median_ns from configurations c join runs r on r.id = c.run_id "
+                   "join timings t on t.configuration_id = c.id where r.experiment_name = 'transpose'").fetchall()
+by = {}
+for v, p, m in rows: by.setdefault((v, p), []).append(m)
+for k, ms in sorted(by.items()):
+    if min(ms) > 20e3: print(f"{k[0]} {k[1]} medians us {[round(m/1e3,2) for m in ms]} spread {100*(max(ms)-min(ms))/min(ms):.2f}%")
+PY
+
+echo "== SASS: predicated shared accesses or branches?"
+for f in reduction/sequential scan/blelloch scan/hillis_steele; do
+  o=build/gpu/kernels/CMakeFiles/bb_kernels.dir/$f.cu.o
+  echo "$f: $(cuobjdump -sass "$o" | grep -cE '@!?P[0-9T] +(LDS|STS)') predicated LDS/STS, $(cuobjdump -sass "$o" | grep -cE '@!?P[0-9T] +BRA') predicated BRA"
+done
+
+fi
+if [ "$phase" != main ]; then
 echo "== compute-sanitizer"
 for tool in memcheck racecheck initcheck synccheck; do
-  compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
-    --gtest_filter='gpu_variants.every_variant*' >"$out/sanitizer-one.log" 2>&1
+  timeout 170 compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
+    --gtest_filter='gpu_variants.small_problems*' >"$out/sanitizer-one.log" 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-one.log" | tail -1)"
   cat "$out/sanitizer-one.log" >>"$out/sanitizer.log"
 done
 rm -f "$out/sanitizer-one.log"
+fi
 cp results/gpu-check.sqlite "$out/" 2>/dev/null
 exit 0

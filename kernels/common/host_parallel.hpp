@@ -36,14 +36,17 @@ struct splitmix64 {
   }
 };
 
-/// Uniform floats in [-1, 1), a pure function of (seed, index range): the same seed gives the same
-/// inputs on every machine and thread count.
+/// The i-th input value of seed `seed`: a uniform float in [-1, 1) that depends on (seed, i)
+/// alone, so a CPU check can recompute any element without keeping the whole input.
+inline float uniform_at(std::uint64_t seed, std::uint64_t i) {
+  splitmix64 rng{seed * 0xd1b54a32d192ed03ull + i};
+  return static_cast<float>(static_cast<std::int64_t>(rng.next() >> 40) - (1 << 23)) * (1.0f / (1 << 23));
+}
+
+/// v[i] = uniform_at(seed, i), on every core: the same seed gives the same inputs on every machine.
 inline void fill_uniform(std::vector<float>& v, std::uint64_t seed) {
-  constexpr std::size_t k_chunk = 1 << 16;
-  parallel_chunks(v.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
-    splitmix64 rng{seed ^ (begin / k_chunk) * 0xd1b54a32d192ed03ull};
-    for (std::size_t i = begin; i < end; ++i)
-      v[i] = static_cast<float>(static_cast<std::int64_t>(rng.next() >> 40) - (1 << 23)) * (1.0f / (1 << 23));
+  parallel_chunks(v.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) v[i] = uniform_at(seed, i);
   });
 }
 

@@ -9,6 +9,14 @@ const std::vector<command>& commands() {
       {"list", "list families and variants, metric sets, runs or GPUs", setup_list},
       {"show", "print a run's results table", setup_show},
       {"bankmap", "show which bank each lane of one warp request hits (table and SVG), no GPU", setup_bankmap},
+      {"compare", "results side by side: the variants of a run, an experiment across GPUs, runs against runs", setup_compare},
+      {"regress", "judge a candidate against a baseline: exit 1 when conflicts (or, asked, times) regressed", setup_regress},
+      {"baseline", "save, list, show, export, import or delete named baselines", setup_baseline},
+      {"history", "one configuration's metric across runs and commits, as a table and a plot", setup_history},
+      {"export", "results as long CSV or JSON for pandas and spreadsheets", setup_export},
+      {"merge", "bring databases from other machines into one; merging twice adds nothing", setup_merge},
+      {"report", "write one self-contained HTML report with charts", setup_report},
+      {"techniques", "write the techniques page (claims, measured signatures, verdicts) as Markdown", setup_techniques},
   };
   return table;
 }

@@ -35,5 +35,13 @@ run_fn setup_validate(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);
 run_fn setup_show(CLI::App& sub, const global_options& global);
 run_fn setup_bankmap(CLI::App& sub, const global_options& global);
+run_fn setup_compare(CLI::App& sub, const global_options& global);
+run_fn setup_regress(CLI::App& sub, const global_options& global);
+run_fn setup_baseline(CLI::App& sub, const global_options& global);
+run_fn setup_history(CLI::App& sub, const global_options& global);
+run_fn setup_export(CLI::App& sub, const global_options& global);
+run_fn setup_merge(CLI::App& sub, const global_options& global);
+run_fn setup_report(CLI::App& sub, const global_options& global);
+run_fn setup_techniques(CLI::App& sub, const global_options& global);
 
 } // namespace bb::cli

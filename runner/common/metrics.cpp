@@ -58,9 +58,13 @@ bool is_derived(const std::string& name) {
   return std::any_of(list.begin(), list.end(), [&](const auto& d) { return d.name == name; });
 }
 
-double ideal_wavefronts_per_request(int access_bytes) {
+double ideal_wavefronts_per_request(int access_bytes, bool store) {
+  // Measured on an H200 (experiments/stride and experiments/padding, 2026-11-21): a contiguous
+  // warp LOAD of up to 8 bytes per lane takes 1 wavefront and a 16-byte one 2 (256 bytes per
+  // wavefront), while STORES take 128 bytes per wavefront (2 for 8 bytes, 4 for 16).
   const int bytes = std::max(access_bytes, 1) * 32;
-  return static_cast<double>((bytes + 127) / 128);
+  const int per_wavefront = store || access_bytes <= 4 ? 128 : 256;
+  return static_cast<double>(std::max(1, (bytes + per_wavefront - 1) / per_wavefront));
 }
 
 std::map<std::string, double> derive(const std::map<std::string, double>& raw, int smem_access_bytes) {
@@ -71,7 +75,6 @@ std::map<std::string, double> derive(const std::map<std::string, double>& raw, i
     v = it->second;
     return true;
   };
-  const double ideal = ideal_wavefronts_per_request(smem_access_bytes);
   struct side {
     const char* prefix;
     const char* requests;
@@ -89,6 +92,7 @@ std::map<std::string, double> derive(const std::map<std::string, double>& raw, i
     if (has_wav) out[p + "_wavefronts"] = wav;
     if (has_con) out[p + "_conflicts"] = con;
     if (has_req && has_wav) {
+      const double ideal = ideal_wavefronts_per_request(smem_access_bytes, p == "store");
       const double excess = std::max(0.0, wav - req * ideal);
       out[p + "_excess_wavefronts"] = excess;
       if (req > 0) {

@@ -35,7 +35,17 @@ struct lanes_on_element {
 /// The grid: logical elements coloured by bank, padding grey, the lanes' elements outlined.
 void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostream& out) {
   const int pitch = t.row_pitch_elements;
-  const bool labels = cell >= 16;
+  const bool labels = cell >= 16, lane_labels = cell >= 22;
+  std::map<std::uint32_t, std::size_t> element_at;
+  for (std::size_t i = 0; i < t.address.size(); ++i) element_at.emplace(t.address[i], i);
+  std::map<std::size_t, lanes_on_element> touched;
+  for (int lane = 0; lane < k_warp_lanes; ++lane) {
+    if ((a.active >> lane & 1u) == 0) continue;
+    const auto it = element_at.find(a.address[static_cast<std::size_t>(lane)]);
+    if (it == element_at.end()) continue; // an address between elements: the table still lists it
+    auto& l = touched[it->second];
+    if (l.count++ == 0) l.first = lane;
+  }
   out << fmt::format("<g font-size=\"{}\" text-anchor=\"middle\">\n", labels ? 10 : 7);
   for (int c = 0; c < pitch; c += labels ? 1 : 4)
     out << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>\n", k_left + c * cell + cell / 2, k_top - 6, c);
@@ -50,21 +60,14 @@ void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostre
       const int x = k_left + c * cell, y = k_top + r * cell;
       out << fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\"/>\n",
                          x, y, cell, cell, pad ? std::string("#e6e6e6") : bank_fill(bank_of(address)));
+      // Outlined cells carry the lane number at the top, so their bank number moves down.
+      const bool lane_here = lane_labels && !pad && touched.count(static_cast<std::size_t>(r * t.cols + c)) != 0;
       if (labels)
-        out << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", x + cell / 2, y + cell / 2 + 4,
-                           pad ? "#aaa" : "#222", bank_label(address, t.element_bytes));
+        out << fmt::format("<text x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n", x + cell / 2,
+                           lane_here ? y + cell - 4 : y + cell / 2 + 4, pad ? "#aaa" : "#222",
+                           bank_label(address, t.element_bytes));
     }
   out << "</g>\n";
-  std::map<std::uint32_t, std::size_t> element_at;
-  for (std::size_t i = 0; i < t.address.size(); ++i) element_at.emplace(t.address[i], i);
-  std::map<std::size_t, lanes_on_element> touched;
-  for (int lane = 0; lane < k_warp_lanes; ++lane) {
-    if ((a.active >> lane & 1u) == 0) continue;
-    const auto it = element_at.find(a.address[static_cast<std::size_t>(lane)]);
-    if (it == element_at.end()) continue; // an address between elements: the table still lists it
-    auto& l = touched[it->second];
-    if (l.count++ == 0) l.first = lane;
-  }
   out << "<g fill=\"none\" stroke=\"#000\" stroke-width=\"2.5\">\n";
   for (const auto& [element, lanes] : touched) {
     const int r = static_cast<int>(element) / t.cols, c = static_cast<int>(element) % t.cols;
@@ -72,7 +75,7 @@ void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostre
                        k_top + r * cell + 1.25, cell - 2.5, cell - 2.5);
   }
   out << "</g>\n";
-  if (cell < 22) return;
+  if (!lane_labels) return;
   out << "<g font-size=\"7\" fill=\"#000\">\n";
   for (const auto& [element, lanes] : touched) {
     const int r = static_cast<int>(element) / t.cols, c = static_cast<int>(element) % t.cols;

@@ -47,7 +47,7 @@ public:
   virtual verify_result verify() = 0;
   /// Bytes the kernel must move through device memory (each input read once, output written once).
   [[nodiscard]] virtual std::uint64_t bytes_moved() const = 0;
-  /// Width in bytes of one lane's shared-memory access; the ideal is ceil(32*width/128) wavefronts.
+  /// Width in bytes of one lane's shared-memory access; metrics::ideal_wavefronts_per_request() gives the ideal.
   [[nodiscard]] virtual int smem_access_bytes() const = 0;
   /// Device memory the problem holds, for the run's log.
   [[nodiscard]] virtual std::uint64_t device_bytes() const = 0;

@@ -24,6 +24,9 @@ public:
   static database open(const std::string& path);
   /// As open(), but a missing file is an error: for commands that only read.
   static database open_existing(const std::string& path);
+  /// Opens an existing database without ever writing to it (merge sources): refuses a missing
+  /// file, a file that is not ours and a newer schema; an older schema is read as it is.
+  static database open_read_only(const std::string& path);
 
   database(database&&) noexcept = default;
   database& operator=(database&&) noexcept = default;
@@ -63,6 +66,8 @@ public:
   [[nodiscard]] const std::string& path() const noexcept { return *m_path; }
   /// The raw connection, for tests and ad-hoc queries.
   sqlite3* handle() noexcept { return m_db.get(); }
+  /// The connection for the store's own readers (store/*.cpp), which only read through it.
+  [[nodiscard]] sqlite3* read_handle() const noexcept { return m_db.get(); }
 
 private:
   struct closer {

@@ -13,7 +13,7 @@ namespace bb::store::schema {
 /// PRAGMA application_id of every bankbench database: 0x42424E4B, "BBNK".
 inline constexpr std::int32_t k_application_id = 0x42424E4B;
 /// The PRAGMA user_version this build writes; schemas/store.sql sets the same number.
-inline constexpr int k_version = 1;
+inline constexpr int k_version = 2;
 
 /// A script that takes a database from version - 1 to `version`.
 struct migration {
@@ -29,7 +29,8 @@ struct plan {
   std::vector<migration> migrations;
 };
 
-/// This build's plan: schemas/store.sql creates version 1, and there are no migrations yet.
+/// This build's plan: schemas/store.sql creates version 2; schemas/migrations/2.sql takes a
+/// version-1 database there.
 const plan& current();
 
 /// Reads the header and refuses a file that is not SQLite, not ours, or newer than

@@ -18,7 +18,7 @@ inline const family_info& family() {
   return f;
 }
 
-__global__ void faulty_kernel(int* out, int n, fault kind, int* volatile never_set) {
+__global__ void faulty_kernel(int* out, int n, fault kind, volatile int* never_set) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i >= n) return;
   if (kind == fault::illegal_address && i == 0) never_set[1 << 28] = 1;

@@ -62,3 +62,21 @@ TEST(gpu_variants, unsupported_size_is_refused_before_any_allocation) {
   EXPECT_THROW(v->make({{"n", 0}}, 1), bb::unsupported_parameter);
   EXPECT_THROW(v->make({{"n", 100000}}, 1), bb::unsupported_parameter);
 }
+
+// One small problem per variant: what compute-sanitizer runs over (scripts/gpu-check.sh), where
+// every tool multiplies a kernel's time by tens to thousands.
+TEST(gpu_variants, small_problems_for_sanitizers) {
+  BB_REQUIRE_GPU();
+  bb::launch::open_device(0);
+  for (const auto* v : all_variants()) {
+    auto params = default_params(*v);
+    if (params.contains("n")) params["n"] = 1000;
+    if (params.contains("bytes")) params["bytes"] = 1 << 20;
+    if (params.contains("batch")) params["batch"] = 8;
+    auto p = v->make(params, 5);
+    p->poison_output();
+    p->launch(nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->id();
+    EXPECT_TRUE(p->verify().ok) << v->id();
+  }
+}

@@ -49,7 +49,7 @@ TEST(model_header, the_quoted_check_accepts_conflicted_tiles) {
     const bool quoted = quoted_padding_check<float>(32, pad);
     const bool free = bankbench::column_conflict_free<float>(32, pad);
     if (quoted && !free) ++wrongly_accepted;
-    if (!quoted) EXPECT_FALSE(free) << pad; // it never rejects a good one: 128-byte rows are 32-way
+    if (!quoted) { EXPECT_FALSE(free) << pad; } // it never rejects a good one: 128-byte rows are 32-way
     EXPECT_EQ(free, (32 + pad) % 2 == 1) << pad;
   }
   EXPECT_EQ(wrongly_accepted, 15); // pads 2, 4, ..., 30

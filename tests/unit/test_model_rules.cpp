@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
 #include <set>
 #include <stdexcept>
 
@@ -65,8 +66,12 @@ TEST(model_rules, stride_1_to_64_at_4_8_and_16_bytes) {
 TEST(model_rules, stride_1_to_64_at_1_and_2_bytes) {
   for (int s = 1; s <= 64; ++s) {
     // Whole words per lane: the 4-byte closed form with a step of s*width/4 words.
-    if (s % 4 == 0) EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, std::gcd(s / 4, 32)) << "1 B, stride " << s;
-    if (s % 2 == 0) EXPECT_EQ(evaluate(strided(s, 2)).wavefronts, std::gcd(s / 2, 32)) << "2 B, stride " << s;
+    if (s % 4 == 0) {
+      EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, std::gcd(s / 4, 32)) << "1 B, stride " << s;
+    }
+    if (s % 2 == 0) {
+      EXPECT_EQ(evaluate(strided(s, 2)).wavefronts, std::gcd(s / 2, 32)) << "2 B, stride " << s;
+    }
     // Lanes sharing words: the reference sets.
     EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, reference_wavefronts(strided(s, 1))) << "1 B, stride " << s;
     EXPECT_EQ(evaluate(strided(s, 2)).wavefronts, reference_wavefronts(strided(s, 2))) << "2 B, stride " << s;
@@ -83,6 +88,35 @@ TEST(model_rules, stride_1_to_64_at_1_and_2_bytes) {
 TEST(model_rules, the_reference_agrees_at_every_width) {
   for (int w : {1, 2, 4, 8, 16})
     for (int s = 0; s <= 64; ++s) EXPECT_EQ(evaluate(strided(s, w)).wavefronts, reference_wavefronts(strided(s, w))) << w << " " << s;
+}
+
+TEST(model_rules, requests_spread_over_kilobytes) {
+  // Lane l at l * 4 KiB: 32 words of bank 0, 31 lines apart each.
+  EXPECT_EQ(evaluate(strided(1024, 4)).wavefronts, 32);
+  warp_access four; // four words of bank 0, 8 KiB apart, each read by 8 lanes
+  for (int l = 0; l < 32; ++l) four.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l % 4 * 8192);
+  EXPECT_EQ(evaluate(four).wavefronts, 4);
+  warp_access spread; // 32 banks, one word each, 1 MiB apart from lane to lane
+  for (int l = 0; l < 32; ++l) spread.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * (1 << 20) + l * 4);
+  EXPECT_EQ(evaluate(spread).wavefronts, 1);
+}
+
+TEST(model_rules, random_requests_agree_with_the_reference) {
+  // Seeded: every path of evaluate() (one line, every bank busy, per bank, per line, hashed).
+  std::mt19937 rng(20261121);
+  const int widths[] = {1, 2, 4, 8, 16};
+  const std::uint32_t spans[] = {128, 512, 4096, 8192, 65536, 1u << 24};
+  for (int i = 0; i < 20000; ++i) {
+    warp_access a;
+    a.width = widths[rng() % 5];
+    const std::uint32_t span = spans[rng() % 6];
+    const std::uint32_t distinct = 1 + rng() % 40; // few values: multicast; many: spread
+    std::vector<std::uint32_t> pool(distinct);
+    for (auto& p : pool) p = rng() % span / static_cast<std::uint32_t>(a.width) * static_cast<std::uint32_t>(a.width);
+    for (auto& x : a.address) x = pool[rng() % distinct];
+    a.active = rng() % 4 == 0 ? static_cast<std::uint32_t>(rng()) : 0xffffffffu;
+    ASSERT_EQ(evaluate(a).wavefronts, reference_wavefronts(a)) << "case " << i << ", width " << a.width;
+  }
 }
 
 TEST(model_rules, broadcast_costs_one_wavefront_per_phase) {

@@ -282,7 +282,8 @@ TEST_F(store_writer, results_view_reads_one_row_per_configuration) {
   EXPECT_EQ(value("SELECT group_concat(name, ',') FROM pragma_table_info('results')"),
             "run_id,experiment_name,gpu_name,seq,variant,params_json,status,load_requests,"
             "load_wavefronts_per_request,load_conflicts_per_request,store_requests,store_wavefronts_per_request,"
-            "store_conflicts_per_request,median_ns,bandwidth_gbps,expectations_failed");
+            "store_conflicts_per_request,median_ns,bandwidth_gbps,expectations_failed,arch,backend,git_commit,"
+            "started_at"); // schema version 2 added the last four
   EXPECT_EQ(value("SELECT run_id || '|' || experiment_name || '|' || gpu_name || '|' || seq || '|' || variant "
                   "|| '|' || params_json || '|' || status || '|' || load_requests || '|' || "
                   "load_wavefronts_per_request || '|' || load_conflicts_per_request || '|' || store_requests || "

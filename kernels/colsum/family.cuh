@@ -1,0 +1,188 @@
+#pragma once
+// Column-sum family: a batch of 32 x 32 float matrices, each copied into a shared data[32][pitch]
+// owned by one warp, after which each thread t sums 32 elements of it. Which 32 decides the bank
+// pattern (Pattern): thread t summing column t makes the warp read one row per step (conflict-free
+// whatever the pitch); thread t summing row t makes it read one column per step (32-way at pitch 32).
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+#include "common/shared_load.cuh"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::colsum {
+
+inline constexpr int k_side = 32;
+inline constexpr int k_matrix_floats = k_side * k_side;
+inline constexpr int k_warps = 8; // matrices per block, one per warp
+inline constexpr int k_block = 32 * k_warps;
+inline constexpr int k_max_pitch = 48; // 8 matrices of 32 x 48 floats fill 48 KiB
+inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
+
+inline const family_info& family() {
+  static const family_info f{
+      "colsum",
+      "per-thread sums over a shared float data[32][pitch]: thread t sums column t or row t",
+      {{"pitch", 32, "floats per row of the shared matrix, 32 to 48"},
+       {"batch", 16384, "32 x 32 matrices in the batch, 8 per block (16384: 2^24 floats)"}}};
+  return f;
+}
+
+/// Element (row, col) of a warp's matrix sits offset(row, col) floats from its start.
+struct matrix_shape {
+  int pitch = 32;
+  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
+};
+
+struct config {
+  matrix_shape shape;
+  std::int64_t tiles = 0;
+};
+
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto pitch = params.at("pitch").get<std::int64_t>();
+  if (pitch < k_side || pitch > k_max_pitch)
+    throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is outside 32..48");
+  c.shape.pitch = static_cast<int>(pitch);
+  c.tiles = params.at("batch").get<std::int64_t>();
+  if (c.tiles < 1 || c.tiles > k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  return c;
+}
+
+/// Warp w of block b owns matrix 8b + w: it stores the matrix row by row (lane = column), then
+/// thread t adds Pattern::element(t, i) for i = 0..31 in order, one LDS per step.
+template <class Pattern>
+__global__ void __launch_bounds__(k_block)
+    colsum_kernel(const float* __restrict__ in, float* __restrict__ out, matrix_shape s, std::int64_t tiles) {
+  extern __shared__ __align__(16) float smem[];
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const std::int64_t m = static_cast<std::int64_t>(blockIdx.x) * k_warps + warp;
+  if (m >= tiles) return; // warp-uniform; no block-wide barrier follows
+  float* data = smem + warp * k_side * s.pitch;
+  const float* src = in + m * k_matrix_floats;
+  for (int r = 0; r < k_side; ++r) data[s.offset(r, lane)] = src[r * k_side + lane];
+  __syncwarp(); // the matrix is the warp's own: its lanes read what other lanes of it wrote
+  float sum = 0.0f;
+  for (int i = 0; i < k_side; ++i) {
+    const int2 rc = Pattern::element(lane, i);
+    sum += smem::load(data + s.offset(rc.x, rc.y));
+  }
+  out[m * k_side + lane] = sum;
+}
+
+/// Buffers, seeded inputs, launch and the CPU check shared by both patterns.
+template <class Pattern> class colsum_problem final : public problem {
+public:
+  colsum_problem(const nlohmann::json& params, std::uint64_t seed) : m_config(checked_config(params)) {
+    m_host_in.resize(static_cast<std::size_t>(m_config.tiles) * k_matrix_floats);
+    host::fill_uniform(m_host_in, seed);
+    m_in = device_buffer<float>(m_host_in.size());
+    m_out = device_buffer<float>(static_cast<std::size_t>(m_config.tiles) * k_side);
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const auto blocks = static_cast<unsigned>((m_config.tiles + k_warps - 1) / k_warps);
+    const std::size_t smem = static_cast<std::size_t>(k_warps) * k_side * m_config.shape.pitch * sizeof(float);
+    colsum_kernel<Pattern><<<blocks, k_block, smem, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get(),
+                                                                                        m_config.shape, m_config.tiles);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Each sum against a double-precision reference. A float sum of n = 32 terms added one by one,
+  /// in any order, is within gamma_31 sum|x_i| of the exact sum, gamma_31 = 31u / (1 - 31u) < 32u
+  /// (u = 2^-24, the unit roundoff; Higham, Accuracy and Stability of Numerical Algorithms, 4.2);
+  /// the double reference's own error is some 2^29 times smaller.
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<double> want(got.size()), tolerance(got.size());
+    host::parallel_chunks(got.size(), 1 << 14, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t j = begin; j < end; ++j) {
+        const std::size_t m = j / k_side;
+        const int t = static_cast<int>(j % k_side);
+        double sum = 0.0, magnitude = 0.0;
+        for (int i = 0; i < k_side; ++i) {
+          const int2 rc = Pattern::element(t, i);
+          const double x = m_host_in[m * k_matrix_floats + static_cast<std::size_t>(rc.x * k_side + rc.y)];
+          sum += x;
+          magnitude += std::fabs(x);
+        }
+        want[j] = sum;
+        tolerance[j] = k_side * 0x1p-24 * magnitude;
+      }
+    });
+    return host::count_mismatches(
+        got.size(), [&](std::size_t j) { return !(std::fabs(static_cast<double>(got[j]) - want[j]) <= tolerance[j]); },
+        [&](std::size_t j) {
+          return "out[" + std::to_string(j / k_side) + "," + std::to_string(j % k_side) + "] = " +
+                 std::to_string(got[j]) + ", expected " + std::to_string(want[j]) + " +- " + std::to_string(tolerance[j]);
+        });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  config m_config;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+/// colsum_kernel's shared-memory requests, from the same matrix_shape::offset and Pattern: per
+/// warp with a matrix, 32 row stores and 32 loads (step i: lane t reads Pattern::element(t, i)).
+/// Every warp's matrix starts a multiple of 128 bytes into shared memory, so one warp's requests
+/// stand for all (a request's banks repeat every 128 bytes).
+template <class Pattern> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params);
+  const auto warps = static_cast<std::uint64_t>(c.tiles);
+  model::access_plan plan;
+  plan.access_bytes = sizeof(float);
+  for (int r = 0; r < k_side; ++r) {
+    model::warp_access store;
+    store.kind = model::access_kind::store;
+    for (int lane = 0; lane < 32; ++lane)
+      store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(r, lane)) * 4;
+    plan.add(warps, store);
+  }
+  for (int i = 0; i < k_side; ++i) {
+    model::warp_access load;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int2 rc = Pattern::element(lane, i);
+      load.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(rc.x, rc.y)) * 4;
+    }
+    plan.add(warps, load);
+  }
+  model::tile_layout tile;
+  tile.rows = tile.cols = k_side;
+  tile.element_bytes = 4;
+  tile.row_pitch_elements = c.shape.pitch;
+  tile.name = "float data[32][" + std::to_string(c.shape.pitch) + "]";
+  for (int r = 0; r < k_side; ++r)
+    for (int col = 0; col < k_side; ++col) tile.address.push_back(static_cast<std::uint32_t>(c.shape.offset(r, col)) * 4);
+  plan.tile = std::move(tile);
+  return plan;
+}
+
+template <class Pattern> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<colsum_problem<Pattern>>(params, seed);
+  };
+}
+
+} // namespace bb::colsum

@@ -1,0 +1,187 @@
+#pragma once
+// Column-access family: a batch of square float tiles, each transposed through shared memory by
+// one block. Rows of the tile are written from coalesced global reads; then each warp reads whole
+// columns (lane = row), the access the textbook calls 32-way. Variants differ only in the tile's
+// side and row pitch (Layout); the block shape (block_rows warps) does not change the signature.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::column_access {
+
+inline constexpr int k_lanes = 32;
+inline constexpr int k_max_block_rows = 32;
+inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input at 32 x 32 floats
+
+inline const family_info& family() {
+  static const family_info f{
+      "column_access",
+      "a warp reads one column of a float tile (lane = row): tile[32][32], [32][33] and [31][31]",
+      {{"block_rows", 32,
+        "warps per block, 1 to 32: 1 is block (32, 1), one warp walks every row and column; 32 is "
+        "block (32, 32), warp w writes row w and reads column w"},
+       {"batch", 1024, "tiles in the batch, one block each"}}};
+  return f;
+}
+
+struct shape {
+  int block_rows = 0;
+  std::int64_t tiles = 0;
+};
+
+/// The parameters of a configuration; unsupported_parameter outside what the kernel handles.
+inline shape checked_shape(const nlohmann::json& params) {
+  shape s;
+  const auto rows = params.at("block_rows").get<std::int64_t>();
+  if (rows < 1 || rows > k_max_block_rows)
+    throw unsupported_parameter("block_rows = " + std::to_string(rows) + " is outside 1..32");
+  s.block_rows = static_cast<int>(rows);
+  s.tiles = params.at("batch").get<std::int64_t>();
+  if (s.tiles < 1 || s.tiles > k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(s.tiles) + " is outside 1.." +
+                                std::to_string(k_max_tiles));
+  return s;
+}
+
+/// Lanes of a warp that hold a row (store) or read a row's element (load): one per tile row.
+template <class Layout> constexpr std::uint32_t active_lanes() {
+  return Layout::k_side == k_lanes ? 0xffffffffu : (1u << Layout::k_side) - 1;
+}
+
+/// Warp `warp` of block (32, block_rows) writes rows warp, warp + block_rows, ... of the tile and
+/// then reads the same-numbered columns; lane l takes row l of a column, so a column read is one
+/// request whose lanes are a row pitch apart.
+template <class Layout>
+__global__ void __launch_bounds__(k_lanes* k_max_block_rows)
+    column_kernel(const float* __restrict__ in, float* __restrict__ out) {
+  constexpr int k_side = Layout::k_side;
+  __shared__ float tile[Layout::k_words];
+  const int lane = static_cast<int>(threadIdx.x);
+  const int warp = static_cast<int>(threadIdx.y);
+  const int warps = static_cast<int>(blockDim.y);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_side * k_side;
+  if (lane < k_side) // lane 31 of a 31-wide tile sits out: a warp-uniform count of 31 active lanes
+    for (int r = warp; r < k_side; r += warps) tile[Layout::offset(r, lane)] = in[base + r * k_side + lane];
+  __syncthreads();
+  if (lane < k_side)
+    for (int c = warp; c < k_side; c += warps) out[base + c * k_side + lane] = tile[Layout::offset(lane, c)];
+}
+
+/// Buffers, seeded inputs, launch and the CPU check shared by every column-access variant.
+template <class Layout> class column_problem final : public problem {
+public:
+  column_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)) {
+    const std::size_t count = static_cast<std::size_t>(m_shape.tiles) * k_tile_elements;
+    m_host_in.resize(count);
+    host::fill_uniform(m_host_in, seed);
+    m_in = device_buffer<float>(count);
+    m_out = device_buffer<float>(count);
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const dim3 block(k_lanes, static_cast<unsigned>(m_shape.block_rows));
+    const dim3 grid(static_cast<unsigned>(m_shape.tiles));
+    column_kernel<Layout><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get());
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override {
+    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
+  }
+
+  /// Bit-exact, it is a copy: element (r, c) of tile t comes back at (c, r).
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<float> want(got.size());
+    host::parallel_chunks(static_cast<std::size_t>(m_shape.tiles), 256, [&](std::size_t t0, std::size_t t1) {
+      for (std::size_t t = t0; t < t1; ++t)
+        for (int r = 0; r < k_side; ++r)
+          for (int c = 0; c < k_side; ++c)
+            want[t * k_tile_elements + c * k_side + r] = m_host_in[t * k_tile_elements + r * k_side + c];
+    });
+    return host::compare_bitwise(want, got, [&](std::size_t i) {
+      const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
+      return "out tile " + std::to_string(t) + " [" + std::to_string(e / k_side) + "," +
+             std::to_string(e % k_side) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(want[i]);
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  static constexpr int k_side = Layout::k_side;
+  static constexpr std::size_t k_tile_elements = static_cast<std::size_t>(k_side) * k_side;
+  shape m_shape;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+/// column_kernel's shared-memory requests, from its own Layout::offset and loop bounds: every
+/// tile issues the same ones, so one tile is built and counted `tiles` times.
+template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const shape s = checked_shape(params);
+  constexpr int k_side = Layout::k_side;
+  constexpr auto word = static_cast<std::uint32_t>(sizeof(float));
+  const auto tiles = static_cast<std::uint64_t>(s.tiles);
+  model::access_plan plan;
+  plan.access_bytes = sizeof(float);
+  for (int warp = 0; warp < s.block_rows; ++warp) {
+    for (int r = warp; r < k_side; r += s.block_rows) {
+      model::warp_access store;
+      store.kind = model::access_kind::store;
+      store.active = active_lanes<Layout>();
+      for (int lane = 0; lane < k_side; ++lane)
+        store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(Layout::offset(r, lane)) * word;
+      plan.add(tiles, store);
+    }
+    for (int c = warp; c < k_side; c += s.block_rows) {
+      model::warp_access load;
+      load.kind = model::access_kind::load;
+      load.active = active_lanes<Layout>();
+      for (int lane = 0; lane < k_side; ++lane)
+        load.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(Layout::offset(lane, c)) * word;
+      plan.add(tiles, load);
+    }
+  }
+  model::tile_layout tile;
+  tile.rows = tile.cols = k_side;
+  tile.element_bytes = sizeof(float);
+  tile.row_pitch_elements = Layout::k_pitch;
+  tile.name = "float tile[" + std::to_string(k_side) + "][" + std::to_string(Layout::k_pitch) + "]";
+  for (int r = 0; r < k_side; ++r)
+    for (int c = 0; c < k_side; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
+  plan.tile = std::move(tile);
+  return plan;
+}
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<column_problem<Layout>>(params, seed);
+  };
+}
+
+/// Row-major tile of `Side` rows of `Pitch` floats; columns Side..Pitch-1 are padding.
+template <int Side, int Pitch> struct pitched_layout {
+  static_assert(Pitch >= Side, "a row holds at least the tile's side");
+  static constexpr int k_side = Side;
+  static constexpr int k_pitch = Pitch;
+  static constexpr int k_words = Side * Pitch;
+  BB_HD static constexpr int offset(int row, int col) { return row * Pitch + col; }
+};
+
+} // namespace bb::column_access

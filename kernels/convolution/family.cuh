@@ -1,0 +1,199 @@
+#pragma once
+// Convolution family: a 3x3 stencil (binomial blur, zero outside the image) over an n x n float
+// image. Each block of (32, 8) threads computes a 32 x 32 output tile from a 34 x 34 halo tile in
+// shared memory; variants differ only in the tile's row pitch (34 or 35 words). The thread
+// mapping is a parameter: `walk: rows` gives lane = output column (the usual mapping: only the
+// halo's side columns are stored down a column), `walk: columns` gives lane = output row, so every
+// tap reads down a column of the tile, where an even pitch puts two rows in each bank.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "common/host_parallel.hpp"
+#include "convolution/stencil.hpp"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::convolution {
+
+inline const family_info& family() {
+  static const family_info f{
+      "convolution",
+      "3x3 stencil over an n x n float image through a 34 x 34 halo tile per 32 x 32 outputs",
+      {{"n", 4096, "image side, in pixels (any positive size; edges are zero-padded)"},
+       {"walk", "rows",
+        "thread mapping of the stencil phase: rows (lane = output column) or columns (lane = output row)"}}};
+  return f;
+}
+
+struct shape {
+  int n = 0;
+  bool column_walk = false;
+  [[nodiscard]] int tiles() const { return (n + k_tile - 1) / k_tile; }
+};
+
+inline shape checked_shape(const nlohmann::json& params) {
+  shape s;
+  const auto n = params.at("n").get<std::int64_t>();
+  if (n <= 0 || n > 46340) // n*n must fit the kernel's int pixel index
+    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
+  s.n = static_cast<int>(n);
+  const auto walk = params.at("walk").get<std::string>();
+  if (walk != "rows" && walk != "columns")
+    throw unsupported_parameter("walk = '" + walk + "' is neither 'rows' nor 'columns'");
+  s.column_walk = walk == "columns";
+  return s;
+}
+
+__device__ inline float pixel(const float* __restrict__ in, int n, int y, int x) {
+  return y >= 0 && y < n && x >= 0 && x < n ? in[y * n + x] : 0.0f;
+}
+
+template <class Layout, bool ColumnWalk>
+__global__ void __launch_bounds__(k_threads)
+    stencil_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ float tile[Layout::k_words];
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int y0 = static_cast<int>(blockIdx.y) * k_tile - 1; // image row of tile row 0
+  const int x0 = static_cast<int>(blockIdx.x) * k_tile - 1;
+  // Cells outside the image are stored as zeros, so every block makes the same shared requests.
+#pragma unroll
+  for (int pass = 0; pass < k_load_passes; ++pass) {
+    const cell c = load_cell(pass, tx, ty);
+    if (c.row >= 0) tile[Layout::offset(c.row, c.col)] = pixel(in, n, y0 + c.row, x0 + c.col);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < k_tile / k_block_rows; ++j) {
+    const cell o = output_cell(j, tx, ty, ColumnWalk);
+    float acc = 0.0f;
+#pragma unroll
+    for (int dy = 0; dy < 3; ++dy)
+#pragma unroll
+      for (int dx = 0; dx < 3; ++dx)
+        acc = __fadd_rn(acc, __fmul_rn(weight(dy, dx), tile[Layout::offset(o.row + dy, o.col + dx)]));
+    const int y = y0 + 1 + o.row, x = x0 + 1 + o.col;
+    if (y < n && x < n) out[y * n + x] = acc;
+  }
+}
+
+template <class Layout> class stencil_problem final : public problem {
+public:
+  stencil_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)) {
+    const std::size_t count = static_cast<std::size_t>(m_shape.n) * m_shape.n;
+    m_host_in.resize(count);
+    host::fill_uniform(m_host_in, seed);
+    m_in = device_buffer<float>(count);
+    m_out = device_buffer<float>(count);
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const dim3 block(k_tile, k_block_rows);
+    const dim3 grid(m_shape.tiles(), m_shape.tiles());
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (m_shape.column_walk)
+      stencil_kernel<Layout, true><<<grid, block, 0, s>>>(m_in.get(), m_out.get(), m_shape.n);
+    else
+      stencil_kernel<Layout, false><<<grid, block, 0, s>>>(m_in.get(), m_out.get(), m_shape.n);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override {
+    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
+  }
+
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    const int n = m_shape.n;
+    std::vector<std::uint64_t> bad(static_cast<std::size_t>(n), 0);
+    std::vector<int> first(static_cast<std::size_t>(n), -1);
+    host::parallel_chunks(static_cast<std::size_t>(n), 16, [&](std::size_t y0, std::size_t y1) {
+      for (std::size_t y = y0; y < y1; ++y)
+        for (int x = 0; x < n; ++x) {
+          const float want = reference_pixel(m_host_in, n, static_cast<int>(y), x);
+          if (std::memcmp(&want, &got[y * n + x], sizeof(float)) == 0) continue;
+          if (bad[y]++ == 0) first[y] = x;
+        }
+    });
+    verify_result r;
+    r.checked = got.size();
+    for (int y = 0; y < n; ++y) {
+      r.mismatches += bad[y];
+      if (bad[y] != 0 && r.first_mismatch.empty())
+        r.first_mismatch = "out[" + std::to_string(y) + "," + std::to_string(first[y]) + "] = " +
+                           std::to_string(got[static_cast<std::size_t>(y) * n + first[y]]) + ", expected " +
+                           std::to_string(reference_pixel(m_host_in, n, y, first[y]));
+    }
+    r.ok = r.mismatches == 0;
+    return r;
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  shape m_shape;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+/// stencil_kernel's shared requests, from load_cell, output_cell and Layout::offset: the same in
+/// every block, counted tiles^2 times.
+template <class Layout> model::access_plan stencil_access_plan(const nlohmann::json& params) {
+  const shape sh = checked_shape(params);
+  const auto blocks = static_cast<std::uint64_t>(sh.tiles()) * sh.tiles();
+  constexpr auto word = static_cast<std::uint32_t>(sizeof(float));
+  model::access_plan plan;
+  plan.access_bytes = sizeof(float);
+  for (int ty = 0; ty < k_block_rows; ++ty) {
+    for (int pass = 0; pass < k_load_passes; ++pass) {
+      model::warp_access store;
+      store.kind = model::access_kind::store;
+      store.active = 0;
+      for (int tx = 0; tx < 32; ++tx) {
+        const cell c = load_cell(pass, tx, ty);
+        if (c.row < 0) continue;
+        store.address[tx] = static_cast<std::uint32_t>(Layout::offset(c.row, c.col)) * word;
+        store.active |= 1u << tx;
+      }
+      plan.add(blocks, store);
+    }
+    for (int j = 0; j < k_tile / k_block_rows; ++j)
+      for (int dy = 0; dy < 3; ++dy)
+        for (int dx = 0; dx < 3; ++dx) {
+          model::warp_access load;
+          load.kind = model::access_kind::load;
+          for (int tx = 0; tx < 32; ++tx) {
+            const cell o = output_cell(j, tx, ty, sh.column_walk);
+            load.address[tx] = static_cast<std::uint32_t>(Layout::offset(o.row + dy, o.col + dx)) * word;
+          }
+          plan.add(blocks, load);
+        }
+  }
+  model::tile_layout tile;
+  tile.rows = tile.cols = k_halo;
+  tile.element_bytes = sizeof(float);
+  tile.row_pitch_elements = Layout::k_pitch;
+  tile.name = "float tile[" + std::to_string(k_halo) + "][" + std::to_string(Layout::k_pitch) + "]";
+  for (int r = 0; r < k_halo; ++r)
+    for (int c = 0; c < k_halo; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
+  plan.tile = std::move(tile);
+  return plan;
+}
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<stencil_problem<Layout>>(params, seed);
+  };
+}
+
+} // namespace bb::convolution

@@ -1,0 +1,186 @@
+#pragma once
+// Layout family: n particles {x, y, z, pad} (16 bytes) pass through shared memory, 256 per block,
+// and each thread writes x + y + z of its own particle. Variants differ in how shared memory holds
+// them (Layout): an array of structs, read field by field or as one float4, or a structure of arrays.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+#include "common/shared_load.cuh"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::layout {
+
+inline constexpr int k_block = 256; // particles per block
+inline constexpr std::int64_t k_max_n = 1 << 26; // 1 GiB of particles
+
+inline const family_info& family() {
+  static const family_info f{
+      "layout",
+      "16-byte particles {x, y, z, pad} in shared memory: array of structs read field by field or as "
+      "float4, vs structure of arrays",
+      {{"n", 1 << 22, "particles (any positive count; the last block is partly full)"}}};
+  return f;
+}
+
+inline int checked_n(const nlohmann::json& params) {
+  const auto n = params.at("n").get<std::int64_t>();
+  if (n < 1 || n > k_max_n)
+    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1.." + std::to_string(k_max_n));
+  return static_cast<int>(n);
+}
+
+/// Stores particle t's fields where Layout puts them: one 16-byte store of the whole struct, or
+/// one 4-byte store per field (the structure of arrays has no pad field).
+template <class Layout> __device__ __forceinline__ void store_particle(unsigned char* smem, int t, float4 p) {
+  if constexpr (Layout::k_struct_access) {
+    *reinterpret_cast<float4*>(smem + Layout::offset(t, 0)) = p;
+  } else {
+    *reinterpret_cast<float*>(smem + Layout::offset(t, 0)) = p.x;
+    *reinterpret_cast<float*>(smem + Layout::offset(t, 1)) = p.y;
+    *reinterpret_cast<float*>(smem + Layout::offset(t, 2)) = p.z;
+  }
+}
+
+/// Loads x, y and z of particle t: one LDS.128 where Layout reads whole structs, else one LDS per
+/// field, each its own warp-wide request (smem::load keeps the compiler from merging them).
+template <class Layout> __device__ __forceinline__ float3 load_particle(const unsigned char* smem, int t) {
+  if constexpr (Layout::k_vector_load) {
+    const float4 v = smem::load(reinterpret_cast<const float4*>(smem + Layout::offset(t, 0)));
+    return make_float3(v.x, v.y, v.z);
+  } else {
+    const float x = smem::load(reinterpret_cast<const float*>(smem + Layout::offset(t, 0)));
+    const float y = smem::load(reinterpret_cast<const float*>(smem + Layout::offset(t, 1)));
+    const float z = smem::load(reinterpret_cast<const float*>(smem + Layout::offset(t, 2)));
+    return make_float3(x, y, z);
+  }
+}
+
+template <class Layout>
+__global__ void __launch_bounds__(k_block) layout_kernel(const float4* __restrict__ in, float* __restrict__ out, int n) {
+  __shared__ __align__(16) unsigned char smem[Layout::k_bytes];
+  const int t = static_cast<int>(threadIdx.x);
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * k_block + t;
+  if (i < n) store_particle<Layout>(smem, t, in[i]);
+  __syncthreads();
+  if (i < n) {
+    const float3 p = load_particle<Layout>(smem, t);
+    out[i] = (p.x + p.y) + p.z;
+  }
+}
+
+/// Buffers, seeded inputs, launch and the CPU check shared by every layout variant.
+template <class Layout> class layout_problem final : public problem {
+public:
+  layout_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)) {
+    std::vector<float> fields(static_cast<std::size_t>(m_n) * 4);
+    host::fill_uniform(fields, seed);
+    m_host_in.resize(static_cast<std::size_t>(m_n));
+    for (std::size_t i = 0; i < m_host_in.size(); ++i)
+      m_host_in[i] = make_float4(fields[4 * i], fields[4 * i + 1], fields[4 * i + 2], fields[4 * i + 3]);
+    m_in = device_buffer<float4>(m_host_in.size());
+    m_out = device_buffer<float>(m_host_in.size());
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const unsigned blocks = static_cast<unsigned>((m_n + k_block - 1) / k_block);
+    layout_kernel<Layout><<<blocks, k_block, 0, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get(), m_n);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Bit-exact: the GPU adds (x + y) + z in float as the CPU does (no FMA: there is no multiply).
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<float> want(got.size());
+    for (std::size_t i = 0; i < want.size(); ++i) want[i] = (m_host_in[i].x + m_host_in[i].y) + m_host_in[i].z;
+    return host::compare_bitwise(want, got, [&](std::size_t i) {
+      return "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(want[i]);
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return Layout::k_vector_load ? 16 : 4; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  int m_n = 0;
+  std::vector<float4> m_host_in;
+  device_buffer<float4> m_in;
+  device_buffer<float> m_out;
+};
+
+/// layout_kernel's shared-memory requests, from Layout::offset: per warp, the stores of
+/// store_particle and the loads of load_particle, with the lanes past n inactive in the last block.
+template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const int n = checked_n(params);
+  model::access_plan plan;
+  plan.access_bytes = Layout::k_vector_load ? 16 : 4;
+  struct block_kind {
+    int particles;       // valid particles in the block
+    std::uint64_t count; // blocks like it
+  };
+  std::vector<block_kind> kinds;
+  if (n >= k_block) kinds.push_back({k_block, static_cast<std::uint64_t>(n / k_block)});
+  if (n % k_block != 0) kinds.push_back({n % k_block, 1});
+  auto request = [](model::access_kind kind, int width, int warp, int field, std::uint32_t active) {
+    model::warp_access a;
+    a.kind = kind;
+    a.width = width;
+    a.active = active;
+    for (int lane = 0; lane < 32; ++lane)
+      a.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(Layout::offset(warp * 32 + lane, field));
+    return a;
+  };
+  for (const block_kind& b : kinds)
+    for (int warp = 0; warp < k_block / 32; ++warp) {
+      const int valid = b.particles - warp * 32;
+      if (valid <= 0) break;
+      const std::uint32_t active = valid >= 32 ? 0xffffffffu : (1u << valid) - 1;
+      if (Layout::k_struct_access) {
+        plan.add(b.count, request(model::access_kind::store, 16, warp, 0, active));
+      } else {
+        for (int field = 0; field < 3; ++field) plan.add(b.count, request(model::access_kind::store, 4, warp, field, active));
+      }
+      if (Layout::k_vector_load) {
+        plan.add(b.count, request(model::access_kind::load, 16, warp, 0, active));
+      } else {
+        for (int field = 0; field < 3; ++field) plan.add(b.count, request(model::access_kind::load, 4, warp, field, active));
+      }
+    }
+  return plan;
+}
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<layout_problem<Layout>>(params, seed);
+  };
+}
+
+/// Array of structs: particle t's field f (x, y, z, pad) at byte 16 t + 4 f.
+struct struct_array {
+  static constexpr int k_bytes = k_block * 16;
+  static constexpr bool k_struct_access = true; // the struct moves in as one float4
+  BB_HD static constexpr int offset(int particle, int field) { return particle * 16 + field * 4; }
+};
+
+/// Structure of arrays: x[256], y[256], z[256], field f of particle t at byte 1024 f + 4 t.
+struct array_struct {
+  static constexpr int k_bytes = 3 * k_block * 4;
+  static constexpr bool k_struct_access = false;
+  static constexpr bool k_vector_load = false;
+  BB_HD static constexpr int offset(int particle, int field) { return field * k_block * 4 + particle * 4; }
+};
+
+} // namespace bb::layout

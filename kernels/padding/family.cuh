@@ -1,0 +1,266 @@
+#pragma once
+// Padding family: a batch of 32 x cols tiles of one element type, transposed through a shared
+// tile[32][pitch] (pitch - cols elements of padding per row), one block per tile. The measured
+// access is the column: column_read reads it (lane = row) after rows were written, column_write
+// writes it before rows are read. Which banks a column hits depends on the row pitch in bytes.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::padding {
+
+inline constexpr int k_rows = 32;  // a column is one element per lane
+inline constexpr int k_block = 256; // 8 warps share the tile's columns
+inline constexpr int k_warps = k_block / 32;
+inline constexpr int k_max_smem_bytes = 48 * 1024; // dynamic shared memory without an opt-in
+inline constexpr std::uint64_t k_max_input_bytes = 1ull << 30;
+
+/// The 12-byte struct people pad to 11 per row; 4-byte aligned, so it moves as three 4-byte words.
+struct float3_abc {
+  float a, b, c;
+};
+static_assert(sizeof(float3_abc) == 12, "three packed floats");
+
+inline const family_info& family() {
+  static const family_info f{
+      "padding",
+      "column access to tile[32][pitch] of char, short, float, double, float4 or a 12-byte struct, "
+      "for each row pitch (padding = pitch - cols)",
+      {{"type", "float", "element type: char, short, float, double, float4 or struct12 (struct {float a, b, c})"},
+       {"cols", 32, "columns of the tile that hold data (a column read is one element from each of 32 rows)"},
+       {"pitch", 32, "elements per row of the shared tile, at least cols; pitch - cols is the padding"},
+       {"batch", 1024, "tiles in the batch, one block each"}}};
+  return f;
+}
+
+/// What the kernel's accesses to one element look like, per element type.
+struct element_info {
+  const char* name;  ///< the `type` parameter's value
+  const char* c_name; ///< as declared, for the tile's name
+  int bytes;          ///< sizeof the element
+  int access_bytes;   ///< width of each shared-memory instruction on it
+  int accesses;       ///< instructions per element: struct12 moves as three 4-byte words
+};
+
+inline constexpr element_info k_elements[] = {
+    {"char", "char", 1, 1, 1},     {"short", "short", 2, 2, 1},   {"float", "float", 4, 4, 1},
+    {"double", "double", 8, 8, 1}, {"float4", "float4", 16, 16, 1}, {"struct12", "struct{float a,b,c}", 12, 4, 3},
+};
+
+/// Tile geometry: element (row, col) of the tile sits `offset(row, col)` elements from its start.
+struct tile_shape {
+  int cols = 32;
+  int pitch = 32;
+  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
+  BB_HD constexpr int elements() const { return k_rows * cols; }
+};
+
+struct config {
+  element_info element{};
+  tile_shape shape;
+  std::int64_t tiles = 0;
+};
+
+/// The parameters of a configuration; unsupported_parameter outside what the kernel handles.
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto type = params.at("type").get<std::string>();
+  bool found = false;
+  for (const auto& e : k_elements)
+    if (type == e.name) {
+      c.element = e;
+      found = true;
+    }
+  if (!found)
+    throw unsupported_parameter("type = '" + type + "' is not one of char, short, float, double, float4, struct12");
+  const auto cols = params.at("cols").get<std::int64_t>();
+  const auto pitch = params.at("pitch").get<std::int64_t>();
+  if (cols < 1 || pitch < cols)
+    throw unsupported_parameter("cols = " + std::to_string(cols) + ", pitch = " + std::to_string(pitch) +
+                                ": need 1 <= cols <= pitch");
+  if (pitch * k_rows * c.element.bytes > k_max_smem_bytes)
+    throw unsupported_parameter("tile " + std::string(c.element.c_name) + "[32][" + std::to_string(pitch) +
+                                "] needs more than 48 KiB of shared memory");
+  c.shape = {static_cast<int>(cols), static_cast<int>(pitch)};
+  c.tiles = params.at("batch").get<std::int64_t>();
+  const std::uint64_t tile_bytes = static_cast<std::uint64_t>(c.shape.elements()) * c.element.bytes;
+  if (c.tiles < 1 || static_cast<std::uint64_t>(c.tiles) * tile_bytes > k_max_input_bytes)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." +
+                                std::to_string(k_max_input_bytes / tile_bytes) + " (1 GiB of input)");
+  return c;
+}
+
+enum class direction { column_read, column_write };
+
+/// column_read: rows of tile t are written from in (row-major 32 x cols, coalesced), then warp w
+/// reads columns w, w + 8, ... with lane = row and writes each as a row of out (cols x 32).
+/// column_write: warp w reads rows w, w + 8, ... of in (cols x 32) and writes each as column
+/// (lane = row) of the tile, whose rows are then read out row-major (32 x cols).
+template <class T, direction D>
+__global__ void __launch_bounds__(k_block) padding_kernel(const T* __restrict__ in, T* __restrict__ out, tile_shape s) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* tile = reinterpret_cast<T*>(smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32, warp = tid / 32;
+  const int elements = s.elements();
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(elements);
+  if constexpr (D == direction::column_read) {
+    for (int e = tid; e < elements; e += k_block) tile[s.offset(e / s.cols, e % s.cols)] = in[base + e];
+    __syncthreads();
+    for (int c = warp; c < s.cols; c += k_warps) out[base + c * k_rows + lane] = tile[s.offset(lane, c)];
+  } else {
+    for (int c = warp; c < s.cols; c += k_warps) tile[s.offset(lane, c)] = in[base + c * k_rows + lane];
+    __syncthreads();
+    for (int e = tid; e < elements; e += k_block) out[base + e] = tile[s.offset(e / s.cols, e % s.cols)];
+  }
+}
+
+/// Seeded inputs that never hold the poison pattern (all bytes 0xff), so an unwritten element fails.
+template <class T> void fill_input(std::vector<T>& v, std::uint64_t seed) {
+  if constexpr (std::is_integral_v<T>) {
+    host::parallel_chunks(v.size(), 1 << 16, [&](std::size_t begin, std::size_t end) {
+      host::splitmix64 rng{seed ^ (begin >> 16) * 0xd1b54a32d192ed03ull};
+      for (std::size_t i = begin; i < end; ++i) v[i] = static_cast<T>(rng.next() & (static_cast<T>(~T{0}) >> 1));
+    });
+  } else if constexpr (std::is_same_v<T, double>) {
+    std::vector<float> f(v.size());
+    host::fill_uniform(f, seed);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(f[i]) / 3.0; // all 53 bits in use
+  } else { // float, float4, float3_abc: whole numbers of floats in a row
+    std::vector<float> f(v.size() * sizeof(T) / sizeof(float));
+    host::fill_uniform(f, seed);
+    std::memcpy(v.data(), f.data(), v.size() * sizeof(T));
+  }
+}
+
+template <class T> std::string show(const T& v) {
+  if constexpr (std::is_integral_v<T>) return std::to_string(static_cast<int>(v));
+  else if constexpr (std::is_floating_point_v<T>) return std::to_string(v);
+  else if constexpr (std::is_same_v<T, float4>)
+    return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) + ", " + std::to_string(v.w) + ")";
+  else
+    return "(" + std::to_string(v.a) + ", " + std::to_string(v.b) + ", " + std::to_string(v.c) + ")";
+}
+
+/// Buffers, seeded inputs, launch and the CPU check for one element type and direction.
+template <class T, direction D> class padding_problem final : public problem {
+public:
+  explicit padding_problem(const config& c, std::uint64_t seed) : m_config(c) {
+    const std::size_t count = static_cast<std::size_t>(c.tiles) * static_cast<std::size_t>(c.shape.elements());
+    m_host_in.resize(count);
+    fill_input(m_host_in, seed);
+    m_in = device_buffer<T>(count);
+    m_out = device_buffer<T>(count);
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const auto smem = static_cast<std::size_t>(k_rows) * m_config.shape.pitch * sizeof(T);
+    padding_kernel<T, D><<<static_cast<unsigned>(m_config.tiles), k_block, smem, static_cast<cudaStream_t>(stream)>>>(
+        m_in.get(), m_out.get(), m_config.shape);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Bit-exact, it is a copy. column_read: out (cols x 32) = in (32 x cols) transposed, per tile;
+  /// column_write: out (32 x cols) = in (cols x 32) transposed.
+  verify_result verify() override {
+    std::vector<T> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    const int cols = m_config.shape.cols;
+    const auto per_tile = static_cast<std::size_t>(m_config.shape.elements());
+    std::vector<T> want(got.size());
+    host::parallel_chunks(static_cast<std::size_t>(m_config.tiles), 64, [&](std::size_t t0, std::size_t t1) {
+      for (std::size_t t = t0; t < t1; ++t)
+        for (int r = 0; r < k_rows; ++r)
+          for (int c = 0; c < cols; ++c) {
+            const std::size_t row_major = t * per_tile + static_cast<std::size_t>(r) * cols + c;
+            const std::size_t col_major = t * per_tile + static_cast<std::size_t>(c) * k_rows + r;
+            if constexpr (D == direction::column_read) want[col_major] = m_host_in[row_major];
+            else want[row_major] = m_host_in[col_major];
+          }
+    });
+    return host::compare_bitwise(want, got, [&](std::size_t i) {
+      return "out[" + std::to_string(i) + "] (tile " + std::to_string(i / per_tile) + ") = " + show(got[i]) +
+             ", expected " + show(want[i]);
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return m_config.element.access_bytes; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  config m_config;
+  std::vector<T> m_host_in;
+  device_buffer<T> m_in;
+  device_buffer<T> m_out;
+};
+
+template <direction D> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    const config c = checked_config(params);
+    const std::string type = c.element.name;
+    if (type == "char") return std::make_unique<padding_problem<std::uint8_t, D>>(c, seed);
+    if (type == "short") return std::make_unique<padding_problem<std::uint16_t, D>>(c, seed);
+    if (type == "float") return std::make_unique<padding_problem<float, D>>(c, seed);
+    if (type == "double") return std::make_unique<padding_problem<double, D>>(c, seed);
+    if (type == "float4") return std::make_unique<padding_problem<float4, D>>(c, seed);
+    return std::make_unique<padding_problem<float3_abc, D>>(c, seed);
+  };
+}
+
+/// padding_kernel's shared-memory requests, from the same tile_shape::offset and loops: one tile
+/// is built (row phase: 32 consecutive elements per warp; column phase: lane = row) and counted
+/// `tiles` times. A struct12 element is three 4-byte requests, at +0, +4 and +8 bytes.
+template <direction D> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params);
+  const tile_shape s = c.shape;
+  const auto tiles = static_cast<std::uint64_t>(c.tiles);
+  const auto bytes = static_cast<std::uint32_t>(c.element.bytes);
+  const model::access_kind row_kind = D == direction::column_read ? model::access_kind::store : model::access_kind::load;
+  const model::access_kind column_kind = D == direction::column_read ? model::access_kind::load : model::access_kind::store;
+  model::access_plan plan;
+  plan.access_bytes = c.element.access_bytes;
+  auto add = [&](model::access_kind kind, auto element_of_lane) { // element_of_lane(lane) -> element offset
+    for (int k = 0; k < c.element.accesses; ++k) {
+      model::warp_access a;
+      a.kind = kind;
+      a.width = c.element.access_bytes;
+      for (int lane = 0; lane < 32; ++lane)
+        a.address[static_cast<std::size_t>(lane)] =
+            static_cast<std::uint32_t>(element_of_lane(lane)) * bytes + static_cast<std::uint32_t>(k * c.element.access_bytes);
+      plan.add(tiles, a);
+    }
+  };
+  // Row phase: thread tid handles elements tid, tid + 256, ...; 32 * cols is a multiple of 32, so
+  // a warp's lanes are all in range or all out (then it issues nothing).
+  for (int first = 0; first < s.elements(); first += 32)
+    add(row_kind, [&](int lane) { return s.offset((first + lane) / s.cols, (first + lane) % s.cols); });
+  for (int col = 0; col < s.cols; ++col) add(column_kind, [&](int lane) { return s.offset(lane, col); });
+  model::tile_layout tile;
+  tile.rows = k_rows;
+  tile.cols = s.cols;
+  tile.element_bytes = c.element.bytes;
+  tile.row_pitch_elements = s.pitch;
+  tile.name = std::string(c.element.c_name) + " tile[32][" + std::to_string(s.pitch) + "]";
+  for (int r = 0; r < k_rows; ++r)
+    for (int col = 0; col < s.cols; ++col) tile.address.push_back(static_cast<std::uint32_t>(s.offset(r, col)) * bytes);
+  plan.tile = std::move(tile);
+  return plan;
+}
+
+} // namespace bb::padding

@@ -1,0 +1,215 @@
+#pragma once
+// Reduction family: each block sums its slice of n floats and writes one partial sum (one kernel,
+// no second pass). The classic variants differ only in the shared-memory tree (Harris, "Optimizing
+// Parallel Reduction in CUDA"): which threads add which word at each stride. The Tree structs of
+// tree.hpp are what the kernel runs and what the bank model enumerates.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "common/host_parallel.hpp"
+#include "launch/cuda_call.hpp"
+#include "reduction/tree.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::reduction {
+
+inline const family_info& family() {
+  static const family_info f{
+      "reduction",
+      "per-block sums of n floats: one kernel writes one partial sum per block",
+      {{"n", 16777216, "elements to sum (any positive count; the last block may be partial)"},
+       {"block", 256, "threads per block: a power of two from 32 to 1024"}}};
+  return f;
+}
+
+/// A configuration's sizes: `items` consecutive elements per thread, block * items per block.
+struct shape {
+  std::int64_t n = 0;
+  int block = 0;
+  int items = 1;
+  [[nodiscard]] std::int64_t per_block() const { return static_cast<std::int64_t>(block) * items; }
+  [[nodiscard]] std::int64_t blocks() const { return (n + per_block() - 1) / per_block(); }
+};
+
+/// unsupported_parameter for sizes the kernels cannot take.
+inline shape checked_shape(const nlohmann::json& params, int items) {
+  shape s;
+  s.n = params.at("n").get<std::int64_t>();
+  const auto block = params.at("block").get<std::int64_t>();
+  s.items = items;
+  if (s.n <= 0 || s.n > (std::int64_t{1} << 31))
+    throw unsupported_parameter("n = " + std::to_string(s.n) + " is outside 1..2^31");
+  if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
+    throw unsupported_parameter("block = " + std::to_string(block) + " is not a power of two from 32 to 1024");
+  s.block = static_cast<int>(block);
+  return s;
+}
+
+// ---- the classic tree: one element per thread, then log2(block) steps through shared memory ----
+
+/// The shared body of the classic variants: at step k the stride is Tree::stride(k), and every
+/// thread with Tree::active adds word target + stride into word target.
+template <class Tree>
+__global__ void __launch_bounds__(1024)
+    tree_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n) {
+  extern __shared__ float sdata[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int block = static_cast<int>(blockDim.x);
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block + tid;
+  sdata[tid] = i < n ? in[i] : 0.0f; // threads past the end add nothing, but every thread takes part
+  __syncthreads();
+  const int steps = log2_exact(block);
+  for (int step = 0; step < steps; ++step) {
+    const int s = Tree::stride(step, block);
+    if (Tree::active(tid, s, block)) {
+      const int t = Tree::target(tid, s);
+      sdata[t] += sdata[t + s];
+    }
+    __syncthreads();
+  }
+  if (tid == 0) partial[blockIdx.x] = sdata[0];
+}
+
+/// The classic kernel's shared-memory requests: every block issues the same ones (threads past
+/// the end of the input store a zero), so one block's are counted blocks() times.
+template <class Tree> model::access_plan tree_access_plan(const nlohmann::json& params) {
+  const shape sh = checked_shape(params, 1);
+  const auto blocks = static_cast<std::uint64_t>(sh.blocks());
+  model::access_plan plan;
+  plan.access_bytes = sizeof(float);
+  auto request = [](model::access_kind kind) {
+    model::warp_access a;
+    a.kind = kind;
+    a.active = 0;
+    return a;
+  };
+  const int warps = sh.block / 32;
+  for (int w = 0; w < warps; ++w) {
+    auto store = request(model::access_kind::store);
+    for (int lane = 0; lane < 32; ++lane) {
+      store.address[lane] = static_cast<std::uint32_t>(w * 32 + lane) * 4;
+      store.active |= 1u << lane;
+    }
+    plan.add(blocks, store);
+  }
+  for (int step = 0; step < log2_exact(sh.block); ++step) {
+    const int s = Tree::stride(step, sh.block);
+    for (int w = 0; w < warps; ++w) {
+      auto target = request(model::access_kind::load), partner = target;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int tid = w * 32 + lane;
+        if (!Tree::active(tid, s, sh.block)) continue;
+        const int t = Tree::target(tid, s);
+        target.address[lane] = static_cast<std::uint32_t>(t) * 4;
+        partner.address[lane] = static_cast<std::uint32_t>(t + s) * 4;
+        target.active |= 1u << lane;
+        partner.active |= 1u << lane;
+      }
+      auto store = target;
+      store.kind = model::access_kind::store;
+      plan.add(blocks, target);  // sdata[t]
+      plan.add(blocks, partner); // sdata[t + s]
+      plan.add(blocks, store);   // sdata[t] = ...
+    }
+  }
+  auto last = request(model::access_kind::load); // thread 0 reads sdata[0]
+  last.active = 1;
+  plan.add(blocks, last);
+  return plan;
+}
+
+// ---- the shared problem: buffers, seeded input, per-block CPU sums ----
+
+/// A variant: `k_items` elements per thread, a launcher, and the longest chain of float additions
+/// any input passes through on its way to a partial sum (for the verification tolerance).
+template <class Variant> class reduction_problem final : public problem {
+public:
+  reduction_problem(const nlohmann::json& params, std::uint64_t seed)
+      : m_shape(checked_shape(params, Variant::k_items)) {
+    m_host_in.resize(static_cast<std::size_t>(m_shape.n));
+    host::fill_uniform(m_host_in, seed);
+    m_in = device_buffer<float>(m_host_in.size());
+    m_out = device_buffer<float>(static_cast<std::size_t>(m_shape.blocks()));
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    Variant::launch(m_in.get(), m_out.get(), m_shape, static_cast<cudaStream_t>(stream));
+  }
+
+  void poison_output() override {
+    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
+  }
+
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    // Any order of float additions in which no term passes through more than d additions is off
+    // the exact sum by at most gamma_d * sum|x| (Higham, Accuracy and Stability, eq. 4.4),
+    // gamma_d ~ d * 2^-24; the reference is summed in double, exact enough to stand for the
+    // true sum. d + 1 absorbs gamma's denominator and the double rounding.
+    const double depth = Variant::k_items + log2_exact(m_shape.block) + 1;
+    const double unit = std::ldexp(1.0, -24);
+    const std::size_t blocks = got.size();
+    std::vector<std::uint64_t> bad(blocks, 0);
+    std::vector<double> expected(blocks, 0);
+    host::parallel_chunks(blocks, 64, [&](std::size_t b0, std::size_t b1) {
+      for (std::size_t b = b0; b < b1; ++b) {
+        const std::size_t begin = b * static_cast<std::size_t>(m_shape.per_block());
+        const std::size_t end = std::min(m_host_in.size(), begin + static_cast<std::size_t>(m_shape.per_block()));
+        double sum = 0, magnitude = 0;
+        for (std::size_t i = begin; i < end; ++i) {
+          sum += m_host_in[i];
+          magnitude += std::fabs(m_host_in[i]);
+        }
+        expected[b] = sum;
+        // NaN (the poison) fails: the comparison is written so that it must hold.
+        if (!(std::fabs(static_cast<double>(got[b]) - sum) <= depth * unit * magnitude)) bad[b] = 1;
+      }
+    });
+    verify_result r;
+    r.checked = blocks;
+    for (std::size_t b = 0; b < blocks; ++b) {
+      r.mismatches += bad[b];
+      if (bad[b] != 0 && r.first_mismatch.empty())
+        r.first_mismatch = "partial[" + std::to_string(b) + "] = " + std::to_string(got[b]) + ", expected " +
+                           std::to_string(expected[b]);
+    }
+    r.ok = r.mismatches == 0;
+    return r;
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  shape m_shape;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+/// The classic variants' launcher: one element per thread, block floats of dynamic shared memory.
+template <class Tree> struct tree_variant {
+  static constexpr int k_items = 1;
+  static void launch(const float* in, float* out, const shape& sh, cudaStream_t stream) {
+    tree_kernel<Tree><<<static_cast<unsigned>(sh.blocks()), sh.block, sh.block * sizeof(float), stream>>>(in, out, sh.n);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+};
+
+template <class Variant> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<reduction_problem<Variant>>(params, seed);
+  };
+}
+
+} // namespace bb::reduction

@@ -1,0 +1,212 @@
+#pragma once
+// Scan family: exclusive prefix sums of 32-bit unsigned integers (mod 2^32), one independent scan
+// per block of 1024 elements, in one kernel (GPU Gems 3, ch. 39). Variants differ in the
+// shared-memory algorithm: Hillis-Steele double-buffered (log n steps of n adds), Blelloch's
+// work-efficient up- and down-sweep, and Blelloch with the index + index / 32 padding.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "common/host_parallel.hpp"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+#include "scan/sweep.hpp"
+
+namespace bb::scan {
+
+inline const family_info& family() {
+  static const family_info f{
+      "scan",
+      "exclusive prefix sums of unsigned 32-bit integers, one scan per block of 1024 elements",
+      {{"n", 16777216, "elements (any positive count; the last block's scan may be partial)"}}};
+  return f;
+}
+
+inline std::int64_t checked_n(const nlohmann::json& params) {
+  const auto n = params.at("n").get<std::int64_t>();
+  if (n <= 0 || n > (std::int64_t{1} << 31))
+    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..2^31");
+  return n;
+}
+
+inline std::int64_t blocks_of(std::int64_t n) { return (n + k_elements - 1) / k_elements; }
+
+// ---- Blelloch ----
+
+/// Blelloch's scan of 1024 elements by 512 threads; Layout maps a logical element to its word and
+/// says which two elements thread t loads and stores (first(t), second(t)).
+template <class Layout>
+__global__ void __launch_bounds__(k_elements / 2)
+    blelloch_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::int64_t n) {
+  __shared__ std::uint32_t temp[Layout::k_words];
+  const int t = static_cast<int>(threadIdx.x);
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * k_elements;
+  const int a = Layout::first(t), b = Layout::second(t);
+  temp[Layout::offset(a)] = base + a < n ? in[base + a] : 0u;
+  temp[Layout::offset(b)] = base + b < n ? in[base + b] : 0u;
+  for (int level = 0; level < k_log_elements; ++level) { // up-sweep: partial sums into a tree
+    __syncthreads();
+    if (t < sweep_threads(level)) {
+      const int offset = 1 << level;
+      const int ai = Layout::offset(sweep_ai(t, offset)), bi = Layout::offset(sweep_bi(t, offset));
+      temp[bi] += temp[ai];
+    }
+  }
+  if (t == 0) temp[Layout::offset(k_elements - 1)] = 0u; // clear the root
+  for (int level = k_log_elements - 1; level >= 0; --level) { // down-sweep
+    __syncthreads();
+    if (t < sweep_threads(level)) {
+      const int offset = 1 << level;
+      const int ai = Layout::offset(sweep_ai(t, offset)), bi = Layout::offset(sweep_bi(t, offset));
+      const std::uint32_t left = temp[ai], right = temp[bi];
+      temp[ai] = right;
+      temp[bi] = right + left;
+    }
+  }
+  __syncthreads();
+  if (base + a < n) out[base + a] = temp[Layout::offset(a)];
+  if (base + b < n) out[base + b] = temp[Layout::offset(b)];
+}
+
+/// blelloch_kernel's shared requests for one block in which `valid` elements are inside the input
+/// (the final reads are guarded), added `count` times.
+template <class Layout> void add_blelloch_block(model::access_plan& plan, std::uint64_t count, std::int64_t valid) {
+  constexpr int k_threads = k_elements / 2;
+  auto request = [](model::access_kind kind) {
+    model::warp_access r;
+    r.kind = kind;
+    r.active = 0;
+    return r;
+  };
+  auto word = [](int element) { return static_cast<std::uint32_t>(Layout::offset(element)) * 4; };
+  for (int w = 0; w < k_threads / 32; ++w) {
+    auto sa = request(model::access_kind::store), sb = sa, la = request(model::access_kind::load), lb = la;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int t = w * 32 + lane, a = Layout::first(t), b = Layout::second(t);
+      sa.address[lane] = la.address[lane] = word(a);
+      sb.address[lane] = lb.address[lane] = word(b);
+      sa.active |= 1u << lane;
+      sb.active |= 1u << lane;
+      if (a < valid) la.active |= 1u << lane;
+      if (b < valid) lb.active |= 1u << lane;
+    }
+    plan.add(count, sa);
+    plan.add(count, sb);
+    plan.add(count, la);
+    plan.add(count, lb);
+  }
+  for (int level = 0; level < k_log_elements; ++level) {
+    const int offset = 1 << level;
+    for (int w = 0; w < k_threads / 32; ++w) {
+      auto ai = request(model::access_kind::load), bi = ai;
+      for (int lane = 0; lane < 32; ++lane) {
+        const int t = w * 32 + lane;
+        if (t >= sweep_threads(level)) continue;
+        ai.address[lane] = word(sweep_ai(t, offset));
+        bi.address[lane] = word(sweep_bi(t, offset));
+        ai.active |= 1u << lane;
+        bi.active |= 1u << lane;
+      }
+      auto ai_store = ai, bi_store = bi;
+      ai_store.kind = bi_store.kind = model::access_kind::store;
+      plan.add(count, ai);            // up-sweep: temp[ai]
+      plan.add(count, bi);            // up-sweep: temp[bi]
+      plan.add(count, bi_store);      // up-sweep: temp[bi] += ...
+      plan.add(count, ai);            // down-sweep: left = temp[ai]
+      plan.add(count, bi);            // down-sweep: right = temp[bi]
+      plan.add(count, ai_store);      // down-sweep: temp[ai] = right
+      plan.add(count, bi_store);      // down-sweep: temp[bi] = right + left
+    }
+  }
+  auto root = request(model::access_kind::store);
+  root.active = 1;
+  root.address[0] = word(k_elements - 1);
+  plan.add(count, root);
+}
+
+template <class Layout> model::access_plan blelloch_access_plan(const nlohmann::json& params) {
+  const std::int64_t n = checked_n(params);
+  model::access_plan plan;
+  plan.access_bytes = 4;
+  if (n / k_elements > 0) add_blelloch_block<Layout>(plan, static_cast<std::uint64_t>(n / k_elements), k_elements);
+  if (n % k_elements != 0) add_blelloch_block<Layout>(plan, 1, n % k_elements);
+  return plan;
+}
+
+// ---- the shared problem ----
+
+/// Variant: k_threads per block and a launcher; every variant scans blocks of 1024 elements.
+template <class Variant> class scan_problem final : public problem {
+public:
+  scan_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)) {
+    m_host_in.resize(static_cast<std::size_t>(m_n));
+    fill_integers(m_host_in, seed);
+    reference_scan(m_host_in, m_expected);
+    m_in = device_buffer<std::uint32_t>(m_host_in.size());
+    m_out = device_buffer<std::uint32_t>(m_host_in.size());
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    Variant::launch(m_in.get(), m_out.get(), m_n, static_cast<cudaStream_t>(stream));
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  verify_result verify() override {
+    std::vector<std::uint32_t> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    verify_result r;
+    r.checked = got.size();
+    // Exact. An element the kernel never writes keeps the poison 0xffffffff and passes only where
+    // its prefix sum happens to be that value (probability 2^-32 per element).
+    constexpr std::size_t k_chunk = 1 << 20;
+    const std::size_t chunks = (got.size() + k_chunk - 1) / k_chunk;
+    std::vector<std::uint64_t> bad(chunks, 0);
+    std::vector<std::size_t> first(chunks, SIZE_MAX);
+    host::parallel_chunks(got.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
+      const std::size_t c = begin / k_chunk;
+      for (std::size_t i = begin; i < end; ++i)
+        if (got[i] != m_expected[i]) {
+          if (bad[c]++ == 0) first[c] = i;
+        }
+    });
+    for (std::size_t c = 0; c < chunks; ++c) {
+      r.mismatches += bad[c];
+      if (bad[c] != 0 && r.first_mismatch.empty())
+        r.first_mismatch = "out[" + std::to_string(first[c]) + "] = " + std::to_string(got[first[c]]) +
+                           ", expected " + std::to_string(m_expected[first[c]]);
+    }
+    r.ok = r.mismatches == 0;
+    return r;
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return 4; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  std::int64_t m_n = 0;
+  std::vector<std::uint32_t> m_host_in, m_expected;
+  device_buffer<std::uint32_t> m_in;
+  device_buffer<std::uint32_t> m_out;
+};
+
+template <class Layout> struct blelloch_variant {
+  static void launch(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cudaStream_t stream) {
+    blelloch_kernel<Layout><<<static_cast<unsigned>(blocks_of(n)), k_elements / 2, 0, stream>>>(in, out, n);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+};
+
+template <class Variant> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<scan_problem<Variant>>(params, seed);
+  };
+}
+
+} // namespace bb::scan

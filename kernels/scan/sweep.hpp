@@ -1,0 +1,50 @@
+#pragma once
+// The scan family's index functions and CPU reference, shared by the kernels (nvcc), the access
+// plans and the host tests (the C++ compiler alone).
+#include <cstdint>
+#include <vector>
+
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+
+namespace bb::scan {
+
+inline constexpr int k_elements = 1024; // elements per block's scan
+inline constexpr int k_log_elements = 10;
+
+/// Seeded inputs: full-range 32-bit integers, so the scans wrap and are checked exactly.
+inline void fill_integers(std::vector<std::uint32_t>& v, std::uint64_t seed) {
+  constexpr std::size_t k_chunk = 1 << 16;
+  host::parallel_chunks(v.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
+    host::splitmix64 rng{seed ^ (begin / k_chunk) * 0xd1b54a32d192ed03ull};
+    for (std::size_t i = begin; i < end; ++i) v[i] = static_cast<std::uint32_t>(rng.next() >> 32);
+  });
+}
+
+/// The exclusive scan of each block of 1024, as the kernels must produce it.
+inline void reference_scan(const std::vector<std::uint32_t>& in, std::vector<std::uint32_t>& out) {
+  out.resize(in.size());
+  host::parallel_chunks(in.size(), k_elements * 64, [&](std::size_t begin, std::size_t end) {
+    std::uint32_t sum = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (i % k_elements == 0) sum = 0;
+      out[i] = sum;
+      sum += in[i];
+    }
+  });
+}
+
+// ---- Blelloch (GPU Gems 3, 39.2.2): the up-sweep and down-sweep pairs ----
+
+/// Level `level` (0..9) of the up-sweep: d = 512 >> level threads work at stride 2^level.
+BB_HD constexpr int sweep_threads(int level) { return (k_elements / 2) >> level; }
+/// ai and bi of thread t at `offset` = 2^level: bi = ai + offset, the pair the sweep combines.
+BB_HD constexpr int sweep_ai(int t, int offset) { return offset * (2 * t + 1) - 1; }
+BB_HD constexpr int sweep_bi(int t, int offset) { return offset * (2 * t + 2) - 1; }
+
+// ---- Hillis-Steele (GPU Gems 3, 39.2.1) ----
+
+/// Word of element i in buffer `buffer` (0 or 1) of temp[2][1024].
+BB_HD constexpr int hs_word(int buffer, int i) { return buffer * k_elements + i; }
+
+} // namespace bb::scan

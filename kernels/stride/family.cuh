@@ -1,0 +1,225 @@
+#pragma once
+// Stride family: a few blocks fill a small shared array from global memory, then every warp loads
+// from it `iters` times, lane l reading element (l / group) * stride; the loads are the measured
+// requests (stores only fill the array). Variants differ in how many lanes share an element
+// (group): 1 strided, 2 multicast, 32 broadcast. The element width is a parameter: 1, 2, 4, 8 or
+// 16 bytes, read by exactly one LDS.U8, LDS.U16, LDS, LDS.64 or LDS.128 (common/shared_load.cuh).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_parallel.hpp"
+#include "common/shared_load.cuh"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+#include "stride/pattern.hpp"
+
+namespace bb::stride {
+
+inline constexpr int k_max_stride = 1024;
+inline constexpr int k_max_blocks = 65536;
+inline constexpr int k_max_iters = 1 << 20;
+inline constexpr int k_max_smem_bytes = 48 * 1024;
+
+inline const family_info& family() {
+  static const family_info f{
+      "stride",
+      "a warp loads s[(lane / group) * stride] from shared memory, elements of 1 to 16 bytes",
+      {{"stride", 1, "elements from one lane group's element to the next's (broadcast: 1 only)"},
+       {"width", 4, "bytes per element and per load: 1, 2, 4, 8 or 16"},
+       {"blocks", 8, "blocks of 8 warps; every warp makes the same requests"},
+       {"iters", 512, "loads per warp"}}};
+  return f;
+}
+
+struct config {
+  int stride = 1, width = 4, group = 1, blocks = 1, iters = 1;
+  [[nodiscard]] int elements() const { return array_elements(stride, group, width); }
+  [[nodiscard]] int acc_words() const { return width > 4 ? width / 4 : 1; }
+  [[nodiscard]] std::size_t threads() const { return static_cast<std::size_t>(blocks) * k_block; }
+};
+
+/// The parameters of a configuration for lane groups of `group`; unsupported_parameter outside
+/// what the kernel handles.
+inline config checked_config(const nlohmann::json& params, int group) {
+  auto in_range = [&](const char* name, std::int64_t low, std::int64_t high) {
+    const auto v = params.at(name).get<std::int64_t>();
+    if (v < low || v > high)
+      throw unsupported_parameter(std::string(name) + " = " + std::to_string(v) + " is outside " +
+                                  std::to_string(low) + ".." + std::to_string(high));
+    return static_cast<int>(v);
+  };
+  config c;
+  c.group = group;
+  c.stride = in_range("stride", 1, k_max_stride);
+  if (group == 32 && c.stride != 1)
+    throw unsupported_parameter("stride = " + std::to_string(c.stride) +
+                                ": every lane of a broadcast reads one element, so stride must be 1");
+  c.width = in_range("width", 1, 16);
+  if (c.width != 1 && c.width != 2 && c.width != 4 && c.width != 8 && c.width != 16)
+    throw unsupported_parameter("width = " + std::to_string(c.width) + " is not 1, 2, 4, 8 or 16");
+  c.blocks = in_range("blocks", 1, k_max_blocks);
+  c.iters = in_range("iters", 1, k_max_iters);
+  if (static_cast<std::int64_t>(c.elements()) * c.width > k_max_smem_bytes)
+    throw unsupported_parameter("stride = " + std::to_string(c.stride) + " at width " + std::to_string(c.width) +
+                                " needs more than 48 KiB of shared memory");
+  return c;
+}
+
+template <int Width> struct element;
+template <> struct element<1> { using type = std::uint8_t; };
+template <> struct element<2> { using type = std::uint16_t; };
+template <> struct element<4> { using type = std::uint32_t; };
+template <> struct element<8> { using type = uint2; };
+template <> struct element<16> { using type = uint4; };
+
+/// Folds one loaded element into the accumulator, one 32-bit word at a time.
+template <class T, class Acc> __device__ __forceinline__ void fold(Acc& acc, const T& v) {
+  if constexpr (sizeof(T) <= 4) {
+    acc.x = mix(acc.x, static_cast<std::uint32_t>(v));
+  } else if constexpr (sizeof(T) == 8) {
+    acc.x = mix(acc.x, v.x);
+    acc.y = mix(acc.y, v.y);
+  } else {
+    acc.x = mix(acc.x, v.x);
+    acc.y = mix(acc.y, v.y);
+    acc.z = mix(acc.z, v.z);
+    acc.w = mix(acc.w, v.w);
+  }
+}
+
+template <int Width>
+using acc_type = std::conditional_t<Width == 16, uint4, std::conditional_t<Width == 8, uint2, uint1>>;
+
+template <int Width>
+__global__ void __launch_bounds__(k_block)
+    stride_kernel(const typename element<Width>::type* __restrict__ in, acc_type<Width>* __restrict__ out,
+                  int stride, int group, int iters, int elements) {
+  using T = typename element<Width>::type;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* s = reinterpret_cast<T*>(smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int e = tid; e < elements; e += k_block) s[e] = in[e];
+  __syncthreads();
+  const int lane = tid % 32;
+  acc_type<Width> acc{};
+  for (int k = 0; k < iters; ++k) fold(acc, smem::load(&s[element_index(lane, k, stride, group, Width)]));
+  out[static_cast<std::size_t>(blockIdx.x) * k_block + tid] = acc;
+}
+
+/// Buffers, seeded inputs, launch and the CPU check for one element width.
+template <int Width> class stride_problem final : public problem {
+public:
+  using T = typename element<Width>::type;
+
+  stride_problem(const config& c, std::uint64_t seed) : m_config(c) {
+    m_host_in.resize(static_cast<std::size_t>(c.elements()) * Width);
+    host::splitmix64 rng{seed};
+    for (auto& b : m_host_in) b = static_cast<std::uint8_t>(rng.next() >> 56);
+    m_in = device_buffer<T>(static_cast<std::size_t>(c.elements()));
+    m_out = device_buffer<acc_type<Width>>(c.threads());
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const std::size_t smem = static_cast<std::size_t>(m_config.elements()) * Width;
+    stride_kernel<Width><<<static_cast<unsigned>(m_config.blocks), k_block, smem, static_cast<cudaStream_t>(stream)>>>(
+        m_in.get(), m_out.get(), m_config.stride, m_config.group, m_config.iters, m_config.elements());
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Exact: integer folds of the same words in the same order. Every thread is checked; those of
+  /// one lane number hold the same value.
+  verify_result verify() override {
+    const int words = m_config.acc_words();
+    std::vector<std::uint32_t> got(m_config.threads() * static_cast<std::size_t>(words));
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    std::vector<std::uint32_t> lane_acc(32 * static_cast<std::size_t>(words), 0);
+    for (int lane = 0; lane < 32; ++lane)
+      for (int k = 0; k < m_config.iters; ++k) {
+        const std::size_t e = static_cast<std::size_t>(element_index(lane, k, m_config.stride, m_config.group, Width));
+        for (int w = 0; w < words; ++w) {
+          std::uint32_t v = 0; // the word as the GPU reads it: little-endian, zero-extended
+          for (int b = 0; b < (Width < 4 ? Width : 4); ++b)
+            v |= static_cast<std::uint32_t>(m_host_in[e * Width + static_cast<std::size_t>(w) * 4 + static_cast<std::size_t>(b)]) << (8 * b);
+          auto& acc = lane_acc[static_cast<std::size_t>(lane * words + w)];
+          acc = mix(acc, v);
+        }
+      }
+    std::vector<std::uint32_t> want(got.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const std::size_t thread = i / static_cast<std::size_t>(words), w = i % static_cast<std::size_t>(words);
+      want[i] = lane_acc[(thread % 32) * static_cast<std::size_t>(words) + w];
+    }
+    return host::compare_bitwise(want, got, [&](std::size_t i) {
+      const std::size_t thread = i / static_cast<std::size_t>(words);
+      return "out[block " + std::to_string(thread / k_block) + ", thread " + std::to_string(thread % k_block) +
+             ", word " + std::to_string(i % static_cast<std::size_t>(words)) + "] = " + std::to_string(got[i]) +
+             ", expected " + std::to_string(want[i]);
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() * m_config.blocks + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return Width; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  config m_config;
+  std::vector<std::uint8_t> m_host_in;
+  device_buffer<T> m_in;
+  device_buffer<acc_type<Width>> m_out;
+};
+
+template <int Group> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    const config c = checked_config(params, Group);
+    switch (c.width) {
+    case 1: return std::make_unique<stride_problem<1>>(c, seed);
+    case 2: return std::make_unique<stride_problem<2>>(c, seed);
+    case 4: return std::make_unique<stride_problem<4>>(c, seed);
+    case 8: return std::make_unique<stride_problem<8>>(c, seed);
+    default: return std::make_unique<stride_problem<16>>(c, seed);
+    }
+  };
+}
+
+/// stride_kernel's shared-memory requests, from the same element_index: the fill's stores
+/// (32 consecutive elements per warp request) and, per warp, `iters` loads that repeat with
+/// period k_shifts. Every warp of every block issues the same ones.
+template <int Group> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params, Group);
+  const auto width = static_cast<std::uint32_t>(c.width);
+  const auto blocks = static_cast<std::uint64_t>(c.blocks);
+  model::access_plan plan;
+  plan.access_bytes = c.width;
+  for (int first = 0; first < c.elements(); first += 32) {
+    model::warp_access store;
+    store.kind = model::access_kind::store;
+    store.width = c.width;
+    store.active = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(first + lane) * width;
+      if (first + lane < c.elements()) store.active |= 1u << lane;
+    }
+    plan.add(blocks, store);
+  }
+  for (int k = 0; k < k_shifts && k < c.iters; ++k) {
+    model::warp_access load;
+    load.width = c.width;
+    for (int lane = 0; lane < 32; ++lane)
+      load.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(element_index(lane, k, c.stride, c.group, c.width)) * width;
+    const auto issues = static_cast<std::uint64_t>((c.iters - k + k_shifts - 1) / k_shifts); // loads k, k + 8, ...
+    plan.add(blocks * k_warps * issues, load);
+  }
+  return plan;
+}
+
+} // namespace bb::stride

@@ -1,0 +1,168 @@
+#pragma once
+// Vector family: a batch of 32 x 32 float tiles copied through a shared tile[32][pitch], one block
+// per tile. Rows are stored one float per lane; then the tile is read back row-major with loads
+// of V floats per lane (float, float2 or float4), the measured access: a warp reads 32 x V
+// floats, V rows, each row taken by 32 / V lanes (the whole, half or quarter warp).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "common/compare.hpp"
+#include "common/device_buffer.cuh"
+#include "common/host_device.hpp"
+#include "common/host_parallel.hpp"
+#include "launch/cuda_call.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::vector {
+
+inline constexpr int k_side = 32;
+inline constexpr int k_tile_floats = k_side * k_side;
+inline constexpr int k_block = 256;
+inline constexpr int k_max_pitch = 64;
+inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
+
+inline const family_info& family() {
+  static const family_info f{
+      "vector",
+      "row reads of float tile[32][pitch] with float, float2 or float4 loads",
+      {{"pitch", 32, "floats per row of the shared tile, 32 to 64 (a multiple of the vector width)"},
+       {"batch", 16384, "32 x 32 tiles in the batch, one block each (16384: 2^24 floats)"}}};
+  return f;
+}
+
+template <int V> struct vec;
+template <> struct vec<1> { using type = float; };
+template <> struct vec<2> { using type = float2; };
+template <> struct vec<4> { using type = float4; };
+
+/// Element (row, col) of the shared tile sits offset(row, col) floats from its start.
+struct tile_shape {
+  int pitch = 32;
+  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
+};
+
+struct config {
+  tile_shape shape;
+  std::int64_t tiles = 0;
+};
+
+/// The parameters for loads of V floats; unsupported_parameter outside what the kernel handles.
+inline config checked_config(const nlohmann::json& params, int v) {
+  config c;
+  const auto pitch = params.at("pitch").get<std::int64_t>();
+  if (pitch < k_side || pitch > k_max_pitch)
+    throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is outside 32..64");
+  if (pitch % v != 0)
+    throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is not a multiple of " + std::to_string(v) +
+                                ": rows of " + std::to_string(4 * v) + "-byte loads must start " +
+                                std::to_string(4 * v) + "-byte aligned");
+  c.shape.pitch = static_cast<int>(pitch);
+  c.tiles = params.at("batch").get<std::int64_t>();
+  if (c.tiles < 1 || c.tiles > k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  return c;
+}
+
+/// Thread tid stores floats tid, tid + 256, ... of the tile (a warp: one row), then loads vectors
+/// tid, tid + 256, ... (a warp: 32 x V consecutive floats, 32 / V lanes per row).
+template <int V>
+__global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict__ in, float* __restrict__ out, tile_shape s) {
+  using vec_t = typename vec<V>::type;
+  extern __shared__ __align__(16) float tile[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_floats;
+  for (int e = tid; e < k_tile_floats; e += k_block) tile[s.offset(e / k_side, e % k_side)] = in[base + e];
+  __syncthreads();
+  for (int v = tid; v < k_tile_floats / V; v += k_block) {
+    const int e = v * V;
+    *reinterpret_cast<vec_t*>(out + base + e) = *reinterpret_cast<const vec_t*>(tile + s.offset(e / k_side, e % k_side));
+  }
+}
+
+/// Buffers, seeded inputs, launch and the CPU check for loads of V floats.
+template <int V> class vector_problem final : public problem {
+public:
+  vector_problem(const config& c, std::uint64_t seed) : m_config(c) {
+    m_host_in.resize(static_cast<std::size_t>(c.tiles) * k_tile_floats);
+    host::fill_uniform(m_host_in, seed);
+    m_in = device_buffer<float>(m_host_in.size());
+    m_out = device_buffer<float>(m_host_in.size());
+    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  }
+
+  void launch(void* stream) override {
+    const std::size_t smem = static_cast<std::size_t>(k_side) * m_config.shape.pitch * sizeof(float);
+    vector_kernel<V><<<static_cast<unsigned>(m_config.tiles), k_block, smem, static_cast<cudaStream_t>(stream)>>>(
+        m_in.get(), m_out.get(), m_config.shape);
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Bit-exact, it is a copy: out = in.
+  verify_result verify() override {
+    std::vector<float> got(m_out.size());
+    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
+    return host::compare_bitwise(m_host_in, got, [&](std::size_t i) {
+      return "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(m_host_in[i]);
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return 4 * V; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  config m_config;
+  std::vector<float> m_host_in;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+template <int V> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<vector_problem<V>>(checked_config(params, V), seed);
+  };
+}
+
+/// vector_kernel's shared-memory requests, from the same tile_shape::offset: 32 scalar row stores
+/// and 32 / V loads of 32 vectors per tile, every tile alike.
+template <int V> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params, V);
+  const auto tiles = static_cast<std::uint64_t>(c.tiles);
+  model::access_plan plan;
+  plan.access_bytes = 4 * V;
+  for (int first = 0; first < k_tile_floats; first += 32) { // one warp request: floats first..first+31
+    model::warp_access store;
+    store.kind = model::access_kind::store;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int e = first + lane;
+      store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
+    }
+    plan.add(tiles, store);
+  }
+  for (int first = 0; first < k_tile_floats / V; first += 32) { // one warp request: vectors first..first+31
+    model::warp_access load;
+    load.width = 4 * V;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int e = (first + lane) * V;
+      load.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
+    }
+    plan.add(tiles, load);
+  }
+  model::tile_layout tile;
+  tile.rows = tile.cols = k_side;
+  tile.element_bytes = 4;
+  tile.row_pitch_elements = c.shape.pitch;
+  tile.name = "float tile[32][" + std::to_string(c.shape.pitch) + "]";
+  for (int r = 0; r < k_side; ++r)
+    for (int col = 0; col < k_side; ++col) tile.address.push_back(static_cast<std::uint32_t>(c.shape.offset(r, col)) * 4);
+  plan.tile = std::move(tile);
+  return plan;
+}
+
+} // namespace bb::vector

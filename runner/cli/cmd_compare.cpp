@@ -1,0 +1,84 @@
+// bankbench compare variants [RUN] | gpus [EXPERIMENT] | runs A B [C...]: results side by side.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "query/compare.hpp"
+#include "query/metric_info.hpp"
+#include "query/selector.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct compare_options {
+  std::string mode;
+  std::vector<std::string> args;
+  std::vector<std::string> metrics;
+  std::string reference;
+  std::string format = "table";
+};
+
+query::compare_table across_gpus(const store::database& db, const compare_options& o, const store::result_query& q) {
+  if (o.args.size() > 1) throw usage_error("compare gpus takes one experiment name");
+  const auto runs = store::run_infos(db);
+  if (runs.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
+  const std::string experiment = o.args.empty() ? runs.back().experiment_name : o.args.front();
+  const auto latest = query::latest_per_gpu(runs, experiment);
+  if (latest.empty())
+    throw usage_error(
+        fmt::format("no run of experiment '{}' in {}; `bankbench list runs` lists them", experiment, db.path()));
+  std::vector<query::side> sides;
+  for (const auto& r : latest)
+    sides.push_back(query::side_of_runs(fmt::format("run {}", r.id), {r}, store::read_results(db, {r.id}, q)));
+  auto table = query::compare_sides(sides, q.metrics);
+  table.title = fmt::format("{} across GPUs (the newest run on each)", experiment);
+  return table;
+}
+
+int run_compare(const compare_options& o, const global_options& g) {
+  const auto db = store::database::open_existing(g.db);
+  auto metrics = query::split_metrics(o.metrics);
+  if (metrics.empty()) metrics = query::default_compare_metrics();
+  const store::result_query q{metrics, false};
+  query::compare_table table;
+  if (o.mode == "variants") {
+    if (o.args.size() > 1) throw usage_error("compare variants takes one run (default: latest)");
+    table = query::compare_variants(query::select_side(db, o.args.empty() ? "latest" : o.args.front(), q), metrics,
+                                    o.reference);
+  } else if (o.mode == "gpus") {
+    table = across_gpus(db, o, q);
+  } else {
+    if (o.args.size() < 2)
+      throw usage_error("compare runs needs two or more runs, baselines or commits, e.g. `bankbench compare runs 3 5`");
+    std::vector<query::side> sides;
+    for (const auto& spec : o.args) sides.push_back(query::select_side(db, spec, q));
+    table = query::compare_sides(sides, metrics);
+  }
+  query::write_compare(table, std::cout, o.format);
+  return 0;
+}
+} // namespace
+
+run_fn setup_compare(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<compare_options>();
+  sub.add_option("mode", o->mode,
+                 "variants [RUN]: the variants of one run; gpus [EXPERIMENT]: the newest run on each GPU; "
+                 "runs A B...: runs, baselines or commits")
+      ->required()
+      ->check(CLI::IsMember({"variants", "gpus", "runs"}));
+  sub.add_option("args", o->args, "RUN, EXPERIMENT, or runs (id, latest, baseline name, commit)");
+  sub.add_option("-m,--metric", o->metrics,
+                 "metrics as columns, repeated or comma-separated (default: load and store wavefronts per request, "
+                 "median_ns); median_ns and bandwidth_gbps come from the timings");
+  sub.add_option("--reference", o->reference, "variants: the variant the others are divided by (default: the first)");
+  sub.add_option("-f,--format", o->format, "table, markdown, csv or json")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
+      ->capture_default_str();
+  return [o, &global] { return run_compare(*o, global); };
+}
+
+} // namespace bb::cli

@@ -1,0 +1,69 @@
+// bankbench export [RUN...] [--table metrics|samples|configurations] [--format csv|json]: long tables.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "query/export.hpp"
+#include "query/selector.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct export_options {
+  std::vector<std::string> runs;
+  std::string table = "metrics";
+  std::string format = "csv";
+  std::string out;
+};
+
+int run_export(const export_options& o, const global_options& g) {
+  const auto db = store::database::open_existing(g.db);
+  const auto table = query::parse_long_table(o.table);
+  std::vector<std::int64_t> ids;
+  for (const auto& spec : o.runs) {
+    // Only the runs are wanted here; "-" is a metric no run has.
+    const auto side = query::select_side(db, spec, {{"-"}, false});
+    if (side.is_baseline)
+      throw usage_error(fmt::format("'{}' is a baseline; `bankbench baseline export` writes it", spec));
+    for (const auto& r : side.runs) ids.push_back(r.id);
+  }
+  if (!o.runs.empty() && ids.empty()) return 0;
+  const bool json = o.format == "json";
+  if (o.out.empty() || o.out == "-") {
+    query::write_export(db, ids, table, json, std::cout);
+    return 0;
+  }
+  const std::filesystem::path file(o.out);
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream out(file, std::ios::binary);
+  const auto rows = query::write_export(db, ids, table, json, out);
+  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  spdlog::info("wrote {} rows to {}", rows, o.out);
+  return 0;
+}
+} // namespace
+
+run_fn setup_export(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<export_options>();
+  sub.add_option("runs", o->runs, "run ids, latest or commits (default: every run)");
+  sub.add_option("-t,--table", o->table,
+                 "metrics: one row per metric value; samples: one per timed launch; configurations: one per "
+                 "configuration with its summary")
+      ->check(CLI::IsMember({"metrics", "samples", "configurations"}))
+      ->capture_default_str();
+  sub.add_option("-f,--format", o->format, "csv, or json (an array of records)")
+      ->check(CLI::IsMember({"csv", "json"}))
+      ->capture_default_str();
+  sub.add_option("-o,--out", o->out, "file to write (default: stdout)");
+  return [o, &global] { return run_export(*o, global); };
+}
+
+} // namespace bb::cli

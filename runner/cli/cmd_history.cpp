@@ -1,0 +1,60 @@
+// bankbench history VARIANT [--param n=4096] [--metric M]: one configuration across runs and commits.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "query/history.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct history_options {
+  query::history_query query;
+  std::vector<std::string> params;
+  std::string format = "table";
+  std::string svg;
+};
+
+int run_history(const history_options& o, const global_options& g) {
+  const auto db = store::database::open_existing(g.db);
+  query::history_query q = o.query;
+  for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
+  const auto points = query::metric_history(db, q);
+  query::write_history(points, q, std::cout, o.format);
+  if (!o.svg.empty()) {
+    const std::filesystem::path file(o.svg);
+    std::error_code ec;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+    std::ofstream out(file, std::ios::binary);
+    out << query::history_svg(points, q);
+    if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.svg));
+    spdlog::info("wrote the plot to {}", o.svg);
+  }
+  return 0;
+}
+} // namespace
+
+run_fn setup_history(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<history_options>();
+  sub.add_option("variant", o->query.variant, "the variant, e.g. padded or transpose/padded")->required();
+  sub.add_option("-p,--param", o->params, "a parameter the configuration has, NAME=VALUE, e.g. n=4096 (repeatable)");
+  sub.add_option("-m,--metric", o->query.metric, "the metric; median_ns and bandwidth_gbps come from the timings")
+      ->capture_default_str();
+  sub.add_option("-e,--experiment", o->query.experiment, "only runs of this experiment");
+  sub.add_option("-g,--gpu", o->query.gpu, "only runs on this architecture (sm_90, model) or GPU (part of its name)");
+  sub.add_option("-n,--limit", o->query.limit, "only the newest N runs");
+  sub.add_option("-f,--format", o->format, "table (with a bar per run), markdown, csv or json")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
+      ->capture_default_str();
+  sub.add_option("--svg", o->svg, "also write the plot as an SVG file");
+  return [o, &global] { return run_history(*o, global); };
+}
+
+} // namespace bb::cli

@@ -1,0 +1,51 @@
+// bankbench report [--out report.html]: one self-contained HTML page of charts and highlights.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "query/report.hpp"
+#include "store/database.hpp"
+#include "store/samples.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct report_cli {
+  std::string out = "report.html";
+  query::report_options options;
+};
+
+int run_report(const report_cli& o, const global_options& g) {
+  const auto db = store::database::open_existing(g.db);
+  query::report_options options = o.options;
+  options.generated_at = store::utc_now_iso8601();
+  std::ostringstream page;
+  const auto summary = query::write_report(db, options, page);
+  const std::filesystem::path file(o.out);
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream out(file, std::ios::binary);
+  out << page.str();
+  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  std::cout << fmt::format("wrote {}: {} experiment{}, {} charts, {} failed expectation{}, {} regression{}\n", o.out,
+                           summary.experiments, summary.experiments == 1 ? "" : "s", summary.charts,
+                           summary.failed_expectations, summary.failed_expectations == 1 ? "" : "s",
+                           summary.regressions, summary.regressions == 1 ? "" : "s");
+  return 0;
+}
+} // namespace
+
+run_fn setup_report(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<report_cli>();
+  sub.add_option("-o,--out", o->out, "the HTML file to write")->capture_default_str();
+  sub.add_option("-e,--experiment", o->options.experiments, "only these experiments (default: all)");
+  return [o, &global] { return run_report(*o, global); };
+}
+
+} // namespace bb::cli

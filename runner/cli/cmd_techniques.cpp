@@ -1,0 +1,65 @@
+// bankbench techniques [RUN...] [--out FILE]: the techniques page (docs/techniques.md) from the database.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+#include "common/error.hpp"
+#include "query/techniques.hpp"
+#include "registry/registry.hpp"
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+namespace {
+struct techniques_options {
+  std::vector<std::string> runs;
+  std::string out;
+};
+
+std::int64_t parse_run_id(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    const std::int64_t id = std::stoll(text, &used);
+    if (used == text.size()) return id;
+  } catch (const std::exception&) {
+  }
+  throw usage_error("RUN must be a run id, not '" + text + "' (see `bankbench list runs`)");
+}
+
+int run_techniques(const techniques_options& o, const global_options& g) {
+  const auto db = store::database::open_existing(g.db);
+  std::vector<std::int64_t> ids;
+  for (const auto& r : o.runs) ids.push_back(parse_run_id(r));
+  // The whole page is built before the file is touched, so an error leaves the old page in place.
+  std::ostringstream page;
+  query::write_techniques(db, ids, registry::instance(), page);
+  if (o.out.empty() || o.out == "-") {
+    std::cout << page.str();
+    return 0;
+  }
+  const std::filesystem::path file(o.out);
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  std::ofstream out(file, std::ios::binary);
+  out << page.str();
+  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  spdlog::info("wrote {}", o.out);
+  return 0;
+}
+} // namespace
+
+run_fn setup_techniques(CLI::App& sub, const global_options& global) {
+  auto o = std::make_shared<techniques_options>();
+  sub.add_option("runs", o->runs,
+                 "run ids, one section each (default: the latest run of each experiment on the latest GPU)");
+  sub.add_option("-o,--out", o->out, "Markdown file to write, e.g. docs/techniques.md (default: stdout)");
+  return [o, &global] { return run_techniques(*o, global); };
+}
+
+} // namespace bb::cli

@@ -1,0 +1,24 @@
+#pragma once
+/// `bankbench export`: results in a long layout that pandas, R or a spreadsheet read directly:
+/// one row per metric value, timed sample or configuration, with what it belongs to in columns,
+/// each parameter in a column of its own (param_<name>) beside params_json.
+#include <cstdint>
+#include <ostream>
+#include <string_view>
+#include <vector>
+
+#include "store/database.hpp"
+#include "store/long_rows.hpp"
+
+namespace bb::query {
+
+/// "metrics", "samples" or "configurations"; throws bb::usage_error otherwise.
+store::long_table parse_long_table(std::string_view name);
+
+/// Writes the rows of `run_ids` (every run when empty): csv with one header row (RFC 4180), or
+/// json as an array of objects with the same keys, numbers as numbers and NULL as null.
+/// Returns the number of rows written.
+std::size_t write_export(const store::database& db, const std::vector<std::int64_t>& run_ids, store::long_table table,
+                         bool json, std::ostream& out);
+
+} // namespace bb::query

@@ -1,0 +1,45 @@
+#pragma once
+/// What the results commands know about a metric: a short column label, how to print it, and
+/// which way is worse. Besides stored metrics, "median_ns" and "bandwidth_gbps" name the timing.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace bb::query {
+
+/// How regress judges a metric.
+enum class metric_kind {
+  ratio, ///< a per-request counter ratio: gated against the measured noise
+  count, ///< a raw counter: compared like a ratio, reported but not gated
+  time,  ///< median_ns, bandwidth_gbps: Mann-Whitney U on the samples plus a minimum effect
+  other, ///< anything else: shown, never judged
+};
+
+struct metric_info {
+  std::string name;
+  std::string label; ///< "ld wf/req", "median us"
+  int decimals = 2;
+  double scale = 1; ///< printed value = stored value * scale (median_ns shows in us)
+  metric_kind kind = metric_kind::other;
+  bool higher_is_worse = true; ///< false for bandwidth; requests are neither, see judged()
+  bool judged = true;          ///< false for requests: more work is not a regression
+};
+
+metric_info describe_metric(std::string_view name);
+
+/// The metrics compare shows by default.
+const std::vector<std::string>& default_compare_metrics();
+/// The per-request ratios regress gates on by default.
+const std::vector<std::string>& default_regress_metrics();
+
+/// `name`'s value in `row`: the mean over launches, or the timing for median_ns and
+/// bandwidth_gbps; empty when not measured or when the configuration did not finish.
+std::optional<double> value_of(const store::result_row& row, const std::string& name);
+
+/// "load_wavefronts_per_request,median_ns" -> two names; repeated options are joined.
+std::vector<std::string> split_metrics(const std::vector<std::string>& options);
+
+} // namespace bb::query

@@ -1,0 +1,33 @@
+#pragma once
+/// The report's charts, built from rows read from the database. Private to the report's files.
+/// Each returns a complete <figure>, or nothing when there is nothing to draw.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "store/results.hpp"
+
+namespace bb::query::report_charts {
+
+/// Bars of `metric` by parameters (groups) and variant (bars); groups where an expectation
+/// failed are shaded red and say which.
+std::optional<std::string> variant_bars(const std::vector<store::result_row>& rows, const std::string& metric,
+                                        const std::string& context);
+
+/// `metric` (median_ns or bandwidth_gbps) against the size parameter (the numeric parameter
+/// with the most distinct values), one line per variant; nothing without such a parameter.
+std::optional<std::string> against_size(const std::vector<store::result_row>& rows, const std::string& metric,
+                                        const std::string& context);
+
+/// One run per GPU: bars of `metric` by configuration (groups) and GPU (bars).
+std::optional<std::string>
+across_gpus(const std::vector<std::pair<store::run_info, std::vector<store::result_row>>>& runs,
+            const std::string& metric);
+
+/// Measured load and store wavefronts per request against the bank model's prediction: the
+/// predicted_* values stored with `measured`, else those of a model run's `predicted` rows.
+std::optional<std::string> predicted_vs_measured(const std::vector<store::result_row>& measured,
+                                                 const std::vector<store::result_row>& predicted);
+
+} // namespace bb::query::report_charts

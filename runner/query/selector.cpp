@@ -1,0 +1,150 @@
+#include "query/selector.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "query/baseline_doc.hpp"
+#include "store/baselines.hpp"
+
+namespace bb::query {
+
+namespace {
+
+std::optional<std::int64_t> as_run_id(std::string_view text) {
+  if (text.empty() || text.size() > 18 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    return std::nullopt;
+  return std::stoll(std::string(text));
+}
+
+bool is_hex(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+side read_side(const store::database& db, std::string label, const std::vector<store::run_info>& runs,
+               const store::result_query& query) {
+  std::vector<std::int64_t> ids;
+  for (const auto& r : runs) ids.push_back(r.id);
+  return side_of_runs(std::move(label), runs, store::read_results(db, ids, query));
+}
+
+side baseline_side(const store::baseline_entry& entry) {
+  const auto doc = nlohmann::json::parse(entry.content_json, nullptr, false);
+  const std::string origin = "baseline " + entry.name;
+  check_baseline_document(doc, origin);
+  return side_of_baseline(doc);
+}
+
+[[noreturn]] void nothing_matches(const std::string& spec, const store::database& db) {
+  throw usage_error(fmt::format("no run, baseline or commit '{}' in {}; give a run id (`bankbench list runs`), "
+                                "`latest`, a baseline name (`bankbench baseline list`) or a commit",
+                                spec, db.path()));
+}
+
+} // namespace
+
+std::vector<store::run_info> runs_at_commit(const std::vector<store::run_info>& runs, const std::string& prefix) {
+  const std::string wanted = lower(prefix);
+  std::map<std::pair<std::string, std::int64_t>, store::run_info> newest; // (experiment, gpu) -> run
+  for (const auto& r : runs)
+    if (lower(r.git_commit).rfind(wanted, 0) == 0) newest[{r.experiment_name, r.gpu_id}] = r; // runs are oldest first
+  std::vector<store::run_info> out;
+  for (auto& [key, run] : newest) out.push_back(std::move(run));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+std::vector<store::run_info> runs_before(const std::vector<store::run_info>& runs,
+                                         const std::vector<store::run_info>& anchor) {
+  std::set<std::int64_t> anchor_ids;
+  std::int64_t first = std::numeric_limits<std::int64_t>::max();
+  std::set<std::pair<std::string, std::string>> wanted; // (experiment, arch)
+  for (const auto& a : anchor) {
+    if (a.id > 0) {
+      anchor_ids.insert(a.id);
+      first = std::min(first, a.id);
+    }
+    wanted.insert({a.experiment_name, a.arch});
+  }
+  std::map<std::pair<std::string, std::string>, store::run_info> newest;
+  for (const auto& r : runs)
+    if (r.id < first && anchor_ids.count(r.id) == 0 && wanted.count({r.experiment_name, r.arch}) > 0)
+      newest[{r.experiment_name, r.arch}] = r;
+  std::vector<store::run_info> out;
+  for (auto& [key, run] : newest) out.push_back(std::move(run));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+std::vector<store::run_info> latest_per_gpu(const std::vector<store::run_info>& runs, const std::string& experiment) {
+  std::map<std::int64_t, store::run_info> newest; // gpu id -> run
+  for (const auto& r : runs)
+    if (r.experiment_name == experiment) newest[r.gpu_id] = r;
+  std::vector<store::run_info> out;
+  for (auto& [gpu, run] : newest) out.push_back(std::move(run));
+  return out;
+}
+
+store::run_info select_run(const std::vector<store::run_info>& runs, const std::string& spec,
+                           const std::string& db_path) {
+  if (spec == "latest") {
+    if (runs.empty()) throw usage_error(db_path + " holds no runs yet; run `bankbench run` first");
+    return runs.back();
+  }
+  const std::string_view text = spec.rfind("run:", 0) == 0 ? std::string_view(spec).substr(4) : std::string_view(spec);
+  const auto id = as_run_id(text);
+  if (!id) throw usage_error(fmt::format("'{}' is not a run id; give a number from `bankbench list runs`", spec));
+  for (const auto& r : runs)
+    if (r.id == *id) return r;
+  throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", *id, db_path));
+}
+
+side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
+                 const side* anchor) {
+  const auto runs = store::run_infos(db);
+  const bool explicit_run = spec.rfind("run:", 0) == 0;
+  if (explicit_run || as_run_id(spec) || (spec == "latest" && anchor == nullptr)) {
+    const auto run = select_run(runs, spec, db.path());
+    return read_side(db, fmt::format("run {}", run.id), {run}, query);
+  }
+  if (spec == "latest") {
+    const auto before = runs_before(runs, anchor->runs);
+    if (before.empty())
+      throw usage_error(fmt::format("no earlier run of the same experiment on the same architecture as {} in {}",
+                                    anchor->label, db.path()));
+    return read_side(db, before.size() == 1 ? fmt::format("run {}", before.front().id) : "previous runs", before,
+                     query);
+  }
+  const bool explicit_baseline = spec.rfind("baseline:", 0) == 0;
+  const std::string name = explicit_baseline ? spec.substr(9) : spec;
+  if (const auto entry = store::find_baseline(db, name)) return baseline_side(*entry);
+  if (explicit_baseline)
+    throw usage_error(fmt::format("no baseline '{}' in {}; `bankbench baseline list` lists them", name, db.path()));
+  const bool explicit_commit = spec.rfind("commit:", 0) == 0;
+  const std::string prefix = explicit_commit ? spec.substr(7) : spec;
+  if (is_hex(prefix) && (prefix.size() >= 4 || explicit_commit)) {
+    const auto at = runs_at_commit(runs, prefix);
+    std::set<std::string> commits;
+    for (const auto& r : at) commits.insert(r.git_commit);
+    if (commits.size() > 1)
+      throw usage_error(fmt::format("commit '{}' is ambiguous in {}: it begins {} commits; give more digits", prefix,
+                                    db.path(), commits.size()));
+    if (!at.empty()) return read_side(db, "commit " + at.front().git_commit.substr(0, 12), at, query);
+  }
+  nothing_matches(spec, db);
+}
+
+} // namespace bb::query

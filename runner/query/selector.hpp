@@ -1,0 +1,38 @@
+#pragma once
+/// What the results commands accept where they need runs (regress --baseline X --candidate Y,
+/// compare runs A B, baseline save NAME SPEC): a run, the latest run, a named baseline or a commit.
+#include <string>
+#include <vector>
+
+#include "query/side.hpp"
+#include "store/database.hpp"
+
+namespace bb::query {
+
+/// Resolves `spec`:
+///  - "12" or "run:12": run 12;
+///  - "latest": the newest run; with an `anchor` (the side it is compared with), the newest run
+///    before the anchor's runs of each of its experiments on the same architecture;
+///  - "baseline:NAME", or NAME of a saved baseline;
+///  - "commit:SHA", or four or more hex digits that begin a run's commit: the newest run of each
+///    experiment and GPU at that commit.
+/// Throws bb::usage_error when nothing matches or a commit prefix is ambiguous.
+side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
+                 const side* anchor = nullptr);
+
+/// The newest run of each experiment and GPU whose commit begins with `prefix` (case-insensitive).
+std::vector<store::run_info> runs_at_commit(const std::vector<store::run_info>& runs, const std::string& prefix);
+
+/// For each experiment and architecture of `anchor`, the newest run before the earliest of
+/// `anchor`'s runs that is not one of them.
+std::vector<store::run_info> runs_before(const std::vector<store::run_info>& runs,
+                                         const std::vector<store::run_info>& anchor);
+
+/// The newest run of `experiment` on each GPU (measured or model), oldest GPU first.
+std::vector<store::run_info> latest_per_gpu(const std::vector<store::run_info>& runs, const std::string& experiment);
+
+/// Run `spec` ("12" or "run:12") or "latest"; throws bb::usage_error when there is no such run.
+store::run_info select_run(const std::vector<store::run_info>& runs, const std::string& spec,
+                           const std::string& db_path);
+
+} // namespace bb::query

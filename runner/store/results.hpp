@@ -1,0 +1,64 @@
+#pragma once
+/// Reading results for the commands that compare them (compare, regress, history, report):
+/// runs with their architecture, and configurations with their metrics summarised over launches.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.hpp"
+
+namespace bb::store {
+
+/// "sm_90" for a GPU measured with CUPTI; another backend is an architecture of its own: "model"
+/// for the bank model (cc 0.0), "<backend>:sm_XY" where it names a compute capability.
+std::string architecture(const std::string& backend, int cc_major, int cc_minor);
+
+/// A run as the results commands name it: its GPU, its commit, and what identifies it across
+/// databases (GPU uuid and backend, started_at, experiment_sha256, host).
+struct run_info {
+  std::int64_t id = 0;
+  std::string started_at, status, host, git_commit, experiment_name, experiment_sha256;
+  bool git_dirty = false;
+  std::int64_t gpu_id = 0;
+  std::string gpu_name, gpu_uuid, backend, arch;
+};
+
+/// One metric of one configuration over its launches.
+struct metric_stats {
+  double mean = 0, min = 0, max = 0;
+  int launches = 0;
+};
+
+/// An expectation that a configuration failed: the metric it is about and its text with what was
+/// observed ("load_conflicts_per_request < 0.2 (observed 0.5)").
+struct failed_expectation {
+  std::string metric, text;
+};
+
+/// One configuration of one run, ready to be compared with others.
+struct result_row {
+  std::int64_t run_id = 0;
+  int seq = 0;
+  std::string experiment, arch, variant, params_json, status;
+  std::map<std::string, metric_stats> metrics; ///< by metric name
+  std::optional<double> median_ns, bandwidth_gbps;
+  std::vector<double> samples_ns; ///< only when result_query::samples
+  std::vector<failed_expectation> failed_expectations;
+};
+
+/// What read_results() reads besides the configurations themselves.
+struct result_query {
+  std::vector<std::string> metrics; ///< names to read; empty: every metric
+  bool samples = false;             ///< the timing samples too
+};
+
+/// Every run, oldest first.
+std::vector<run_info> run_infos(const database& db);
+
+/// The configurations of `run_ids`, run by run in the order given, each in seq order.
+std::vector<result_row> read_results(const database& db, const std::vector<std::int64_t>& run_ids,
+                                     const result_query& query = {});
+
+} // namespace bb::store

@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""Writes the experiment files whose expectations are one per configuration: the stride sweep
+(experiments/stride/*.yaml) and the padding sweep (experiments/padding/sweep.yaml).
+
+Each expected signature is what the bank model's rules v1 (runner/model/rules.hpp) predict for the
+kernel's requests: 32 banks of 4-byte words; lanes asking for the same word share it; 8-byte
+accesses served per half-warp and 16-byte ones per quarter-warp. `bankbench run --backend model`
+on the written files must meet every expectation (the C++ model, from the kernels' own access
+plans, agrees with this script). The GPU decides where the rules are wrong: adjust the files to
+the measurements then, by hand or by changing this script.
+
+Usage: scripts/gen_expectations.py [REPO_ROOT]
+"""
+import math
+import json
+import pathlib
+import sys
+import textwrap
+
+WIDTHS = [1, 2, 4, 8, 16]
+
+
+def wavefronts(addresses, width):
+    """Rules v1 for one full-warp request: per phase, the most distinct words one bank serves."""
+    group = 32 if width <= 4 else 128 // width
+    words_per_lane = max(1, width // 4)
+    total = 0
+    for first in range(0, 32, group):
+        words = {a // 4 + k for a in addresses[first:first + group] for k in range(words_per_lane)}
+        per_bank = {}
+        for w in words:
+            per_bank[w % 32] = per_bank.get(w % 32, 0) + 1
+        total += max(per_bank.values())
+    return total
+
+
+# 8- and 16-byte accesses do not follow rules v1 on Hopper (a contiguous 8-byte warp access takes
+# 1 wavefront, not 2; a 16-byte one 2, not 4; see docs/bank-model.md): their expectations are the
+# H200's measurements, kept in scripts/measured/, until the model's rules catch up.
+MEASURED = json.loads((pathlib.Path(__file__).parent / "measured" / "h200-stride-wide.json").read_text())
+MEASURED_WIDTHS = (8, 16)
+
+
+def ideal(width):
+    return max(1, math.ceil(32 * width / 128))
+
+
+def wrap(text):
+    return "\n  ".join(textwrap.wrap(text, 98))
+
+
+def fmt(x):
+    return f"{x:.3f}".rstrip("0").rstrip(".")
+
+
+def bound_lines(where, metric, predicted, variants=None):
+    """One flow-style expectation: within max(0.05, 2%) of the prediction; `below` for zero."""
+    d = max(0.05, 0.02 * predicted)
+    head = "  - {"
+    if variants:
+        head += "variants: [" + ", ".join(variants) + "], "
+    head += "where: {" + ", ".join(f"{k}: {v}" for k, v in where.items()) + "}, "
+    if predicted == 0:
+        return head + f"metric: {metric}, below: 0.05}}"
+    return head + f"metric: {metric}, between: [{fmt(max(0.0, predicted - d))}, {fmt(predicted + d)}]}}"
+
+
+# --- stride -------------------------------------------------------------------------------------
+
+def stride_signature(stride, width, group):
+    """Wavefronts of the stride kernel's loads; every one of its 8 address shifts gives the same."""
+    seen = set()
+    for k in range(8):
+        seen.add(wavefronts([((lane // group) * stride + k * (128 // width)) * width for lane in range(32)], width))
+    assert len(seen) == 1, (stride, width, group, seen)
+    return seen.pop()
+
+
+STRIDE_HEADER = """\
+# Written by scripts/gen_expectations.py (the bank model's rules v1); adjust to what the GPU measures.
+# {what}
+# Loads are the measured requests (the kernel loads nothing else); stores only fill the array,
+# 32 consecutive elements per request, and are ideal throughout.
+# Widths 1, 2 and 4 follow the bank model's rules v1, which the H200 confirmed for them; widths 8
+# and 16 are the H200's measurements (rules v1 predicts half- and quarter-warp phases, which the
+# hardware does not show).
+name: {name}
+description: >-
+  {description}
+claim: >-
+  {claim}
+family: stride
+variants: [{variant}]
+axes:
+{axes}
+metrics: bank_conflicts
+repeat:
+  warmup: 1
+  samples: 5
+seed: 20261122
+expect:
+  # The fill stores are ideal by construction; the counter adds up to 0.12 of arbitration noise
+  # per request on an H200 (as for the transpose tiles), hence the bound.
+  - metric: store_excess_wavefronts_per_request
+    below: 0.2
+"""
+
+
+def stride_file(name, variant, group, strides, what, description, claim):
+    axes = []
+    if strides is not None:
+        axes.append("  stride: [" + ", ".join(str(s) for s in strides) + "]")
+    axes.append("  width: [" + ", ".join(str(w) for w in WIDTHS) + "]")
+    text = STRIDE_HEADER.format(name=name, what=what, description=wrap(description), claim=wrap(claim),
+                                variant=variant, axes="\n".join(axes))
+    for width in WIDTHS:
+        if width in MEASURED_WIDTHS:
+            text += (f"  # width {width}: measured on {MEASURED['source']}; rules v1 predicts otherwise "
+                     "(docs/bank-model.md)\n")
+        else:
+            text += f"  # width {width}: ideal {ideal(width)} wavefront(s) per request\n"
+        for stride in strides or [1]:
+            where = {"stride": stride, "width": width} if strides is not None else {"width": width}
+            if width in MEASURED_WIDTHS:
+                m = MEASURED["load"][f"{variant} stride={stride} width={width}"]
+                text += bound_lines(where, "load_wavefronts_per_request", m["load_wavefronts_per_request"]) + "\n"
+                text += bound_lines(where, "load_conflicts_per_request", m["load_conflicts_per_request"]) + "\n"
+                continue
+            p = stride_signature(stride, width, group)
+            text += bound_lines(where, "load_wavefronts_per_request", p) + "\n"
+            text += bound_lines(where, "load_conflicts_per_request", p - ideal(width)) + "\n"
+    return text
+
+
+# --- padding ------------------------------------------------------------------------------------
+
+TYPES = {  # name: (bytes per element, bytes per access, accesses per element)
+    "char": (1, 1, 1),
+    "short": (2, 2, 1),
+    "float": (4, 4, 1),
+    "double": (8, 8, 1),
+    "float4": (16, 16, 1),
+    "struct12": (12, 4, 3),
+}
+
+
+def column_signature(type_name, pitch, cols=32):
+    """Mean wavefronts per request of the column requests (lane = row) over every column: for
+    1- and 2-byte elements the column's offset inside a word changes the count."""
+    size, width, accesses = TYPES[type_name]
+    total = 0
+    for c in range(cols):
+        for f in range(accesses):
+            total += wavefronts([(r * pitch + c) * size + 4 * f for r in range(32)], width)
+    return total / (cols * accesses)
+
+
+PADDING_HEADER = """\
+# Written by scripts/gen_expectations.py (the bank model's rules v1); adjust to what the GPU measures.
+# tile[32][pitch] of each element type, 32 columns of data and pitch - 32 of padding, columns read
+# (column_read: loads measured) or written (column_write: stores measured) with lane = row. The
+# other direction is a row access and ideal for every type and pitch.
+# Per element type, for pitch 32..36, the rules predict (wavefronts per request; ideal in brackets):
+{table}
+# For char and short the count depends on where the column sits in its word, so the expectation
+# is the mean over the 32 columns (char[32][33]: 1.75, not 1). struct12 moves as three 4-byte
+# requests per element. double and float4 follow the half- and quarter-warp rule: TO BE CONFIRMED
+# ON THE GPU, as is the hardware conflict counter for 1-, 2-, 8- and 16-byte accesses (here:
+# wavefronts above the ideal).
+name: padding_sweep
+description: >-
+  Column access to tile[32][32 + pad] for pad = 0..4 and element types char, short, float, double,
+  float4 and struct {{float a, b, c}}: which paddings remove the conflict depends on the row length
+  in 4-byte words, not in elements.
+claim: >-
+  Padding each row by one element makes column access to a shared tile conflict-free, whatever the
+  element type.
+family: padding
+variants: [column_read, column_write]
+axes:
+  type: [char, short, float, double, float4, struct12]
+  pitch: [32, 33, 34, 35, 36]
+metrics: bank_conflicts
+repeat:
+  warmup: 3
+  samples: 10
+seed: 20261123
+expect:
+  # The other side (the row fill or read) is ideal by construction; an H200 adds up to 0.07 per
+  # request of arbitration noise to it (float4, 2026-11-21), hence the bound.
+  - variants: [column_read]
+    metric: store_excess_wavefronts_per_request
+    below: 0.15
+  - variants: [column_write]
+    metric: load_excess_wavefronts_per_request
+    below: 0.15
+"""
+
+
+def padding_sweep():
+    table = []
+    for t, (_, width, _) in TYPES.items():
+        table.append(f"#   {t:8} " + "  ".join(fmt(column_signature(t, p)) for p in range(32, 37)) + f"  [{ideal(width)}]")
+    text = PADDING_HEADER.format(table="\n".join(table))
+    for variant, side in (("column_read", "load"), ("column_write", "store")):
+        for t, (_, width, _) in TYPES.items():
+            for pitch in range(32, 37):
+                p = column_signature(t, pitch)
+                where = {"type": t, "pitch": pitch}
+                text += bound_lines(where, f"{side}_wavefronts_per_request", p, [variant]) + "\n"
+                text += bound_lines(where, f"{side}_conflicts_per_request", p - ideal(width), [variant]) + "\n"
+    return text
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    files = {
+        "experiments/stride/strided.yaml": stride_file(
+            "stride_strided", "strided", 1, list(range(1, 65)),
+            "Lane l loads element l * stride; for 4-byte words the degree is gcd(stride, 32).",
+            "A warp loading s[lane * stride] for strides 1 to 64 and elements of 1, 2, 4, 8 and 16 bytes.",
+            "Odd strides of 4-byte words are conflict-free and stride 2^k is 2^k-way (up to 32); 1- and "
+            "2-byte elements at small strides share words and are conflict-free; 8- and 16-byte elements "
+            "are served per half- and quarter-warp."),
+        "experiments/stride/multicast.yaml": stride_file(
+            "stride_multicast", "multicast", 2, [1, 2, 3, 4, 5, 8, 16, 32, 33, 64],
+            "Lanes 2g and 2g + 1 load element g * stride: 16 distinct elements per request.",
+            "Pairs of lanes loading the same element (multicast), at strides between the pairs.",
+            "Lanes that read the same word share it (multicast), so a pair costs what one lane costs: "
+            "the degree is that of 16 lanes at the same stride."),
+        "experiments/stride/broadcast.yaml": stride_file(
+            "stride_broadcast", "broadcast", 32, None,
+            "Every lane loads element 0.",
+            "All 32 lanes loading one element (broadcast), for elements of 1 to 16 bytes.",
+            "A broadcast is conflict-free whatever the width: one word, served to every lane at once (the rules "
+            "give 8- and 16-byte broadcasts their ideal 2 and 4 wavefronts, one per half- or quarter-warp)."),
+        "experiments/padding/sweep.yaml": padding_sweep(),
+    }
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

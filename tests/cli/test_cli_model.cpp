@@ -1,0 +1,86 @@
+// `bankbench run --backend model`: the whole pipeline (run -> store -> show) without a GPU, with
+// the bank model's predictions where the counters would be.
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+using bb::test::run_cli;
+
+namespace {
+
+/// The table line of `variant` with `params`, e.g. ("naive", "n=1024").
+std::string row_of(const std::string& table, const std::string& variant, const std::string& params) {
+  std::size_t at = 0;
+  while ((at = table.find('\n' + variant + ' ', at)) != std::string::npos) {
+    const auto end = table.find('\n', at + 1);
+    const std::string line = table.substr(at + 1, end - at - 1);
+    if (line.find(' ' + params + ' ') != std::string::npos) return line;
+    at = end;
+  }
+  return "";
+}
+
+/// The line's cells, split on runs of two or more spaces.
+std::vector<std::string> cells_of(const std::string& line) {
+  std::vector<std::string> cells;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    const auto gap = line.find("  ", i);
+    cells.push_back(line.substr(i, gap == std::string::npos ? std::string::npos : gap - i));
+    if (gap == std::string::npos) break;
+    i = line.find_first_not_of(' ', gap);
+  }
+  return cells;
+}
+
+} // namespace
+
+TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "model.sqlite").string();
+  const auto run = run_cli("--db '" + db + "' run --backend model experiments/transpose/transpose.yaml",
+                           "CUDA_VISIBLE_DEVICES=");
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out; // the file's expectations hold for the predictions
+  EXPECT_NE(run.err.find("[1/9] transpose/naive n=1024  ok  ld 32.00 wf/req"), std::string::npos) << run.err;
+
+  const auto show = run_cli("--db '" + db + "' show", "CUDA_VISIBLE_DEVICES=");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("gpu:      bank model (rules v1: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B) (cc 0.0)"),
+            std::string::npos)
+      << show.out;
+  EXPECT_NE(show.out.find("ld wf/req  pred wf/req  ld conflicts/req"), std::string::npos) << show.out;
+  // variant, params, status, ld req, ld wf/req, pred wf/req, ld conflicts/req, st wf/req, st conflicts/req,
+  // median us, GB/s, expectations
+  const std::vector<std::string> naive{"naive", "n=1024", "ok", "32768", "32.00", "32.00", "31.00", "1.00", "0.00", "-", "-",
+                                       "pass"};
+  EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=1024")), naive) << show.out;
+  const std::vector<std::string> padded{"padded", "n=8192", "ok", "2097152", "1.00", "1.00", "0.00", "1.00", "0.00", "-",
+                                        "-", "pass"};
+  EXPECT_EQ(cells_of(row_of(show.out, "padded", "n=8192")), padded) << show.out;
+  const std::vector<std::string> swizzled{"swizzled", "n=4096", "ok", "524288", "1.00", "1.00", "0.00", "1.00", "0.00",
+                                          "-", "-", "pass"};
+  EXPECT_EQ(cells_of(row_of(show.out, "swizzled", "n=4096")), swizzled) << show.out;
+  EXPECT_NE(show.out.find("configurations: 9 ok; expectations:"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find(" 0 failed"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find('!'), std::string::npos) << "a prediction never disagrees with itself";
+
+  const auto gpus = run_cli("--db '" + db + "' list gpus");
+  EXPECT_NE(gpus.out.find("model-rules-1"), std::string::npos) << gpus.out;
+  EXPECT_NE(gpus.out.find("model"), std::string::npos) << gpus.out;
+}
+
+TEST(cli_model, partial_tiles_are_predicted_and_refused_sizes_recorded) {
+  bb::test::temp_dir tmp;
+  const auto yaml = tmp.path / "partial.yaml";
+  // n = 100: partial tiles, which the model answers; n = 46341: the plan refuses it as the factory does.
+  std::ofstream(yaml) << "name: partial\ndescription: edges\nfamily: transpose\nvariants: [naive]\naxes:\n"
+                         "  n: [100, 46341]\nmetrics: bank_conflicts\n";
+  const auto db = (tmp.path / "p.sqlite").string();
+  const auto run = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(run.exit_code, 1) << run.err; // a configuration did not run
+  const auto show = run_cli("--db '" + db + "' show");
+  const std::vector<std::string> n100{"naive", "n=100", "ok", "400", "25.00", "25.00", "24.00", "1.00", "0.00", "-", "-", "-"};
+  EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=100")), n100) << show.out;
+  EXPECT_NE(row_of(show.out, "naive", "n=46341").find("unsupported: n = 46341 is outside 1..46340"), std::string::npos)
+      << show.out;
+}

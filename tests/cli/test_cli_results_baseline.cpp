@@ -1,0 +1,75 @@
+// bankbench baseline: save, list, export to a file, import elsewhere, and regress against it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../data/results/fixtures.hpp"
+#include "../data/results/test_helpers.hpp"
+#include "cli_runner.hpp"
+
+namespace {
+
+using bb::test::run_cli;
+using namespace bb::test::results;
+
+class cli_baseline : public ::testing::Test {
+protected:
+  void SetUp() override { build_fixture(m_tmp.file("f.sqlite")); }
+  bb::test::cli_result on(const std::string& db, const std::string& args) {
+    return run_cli("--db '" + m_tmp.file(db) + "' " + args);
+  }
+  temp_folder m_tmp;
+};
+
+TEST_F(cli_baseline, save_list_export_import_and_regress_elsewhere) {
+  auto r = on("f.sqlite", "baseline save sm_90 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "saved baseline sm_90: 9 configurations of run 1 (transpose on sm_90)\n");
+  r = on("f.sqlite", "baseline list");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_golden("baseline_list.txt", without_clock(r.out));
+
+  const std::string file = m_tmp.file("results/baselines/sm_90.json");
+  r = on("f.sqlite", "baseline export sm_90 --out '" + file + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = nlohmann::json::parse(read_file(file));
+  EXPECT_EQ(doc["bankbench_baseline"], 1);
+  EXPECT_EQ(doc["configurations"].size(), 9U);
+  EXPECT_EQ(doc["runs"][0]["git_commit"], k_commit_1);
+  expect_golden("baseline_sm_90.json", without_clock(read_file(file)));
+
+  // A lab machine with only the candidate: the committed file is the baseline.
+  r = on("ci.sqlite", "baseline import '" + file + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "imported baseline sm_90 from " + file + ": 9 configurations\n");
+  r = on("f.sqlite", "regress --baseline sm_90 --candidate 6");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("baseline:  baseline sm_90: 9 configurations saved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("result: 4 regressions (exit 1)"), std::string::npos) << r.out;
+  EXPECT_EQ(on("f.sqlite", "regress --baseline baseline:sm_90 --candidate 5").exit_code, 0);
+}
+
+TEST_F(cli_baseline, a_name_is_taken_once_unless_replaced) {
+  ASSERT_EQ(on("f.sqlite", "baseline save main").exit_code, 0);
+  auto r = on("f.sqlite", "baseline save main 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("baseline 'main' exists"), std::string::npos) << r.err;
+  EXPECT_EQ(on("f.sqlite", "baseline save main 1 --replace").exit_code, 0);
+  EXPECT_EQ(on("f.sqlite", "baseline save 12").exit_code, 2); // would read as a run id
+  r = on("f.sqlite", "baseline delete main");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(on("f.sqlite", "baseline delete main").exit_code, 2);
+}
+
+TEST_F(cli_baseline, bad_files_are_refused_and_nothing_is_stored) {
+  const std::string bad = m_tmp.file("bad.json");
+  std::ofstream(bad) << R"({"bankbench_baseline": 9, "name": "x"})";
+  auto r = on("f.sqlite", "baseline import '" + bad + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("written by a newer bankbench (baseline format 9"), std::string::npos) << r.err;
+  std::ofstream(bad) << "not json";
+  EXPECT_EQ(on("f.sqlite", "baseline import '" + bad + "'").exit_code, 2);
+  EXPECT_EQ(scalar(m_tmp.file("f.sqlite"), "SELECT count(*) FROM baselines"), "0");
+}
+
+} // namespace

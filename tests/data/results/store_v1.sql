@@ -1,0 +1,183 @@
+-- A copy of schemas/store.sql at schema version 1, for the migration tests: a database made with it
+-- is what bankbench 0.1.0 wrote.
+-- bankbench results database, schema version 1: the whole schema of a new database.
+--
+-- This text is compiled into bankbench and applied in one transaction when a database is
+-- created. A later schema version adds schemas/migrations/<version>.sql for existing databases
+-- and updates this file, so a new database is always created at the newest version in one step.
+-- docs/database.md describes every table and view for users.
+--
+-- Times are ISO-8601 UTC text ("2026-11-21T08:30:12.123Z"); durations and sizes carry their unit
+-- in the column name. Empty optional text is stored as NULL.
+
+PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
+PRAGMA user_version = 1;
+
+-- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
+CREATE TABLE gpus (
+  id                   INTEGER PRIMARY KEY,
+  uuid                 TEXT    NOT NULL,
+  backend              TEXT    NOT NULL DEFAULT 'cupti',
+  name                 TEXT    NOT NULL,
+  chip                 TEXT,
+  cc_major             INTEGER NOT NULL,
+  cc_minor             INTEGER NOT NULL,
+  sm_count             INTEGER NOT NULL,
+  memory_bytes         INTEGER NOT NULL,
+  l2_bytes             INTEGER NOT NULL,
+  sm_clock_max_mhz     INTEGER NOT NULL,
+  mem_clock_max_mhz    INTEGER NOT NULL,
+  driver_version       TEXT,              -- "580.159.04"
+  cuda_driver_version  INTEGER NOT NULL,  -- 13000 for CUDA 13.0
+  cuda_runtime_version INTEGER NOT NULL,
+  first_seen_at        TEXT    NOT NULL,
+  UNIQUE (uuid, backend)
+);
+
+-- One row per `bankbench run`; written first with status 'running' so an interrupted run is kept.
+CREATE TABLE runs (
+  id                INTEGER PRIMARY KEY,
+  gpu_id            INTEGER NOT NULL REFERENCES gpus (id),
+  started_at        TEXT    NOT NULL,
+  finished_at       TEXT,
+  status            TEXT    NOT NULL DEFAULT 'running'
+                    CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+  host              TEXT,
+  git_commit        TEXT,
+  git_dirty         INTEGER NOT NULL DEFAULT 0 CHECK (git_dirty IN (0, 1)),
+  bankbench_version TEXT    NOT NULL,
+  experiment_name   TEXT    NOT NULL,
+  experiment_path   TEXT    NOT NULL,
+  experiment_text   TEXT    NOT NULL,     -- the YAML as read, so a run can be repeated exactly
+  experiment_sha256 TEXT    NOT NULL,
+  command_line      TEXT    NOT NULL,
+  metric_set        TEXT,
+  metrics_json      TEXT    NOT NULL CHECK (json_valid(metrics_json)), -- CUPTI metric names
+  seed              INTEGER NOT NULL,     -- seeds of 2^63 and above read back as negative numbers
+  warmup            INTEGER NOT NULL,
+  samples           INTEGER NOT NULL
+);
+CREATE INDEX runs_by_gpu ON runs (gpu_id);
+CREATE INDEX runs_by_experiment ON runs (experiment_name, started_at);
+
+-- One row per point of the experiment's sweep, in the order it ran.
+CREATE TABLE configurations (
+  id                  INTEGER PRIMARY KEY,
+  run_id              INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  seq                 INTEGER NOT NULL CHECK (seq >= 0),
+  variant             TEXT    NOT NULL,   -- "family/name"
+  family              TEXT    NOT NULL,
+  params_json         TEXT    NOT NULL CHECK (json_valid(params_json)), -- canonical: keys sorted
+  status              TEXT    NOT NULL
+                      CHECK (status IN ('ok', 'failed', 'wrong_result', 'unsupported', 'skipped')),
+  reason              TEXT,
+  bytes_moved         INTEGER NOT NULL DEFAULT 0,
+  smem_access_bytes   INTEGER NOT NULL,
+  verified_elements   INTEGER NOT NULL DEFAULT 0,
+  mismatched_elements INTEGER NOT NULL DEFAULT 0,
+  started_at          TEXT,
+  finished_at         TEXT,
+  UNIQUE (run_id, seq)
+);
+CREATE INDEX configurations_by_variant ON configurations (variant, params_json);
+
+-- One row per configuration, launch and metric: raw CUPTI counters (derived = 0) and the values
+-- bankbench computes from them (derived = 1). Keyed by name first so a mean over launches is a
+-- range scan.
+CREATE TABLE metrics (
+  configuration_id INTEGER NOT NULL REFERENCES configurations (id) ON DELETE CASCADE,
+  name             TEXT    NOT NULL,
+  launch_index     INTEGER NOT NULL CHECK (launch_index >= 0),
+  unit             TEXT    NOT NULL DEFAULT '',
+  value            REAL    NOT NULL,
+  derived          INTEGER NOT NULL CHECK (derived IN (0, 1)),
+  PRIMARY KEY (configuration_id, name, launch_index)
+) WITHOUT ROWID;
+CREATE INDEX metrics_by_name ON metrics (name);
+
+-- Event-timed samples of one configuration, outside the profiler, and their summary.
+CREATE TABLE timings (
+  configuration_id INTEGER PRIMARY KEY REFERENCES configurations (id) ON DELETE CASCADE,
+  samples          INTEGER NOT NULL CHECK (samples >= 0),
+  median_ns        REAL    NOT NULL,
+  min_ns           REAL    NOT NULL,
+  max_ns           REAL    NOT NULL,
+  mean_ns          REAL    NOT NULL,
+  stddev_ns        REAL    NOT NULL,
+  spread           REAL    NOT NULL,     -- (max_ns - min_ns) / median_ns
+  sm_clock_mhz     INTEGER,              -- SM clock seen during the samples
+  sm_clock_max_mhz INTEGER,
+  throttled        INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1)),
+  throttle_reasons TEXT,
+  bandwidth_gbps   REAL                  -- bytes_moved / median_ns
+);
+
+CREATE TABLE timing_samples (
+  configuration_id INTEGER NOT NULL REFERENCES configurations (id) ON DELETE CASCADE,
+  sample_index     INTEGER NOT NULL CHECK (sample_index >= 0),
+  gpu_time_ns      REAL    NOT NULL,
+  PRIMARY KEY (configuration_id, sample_index)
+) WITHOUT ROWID;
+
+-- The experiment's `expect:` checks, evaluated on the mean over launches.
+CREATE TABLE expectations (
+  id               INTEGER PRIMARY KEY,
+  configuration_id INTEGER NOT NULL REFERENCES configurations (id) ON DELETE CASCADE,
+  metric           TEXT    NOT NULL,
+  text             TEXT    NOT NULL,     -- the check as written, e.g. "load_conflicts_per_request == 0"
+  observed         REAL,                 -- NULL when the metric was not measured
+  passed           INTEGER NOT NULL CHECK (passed IN (0, 1))
+);
+CREATE INDEX expectations_by_configuration ON expectations (configuration_id);
+
+-- One row per configuration, for `sqlite3 results/bankbench.sqlite 'select * from results'`.
+-- Metric columns are means over launches of bankbench's derived metrics; NULL when not measured.
+CREATE VIEW results AS
+SELECT
+  c.run_id,
+  r.experiment_name,
+  g.name AS gpu_name,
+  c.seq,
+  c.variant,
+  c.params_json,
+  c.status,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'load_requests' AND m.derived = 1) AS load_requests,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'load_wavefronts_per_request' AND m.derived = 1) AS load_wavefronts_per_request,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'load_conflicts_per_request' AND m.derived = 1) AS load_conflicts_per_request,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'store_requests' AND m.derived = 1) AS store_requests,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'store_wavefronts_per_request' AND m.derived = 1) AS store_wavefronts_per_request,
+  (SELECT avg(value) FROM metrics m WHERE m.configuration_id = c.id
+     AND m.name = 'store_conflicts_per_request' AND m.derived = 1) AS store_conflicts_per_request,
+  t.median_ns,
+  t.bandwidth_gbps,
+  (SELECT count(*) FROM expectations e WHERE e.configuration_id = c.id
+     AND e.passed = 0) AS expectations_failed
+FROM configurations c
+JOIN runs r ON r.id = c.run_id
+JOIN gpus g ON g.id = r.gpu_id
+LEFT JOIN timings t ON t.configuration_id = c.id
+ORDER BY c.run_id, c.seq;
+
+-- Every metric value with what it belongs to, for ad-hoc queries and plotting.
+CREATE VIEW metrics_long AS
+SELECT
+  c.run_id,
+  g.name AS gpu_name,
+  c.seq,
+  c.variant,
+  c.params_json,
+  m.launch_index,
+  m.name AS metric,
+  m.unit,
+  m.value,
+  m.derived
+FROM metrics m
+JOIN configurations c ON c.id = m.configuration_id
+JOIN runs r ON r.id = c.run_id
+JOIN gpus g ON g.id = r.gpu_id
+ORDER BY c.run_id, c.seq, m.launch_index, m.name;

@@ -1,0 +1,88 @@
+// export: long CSV and JSON that parse back, one parameter per column.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../data/results/fixtures.hpp"
+#include "../data/results/test_helpers.hpp"
+#include "query/export.hpp"
+
+namespace {
+
+using namespace bb::query;
+using namespace bb::test::results;
+
+// Splits one RFC 4180 line into its fields.
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+class query_export : public ::testing::Test {
+protected:
+  void SetUp() override {
+    build_fixture(m_tmp.file("f.sqlite"));
+    m_db.emplace(bb::store::database::open_existing(m_tmp.file("f.sqlite")));
+  }
+  temp_folder m_tmp;
+  std::optional<bb::store::database> m_db;
+};
+
+TEST_F(query_export, csv_rows_have_as_many_fields_as_the_header) {
+  for (const char* table : {"metrics", "samples", "configurations"}) {
+    std::ostringstream out;
+    const auto n = write_export(*m_db, {1, 6}, parse_long_table(table), false, out);
+    std::istringstream lines(out.str());
+    std::string line;
+    std::getline(lines, line);
+    const auto header = fields(line);
+    EXPECT_EQ(header.back(), "param_n") << table;
+    std::size_t rows = 0;
+    while (std::getline(lines, line)) {
+      EXPECT_EQ(fields(line).size(), header.size()) << table << ": " << line;
+      ++rows;
+    }
+    EXPECT_EQ(rows, n) << table;
+    EXPECT_GT(rows, 0U) << table;
+  }
+}
+
+TEST_F(query_export, json_records_parse_back_with_numbers_as_numbers) {
+  std::ostringstream out;
+  const auto n = write_export(*m_db, {}, bb::store::long_table::samples, true, out);
+  const auto doc = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(doc.is_array());
+  EXPECT_EQ(doc.size(), n);
+  EXPECT_EQ(n, 5U * 9 * 10); // five timed runs (the model has no samples), 9 configurations, 10 samples
+  const auto& first = doc.front();
+  EXPECT_EQ(first["run_id"], 1);
+  EXPECT_EQ(first["arch"], "sm_90");
+  EXPECT_EQ(first["param_n"], 1024);
+  EXPECT_TRUE(first["gpu_time_ns"].is_number_float());
+  const auto ordered = nlohmann::ordered_json::parse(out.str());
+  EXPECT_EQ(ordered.front().begin().key(), "run_id"); // columns keep their order
+}
+
+TEST_F(query_export, an_empty_selection_is_an_empty_array) {
+  std::ostringstream out;
+  EXPECT_EQ(write_export(*m_db, {99}, bb::store::long_table::metrics, true, out), 0U);
+  EXPECT_EQ(nlohmann::json::parse(out.str()), nlohmann::json::array());
+}
+
+} // namespace

@@ -1,0 +1,59 @@
+// report: one self-contained page, charts for every section, failures and regressions marked.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "../data/results/fixtures.hpp"
+#include "../data/results/test_helpers.hpp"
+#include "common/error.hpp"
+#include "query/report.hpp"
+
+namespace {
+
+using namespace bb::query;
+using namespace bb::test::results;
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
+  return n;
+}
+
+TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
+  temp_folder tmp;
+  build_fixture(tmp.file("f.sqlite"));
+  const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));
+  std::ostringstream out;
+  report_options o;
+  o.generated_at = "now";
+  const auto summary = write_report(db, o, out);
+  const std::string html = out.str();
+  EXPECT_EQ(summary.experiments, 1);
+  EXPECT_EQ(summary.failed_expectations, 2);
+  EXPECT_EQ(summary.regressions, 4); // run 6 against run 5
+  EXPECT_EQ(count(html, "<svg "), static_cast<std::size_t>(summary.charts));
+  EXPECT_GE(summary.charts, 8);
+  for (const char* chart : {"ld wf/req by variant", "median us against n", "GB/s against n", "ld wf/req across GPUs",
+                            "measured against predicted wavefronts per request"})
+    EXPECT_NE(html.find(chart), std::string::npos) << chart;
+  // Offline: no script, nothing fetched; the only URL is the SVG namespace.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  const std::regex url(R"(https?://[^"' )]+)");
+  for (std::sregex_iterator it(html.begin(), html.end(), url), end; it != end; ++it)
+    EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
+  EXPECT_EQ(count(html, "<tr class=\"bad\">"), 2U + 4U);
+  EXPECT_NE(html.find("4 regressions"), std::string::npos);
+}
+
+TEST(query_report, an_unknown_experiment_is_refused) {
+  temp_folder tmp;
+  build_fixture(tmp.file("f.sqlite"));
+  const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));
+  std::ostringstream out;
+  report_options o;
+  o.experiments = {"reduce"};
+  EXPECT_THROW(write_report(db, o, out), bb::usage_error);
+}
+
+} // namespace
