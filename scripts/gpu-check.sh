@@ -49,6 +49,13 @@ echo "== default suite, timed"
   >"$out/show.md" 2>"$out/suite.log"; echo "suite rc=$?"; grep -E "FAIL|failed|wrong|skipped|unsupported|configurations in|under 100|suite wall" "$out/suite.log" | tail -40
 "$bin" --db results/gpu-check.sqlite techniques -o "$out/techniques.md"; echo "techniques rc=$?"
 
+echo "== the same experiment measured and predicted"
+"$bin" -q --db results/gpu-check.sqlite run --backend model experiments/transpose/transpose.yaml >/dev/null 2>&1
+"$bin" --db results/gpu-check.sqlite compare gpus transpose; echo "compare rc=$?"
+
+echo "== counters against Nsight Compute (transpose)"
+python3 scripts/ncu_compare.py "$PWD/$bin" experiments/transpose/transpose.yaml /tmp/ncu-parity 2>&1 | head -3
+
 echo "== timing stability: transpose twice more"
 for i in 2 3; do "$bin" -q --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml >/dev/null 2>&1; done
 python3 - <<'PY'
@@ -72,7 +79,7 @@ fi
 if [ "$phase" != main ]; then
 echo "== compute-sanitizer"
 for tool in memcheck racecheck initcheck synccheck; do
-  timeout 170 compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
+  timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 build/gpu/tests/bb_test_gpu \
     --gtest_filter='gpu_variants.small_problems*' >"$out/sanitizer-one.log" 2>&1
   echo "$tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-one.log" | tail -1)"
   cat "$out/sanitizer-one.log" >>"$out/sanitizer.log"
