@@ -35,9 +35,8 @@ struct derived_metric {
 const std::vector<derived_metric>& derived_metrics();
 bool is_derived(const std::string& name);
 
-/// Ideal wavefronts for one warp-wide request of `access_bytes` per lane, as measured on Hopper:
-/// loads 1 up to 8 bytes per lane and 2 for 16 bytes; stores 1 per 128 bytes (metrics.cpp).
-double ideal_wavefronts_per_request(int access_bytes, bool store = false);
+/// Ideal wavefronts for one warp-wide request of `access_bytes` per lane: ceil(32 * width / 128).
+double ideal_wavefronts_per_request(int access_bytes);
 
 /// Derived values for one launch. Values whose inputs are missing are left out; a per-request
 /// ratio with zero requests is left out too.

@@ -14,11 +14,8 @@ TEST(common_metrics, bank_conflicts_set_has_the_seven_metrics) {
 TEST(common_metrics, ideal_wavefronts_follow_the_access_width) {
   EXPECT_EQ(m::ideal_wavefronts_per_request(1), 1.0);
   EXPECT_EQ(m::ideal_wavefronts_per_request(4), 1.0);
-  EXPECT_EQ(m::ideal_wavefronts_per_request(8), 1.0);
-  EXPECT_EQ(m::ideal_wavefronts_per_request(16), 2.0);
-  EXPECT_EQ(m::ideal_wavefronts_per_request(4, true), 1.0);
-  EXPECT_EQ(m::ideal_wavefronts_per_request(8, true), 2.0);
-  EXPECT_EQ(m::ideal_wavefronts_per_request(16, true), 4.0);
+  EXPECT_EQ(m::ideal_wavefronts_per_request(8), 2.0);
+  EXPECT_EQ(m::ideal_wavefronts_per_request(16), 4.0);
 }
 
 TEST(common_metrics, derive_per_request_and_excess) {
@@ -34,9 +31,9 @@ TEST(common_metrics, derive_per_request_and_excess) {
   EXPECT_DOUBLE_EQ(d.at("store_excess_wavefronts"), 0.0);
   EXPECT_DOUBLE_EQ(d.at("store_wavefronts_per_request"), 1.0);
   EXPECT_DOUBLE_EQ(d.at("profiled_time_ns"), 9120.0);
-  // 16-byte accesses need 2 wavefronts per request before any conflict (H200).
+  // 16-byte accesses need 4 wavefronts per request before any conflict (128 bytes each).
   const auto wide = m::derive({{m::k_ld_requests, 10}, {m::k_ld_wavefronts, 40}}, 16);
-  EXPECT_DOUBLE_EQ(wide.at("load_excess_wavefronts"), 20.0);
+  EXPECT_DOUBLE_EQ(wide.at("load_excess_wavefronts"), 0.0);
 }
 
 TEST(common_metrics, derive_leaves_out_what_cannot_be_computed) {
