@@ -1,5 +1,6 @@
 // Helpers shared by the checks, and the one check that needs no registry: repeated keys.
 #include <algorithm>
+#include <map>
 
 #include "common/suggest.hpp"
 #include "config/checks.hpp"
@@ -27,6 +28,34 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   std::string hint = did_you_mean(word, candidates);
   if (hint.empty() && !candidates.empty()) hint = fallback + quoted(candidates);
   return hint;
+}
+
+namespace {
+void unique_items(const YAML::Node& root, const YAML::Node& list, const yaml_path& path, report& out) {
+  if (!list.IsSequence()) return;
+  std::map<std::string, std::size_t> first;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].IsScalar()) continue;
+    const auto [it, fresh] = first.emplace(list[i].Scalar(), i);
+    if (!fresh)
+      out.at_value(root, path / i, "'" + list[i].Scalar() + "' is listed more than once",
+                   "remove it; it is already " + key_text(path / it->second));
+  }
+}
+} // namespace
+
+void check_unique_items(const YAML::Node& root, report& out) {
+  if (!root.IsMap()) return;
+  unique_items(root, field(root, "variants"), yaml_path{} / "variants", out);
+  unique_items(root, field(root, "metrics"), yaml_path{} / "metrics", out);
+  const YAML::Node zip = field(root, "zip");
+  if (zip.IsSequence())
+    for (std::size_t g = 0; g < zip.size(); ++g) unique_items(root, zip[g], yaml_path{} / "zip" / g, out);
+  const YAML::Node expect = field(root, "expect");
+  if (expect.IsSequence())
+    for (std::size_t i = 0; i < expect.size(); ++i)
+      if (expect[i].IsMap())
+        unique_items(root, field(expect[i], "variants"), yaml_path{} / "expect" / i / "variants", out);
 }
 
 bool check_shape(const YAML::Node& root, report& out) {

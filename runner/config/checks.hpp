@@ -36,6 +36,10 @@ void check_filters(check_context& ctx);
 /// (recursive aliases, alias bombs) before anything else walks them. Returns false if refused.
 bool check_shape(const YAML::Node& root, report& out);
 
+/// Repeated items in the lists that must not repeat (variants, metrics, zip groups, expect[].variants).
+/// Checked here, not by the schema's uniqueItems: valijson compares every pair of items.
+void check_unique_items(const YAML::Node& root, report& out);
+
 void check_duplicate_keys(const YAML::Node& root, report& out);
 
 /// The string items of a list node, with their indices; other items are skipped.

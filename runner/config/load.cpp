@@ -65,6 +65,7 @@ experiment load_experiment_text(const std::string& text, const std::string& path
   }
   if (!detail::check_shape(root, out)) out.raise();
   detail::check_duplicate_keys(root, out);
+  detail::check_unique_items(root, out);
   detail::validate_schema(root, out);
   detail::check_context ctx{root, reg, out};
   detail::check_names(ctx);
