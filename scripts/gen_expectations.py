@@ -2,12 +2,13 @@
 """Writes the experiment files whose expectations are one per configuration: the stride sweep
 (experiments/stride/*.yaml) and the padding sweep (experiments/padding/sweep.yaml).
 
-Each expected signature is what the bank model's rules v1 (runner/model/rules.hpp) predict for the
+Each expected signature is what the bank model's rules v2 (runner/model/rules.hpp) predict for the
 kernel's requests: 32 banks of 4-byte words; lanes asking for the same word share it; 8-byte
-accesses served per half-warp and 16-byte ones per quarter-warp. `bankbench run --backend model`
+accesses served per half-warp and 16-byte ones per quarter-warp, except loads whose lane pairs
+(2i, 2i + 1) each read one address, served in groups twice as wide. `bankbench run --backend model`
 on the written files must meet every expectation (the C++ model, from the kernels' own access
-plans, agrees with this script). The GPU decides where the rules are wrong: adjust the files to
-the measurements then, by hand or by changing this script.
+plans, agrees with this script), and so did an H200 (scripts/measured/h200-stride-wide.json holds
+its 8- and 16-byte stride rows; this script checks that the rules reproduce every one of them).
 
 Usage: scripts/gen_expectations.py [REPO_ROOT]
 """
@@ -20,25 +21,31 @@ import textwrap
 WIDTHS = [1, 2, 4, 8, 16]
 
 
-def wavefronts(addresses, width):
-    """Rules v1 for one full-warp request: per phase, the most distinct words one bank serves."""
+def cost(addresses, width, load=True):
+    """Rules v2 for one full-warp request: (wavefronts, groups). Per group of lanes, the most
+    distinct words one bank serves; the hardware counts wavefronts - groups as conflicts."""
     group = 32 if width <= 4 else 128 // width
+    if load and width >= 8 and all(addresses[i] == addresses[i + 1] for i in range(0, 32, 2)):
+        group *= 2  # rule 3b: lane pairs that share addresses are served twice as wide
     words_per_lane = max(1, width // 4)
-    total = 0
+    total = groups = 0
     for first in range(0, 32, group):
         words = {a // 4 + k for a in addresses[first:first + group] for k in range(words_per_lane)}
         per_bank = {}
         for w in words:
             per_bank[w % 32] = per_bank.get(w % 32, 0) + 1
         total += max(per_bank.values())
-    return total
+        groups += 1
+    return total, groups
 
 
-# 8- and 16-byte accesses do not follow rules v1 on Hopper (a contiguous 8-byte warp access takes
-# 1 wavefront, not 2; a 16-byte one 2, not 4; see docs/bank-model.md): their expectations are the
-# H200's measurements, kept in scripts/measured/, until the model's rules catch up.
+def wavefronts(addresses, width, load=True):
+    return cost(addresses, width, load)[0]
+
+
+# What an H200 measured for the 8- and 16-byte stride rows, which rules v1 got wrong for pairs and
+# broadcasts; rules v2 must reproduce each (checked in stride_file).
 MEASURED = json.loads((pathlib.Path(__file__).parent / "measured" / "h200-stride-wide.json").read_text())
-MEASURED_WIDTHS = (8, 16)
 
 
 def ideal(width):
@@ -68,22 +75,22 @@ def bound_lines(where, metric, predicted, variants=None):
 # --- stride -------------------------------------------------------------------------------------
 
 def stride_signature(stride, width, group):
-    """Wavefronts of the stride kernel's loads; every one of its 8 address shifts gives the same."""
+    """(wavefronts, groups) of the stride kernel's loads; each of its 8 address shifts gives the same."""
     seen = set()
     for k in range(8):
-        seen.add(wavefronts([((lane // group) * stride + k * (128 // width)) * width for lane in range(32)], width))
+        seen.add(cost([((lane // group) * stride + k * (128 // width)) * width for lane in range(32)], width))
     assert len(seen) == 1, (stride, width, group, seen)
     return seen.pop()
 
 
 STRIDE_HEADER = """\
-# Written by scripts/gen_expectations.py (the bank model's rules v1); adjust to what the GPU measures.
+# Written by scripts/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
 # {what}
 # Loads are the measured requests (the kernel loads nothing else); stores only fill the array,
 # 32 consecutive elements per request, and are ideal throughout.
-# Widths 1, 2 and 4 follow the bank model's rules v1, which the H200 confirmed for them; widths 8
-# and 16 are the H200's measurements (rules v1 predicts half- and quarter-warp phases, which the
-# hardware does not show).
+# Every width follows the bank model's rules v2, which an H200 confirmed row by row (2026-11-21):
+# 8- and 16-byte loads are served per half- and quarter-warp, or twice as wide when every lane
+# pair (2i, 2i + 1) reads one address (multicast, broadcast); conflicts are wavefronts - groups.
 name: {name}
 description: >-
   {description}
@@ -114,21 +121,17 @@ def stride_file(name, variant, group, strides, what, description, claim):
     text = STRIDE_HEADER.format(name=name, what=what, description=wrap(description), claim=wrap(claim),
                                 variant=variant, axes="\n".join(axes))
     for width in WIDTHS:
-        if width in MEASURED_WIDTHS:
-            text += (f"  # width {width}: measured on {MEASURED['source']}; rules v1 predicts otherwise "
-                     "(docs/bank-model.md)\n")
-        else:
-            text += f"  # width {width}: ideal {ideal(width)} wavefront(s) per request\n"
+        groups = stride_signature(1, width, group)[1]
+        text += f"  # width {width}: {groups} group(s) of lanes, the least wavefronts per request\n"
         for stride in strides or [1]:
             where = {"stride": stride, "width": width} if strides is not None else {"width": width}
-            if width in MEASURED_WIDTHS:
-                m = MEASURED["load"][f"{variant} stride={stride} width={width}"]
-                text += bound_lines(where, "load_wavefronts_per_request", m["load_wavefronts_per_request"]) + "\n"
-                text += bound_lines(where, "load_conflicts_per_request", m["load_conflicts_per_request"]) + "\n"
-                continue
-            p = stride_signature(stride, width, group)
+            p, groups = stride_signature(stride, width, group)
+            m = MEASURED["load"].get(f"{variant} stride={stride} width={width}")
+            if m is not None:  # the H200 row must be what the rules say
+                assert (m["load_wavefronts_per_request"], m["load_conflicts_per_request"]) == (p, p - groups), \
+                    (variant, stride, width, m, p, groups)
             text += bound_lines(where, "load_wavefronts_per_request", p) + "\n"
-            text += bound_lines(where, "load_conflicts_per_request", p - ideal(width)) + "\n"
+            text += bound_lines(where, "load_conflicts_per_request", p - groups) + "\n"
     return text
 
 
@@ -156,7 +159,7 @@ def column_signature(type_name, pitch, cols=32):
 
 
 PADDING_HEADER = """\
-# Written by scripts/gen_expectations.py (the bank model's rules v1); adjust to what the GPU measures.
+# Written by scripts/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
 # tile[32][pitch] of each element type, 32 columns of data and pitch - 32 of padding, columns read
 # (column_read: loads measured) or written (column_write: stores measured) with lane = row. The
 # other direction is a row access and ideal for every type and pitch.
@@ -164,9 +167,9 @@ PADDING_HEADER = """\
 {table}
 # For char and short the count depends on where the column sits in its word, so the expectation
 # is the mean over the 32 columns (char[32][33]: 1.75, not 1). struct12 moves as three 4-byte
-# requests per element. double and float4 follow the half- and quarter-warp rule: TO BE CONFIRMED
-# ON THE GPU, as is the hardware conflict counter for 1-, 2-, 8- and 16-byte accesses (here:
-# wavefronts above the ideal).
+# requests per element. double and float4 columns and rows (distinct lanes) follow the half- and
+# quarter-warp rule, and the conflict counter reads wavefronts above the ideal: both confirmed on
+# an H200 (2026-11-21) for every type and pitch, loads and stores.
 name: padding_sweep
 description: >-
   Column access to tile[32][32 + pad] for pad = 0..4 and element types char, short, float, double,
@@ -227,13 +230,14 @@ def main():
             "Lanes 2g and 2g + 1 load element g * stride: 16 distinct elements per request.",
             "Pairs of lanes loading the same element (multicast), at strides between the pairs.",
             "Lanes that read the same word share it (multicast), so a pair costs what one lane costs: "
-            "the degree is that of 16 lanes at the same stride."),
+            "the degree is that of 16 lanes at the same stride; 8- and 16-byte pairs are served twice as "
+            "wide (the whole warp, half-warps), so a conflict-free pair request takes 1 and 2 wavefronts."),
         "experiments/stride/broadcast.yaml": stride_file(
             "stride_broadcast", "broadcast", 32, None,
             "Every lane loads element 0.",
             "All 32 lanes loading one element (broadcast), for elements of 1 to 16 bytes.",
-            "A broadcast is conflict-free whatever the width: one word, served to every lane at once (the rules "
-            "give 8- and 16-byte broadcasts their ideal 2 and 4 wavefronts, one per half- or quarter-warp)."),
+            "A broadcast is conflict-free whatever the width: one word, served to every lane at once (an "
+            "8-byte broadcast load takes 1 wavefront, a 16-byte one 2, one per paired half-warp)."),
         "experiments/padding/sweep.yaml": padding_sweep(),
     }
     for path, text in files.items():

@@ -8,10 +8,13 @@
 ///     __shared__ float tile[32][k_cols + k_pad];
 ///     static_assert(bankbench::column_conflict_free<float>(k_cols, k_pad), "column reads conflict");
 ///
-/// Rules (bankbench's bank model, rules v1; docs/bank-model.md says which the GPU sweeps
-/// confirmed): 32 banks of 4-byte words, byte A in bank (A / 4) % 32; lanes that want the same
-/// word share it; 8-byte accesses are served per half-warp and 16-byte ones per quarter-warp; a
-/// group of lanes takes as many wavefronts as the busiest bank has distinct words. The tile is
+/// Rules (bankbench's bank model, rules v2, measured on an H200; docs/bank-model.md): 32 banks of
+/// 4-byte words, byte A in bank (A / 4) % 32; lanes that want the same word share it; 8-byte
+/// accesses are served per half-warp and 16-byte ones per quarter-warp, except loads in which
+/// every lane pair (2i, 2i + 1) reads one address (here: a broadcast, stride 0), which are served
+/// in groups twice as wide; a group of lanes takes as many wavefronts as the busiest bank has
+/// distinct words. The functions answer for loads (a broadcast store of 8 or 16 bytes takes one
+/// wavefront per half- or quarter-warp). The tile is
 /// assumed to start at a multiple of 128 bytes (true for a __shared__ array declared alone or
 /// first; check yours if you place tiles by hand).
 ///
@@ -47,7 +50,8 @@ BANKBENCH_HD constexpr cost strided(long long stride, int width, int lanes, long
   cost c;
   if (!(width == 1 || width == 2 || width == 4 || width == 8 || width == 16) || lanes < 1 || lanes > warp_lanes)
     return {-1, -1};
-  const int group = lanes_per_phase(width);
+  // Lanes at one stride share an address pairwise only when the stride is 0.
+  const int group = stride == 0 && width > bank_bytes ? 2 * lanes_per_phase(width) : lanes_per_phase(width);
   const int words_per_lane = width > bank_bytes ? width / bank_bytes : 1;
   for (int first = 0; first < lanes; first += group) {
     long long word[warp_lanes] = {};
@@ -86,7 +90,8 @@ BANKBENCH_HD constexpr int strided_conflict_degree(long long stride_bytes, int w
   return detail::strided(stride_bytes, width, lanes, offset_bytes).degree;
 }
 
-/// Wavefronts a perfect request of this width needs: ceil(lanes * width / 128), at least 1.
+/// Wavefronts a perfect request of this width needs when its lanes read distinct addresses:
+/// ceil(lanes * width / 128), at least 1 (one per half- or quarter-warp with an active lane).
 BANKBENCH_HD constexpr int ideal_wavefronts(int width, int lanes = warp_lanes) {
   const int w = (lanes * width + banks * bank_bytes - 1) / (banks * bank_bytes);
   return w < 1 ? 1 : w;

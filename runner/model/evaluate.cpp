@@ -17,7 +17,7 @@ constexpr std::uint32_t k_empty = 0xffffffffu; // no unit index reaches this: ad
 /// or 8) and unit u is in bank group u mod 2^shift of line u >> shift. Inactive lanes repeat an
 /// active lane's unit, which changes no count of distinct units.
 template <int Lanes, int Shift> struct phase_units {
-  static constexpr int n = Lanes;      ///< lanes in the phase: 32, 16 or 8
+  static constexpr int n = Lanes;      ///< lanes in the phase: 32, 16 or 8 (up to twice the units per line when paired)
   static constexpr int shift = Shift;  ///< log2 of units per line: 5, 4 or 3
   static constexpr std::uint32_t mask = (1u << Shift) - 1;
   static constexpr std::uint32_t all_groups = Shift == 5 ? 0xffffffffu : (1u << (1u << Shift)) - 1;
@@ -104,7 +104,8 @@ template <class Phase> int phase_wavefronts(const Phase& p) {
   if (hi == lo) return 1; // one 128-byte line: one unit per group at most
   std::uint32_t groups = 0;
   for (const std::uint32_t u : p.unit) groups |= 1u << (u & mask);
-  if (groups == Phase::all_groups) return 1; // as many busy groups as lanes: one unit each
+  if constexpr (Phase::n == 1 << Phase::shift) // a paired phase has twice as many lanes as groups
+    if (groups == Phase::all_groups) return 1; // as many busy groups as lanes: one unit each
   if (hi - lo >= 64) return most_per_group_hashed(p);
   const auto base = static_cast<std::uint32_t>(lo);
   const int rows = hi - lo + 1, planes = std::bit_width(static_cast<unsigned>(rows));
@@ -170,42 +171,60 @@ phase_units<Lanes, Shift> units_of(const warp_access& a, int first, std::uint32_
   return p;
 }
 
-/// Rule 3 for the phase starting at lane `first`.
-int phase_wavefronts(const warp_access& a, int first, std::uint32_t mask) {
-  if (a.width == 16) return phase_wavefronts(units_of<8, 16, 3>(a, first, mask));
-  if (a.width == 8) return phase_wavefronts(units_of<16, 8, 4>(a, first, mask));
+/// Rule 3 for the phase of `lanes` lanes starting at lane `first`.
+int phase_wavefronts(const warp_access& a, int lanes, int first, std::uint32_t mask) {
+  if (a.width == 16) {
+    return lanes == 8 ? phase_wavefronts(units_of<8, 16, 3>(a, first, mask))
+                      : phase_wavefronts(units_of<16, 16, 3>(a, first, mask));
+  }
+  if (a.width == 8) {
+    return lanes == 16 ? phase_wavefronts(units_of<16, 8, 4>(a, first, mask))
+                       : phase_wavefronts(units_of<32, 8, 4>(a, first, mask));
+  }
   return phase_wavefronts(units_of<32, 4, 5>(a, first, mask));
+}
+
+/// Lanes per phase: rule 3, doubled by rule 3b for a wide load whose lane pairs share addresses.
+int phase_lanes(const warp_access& a, rule_set rules) {
+  const int lanes = lanes_per_phase(a.width);
+  const bool paired = rules != rule_set::v1 && a.width > k_bank_bytes && a.kind == access_kind::load &&
+                      lane_pairs_share(a.address, a.active);
+  return paired ? 2 * lanes : lanes;
 }
 
 } // namespace
 
-access_cost evaluate(const warp_access& a) {
+access_cost evaluate(const warp_access& a, rule_set rules) {
   check_width(a.width);
   access_cost c;
   c.active_lanes = std::popcount(a.active);
   if (c.active_lanes == 0) return c;
-  const int lanes = lanes_per_phase(a.width);
+  const int lanes = phase_lanes(a, rules);
+  int phases = 0;
   for (int first = 0; first < k_warp_lanes; first += lanes) {
     const std::uint32_t mask = phase_mask(a.active, first, lanes);
     if (mask == 0) continue;
-    const int wf = phase_wavefronts(a, first, mask);
+    const int wf = phase_wavefronts(a, lanes, first, mask);
     c.wavefronts += wf;
     c.degree = std::max(c.degree, wf);
+    ++phases;
   }
-  c.ideal_wavefronts = std::max(1, (c.active_lanes * a.width + k_wavefront_bytes - 1) / k_wavefront_bytes);
+  c.ideal_wavefronts = rules == rule_set::v1
+                           ? std::max(1, (c.active_lanes * a.width + k_wavefront_bytes - 1) / k_wavefront_bytes)
+                           : phases;
   c.conflicts = c.wavefronts - c.ideal_wavefronts;
   return c;
 }
 
-std::vector<phase_banks> bank_detail(const warp_access& a) {
+std::vector<phase_banks> bank_detail(const warp_access& a, rule_set rules) {
   check_width(a.width);
   std::vector<phase_banks> out;
-  const int lanes = lanes_per_phase(a.width);
+  const int lanes = phase_lanes(a, rules);
   const int words_per_lane = a.width > k_bank_bytes ? a.width / k_bank_bytes : 1;
   for (int first = 0; first < k_warp_lanes; first += lanes) {
     const std::uint32_t mask = phase_mask(a.active, first, lanes);
     if (mask == 0) continue;
-    (void)phase_wavefronts(a, first, mask); // the same alignment check as evaluate()
+    (void)phase_wavefronts(a, lanes, first, mask); // the same alignment check as evaluate()
     phase_banks p;
     p.first_lane = first;
     p.lanes = lanes;

@@ -3,6 +3,7 @@
 #include <array>
 #include <vector>
 
+#include "model/rules.hpp"
 #include "model/warp_access.hpp"
 
 namespace bb::model {
@@ -11,7 +12,7 @@ namespace bb::model {
 struct access_cost {
   int active_lanes = 0;
   int wavefronts = 0;       ///< data-stage passes the request needs; 0 when no lane is active
-  int ideal_wavefronts = 0; ///< ceil(active lanes x width / 128), at least 1 when a lane is active
+  int ideal_wavefronts = 0; ///< phases with an active lane (rules v1: ceil(active lanes x width / 128))
   int conflicts = 0;        ///< wavefronts - ideal_wavefronts
   int degree = 0;           ///< "N-way": the most distinct words one bank serves in one phase
   friend bool operator==(const access_cost&, const access_cost&) = default;
@@ -19,7 +20,7 @@ struct access_cost {
 
 /// Evaluates `a`. Throws std::invalid_argument for a width other than 1, 2, 4, 8, 16 or an active
 /// lane whose address is not a multiple of the width (the hardware faults on those).
-access_cost evaluate(const warp_access& a);
+access_cost evaluate(const warp_access& a, rule_set rules = k_rules);
 
 /// Per bank, in one phase: the lanes that touch it and the distinct words it must serve.
 struct phase_banks {
@@ -30,6 +31,6 @@ struct phase_banks {
 
 /// The per-bank detail behind evaluate(), one entry per phase that has an active lane (slow; for
 /// bankmap and tests).
-std::vector<phase_banks> bank_detail(const warp_access& a);
+std::vector<phase_banks> bank_detail(const warp_access& a, rule_set rules = k_rules);
 
 } // namespace bb::model

@@ -29,9 +29,19 @@ struct warp_access {
 /// The bank that holds byte `address`: 4-byte words are dealt round-robin over the 32 banks.
 constexpr int bank_of(std::uint32_t address) { return static_cast<int>((address / k_bank_bytes) % k_banks); }
 
-/// Lanes served as one group (rule 3 in rules.hpp): the whole warp up to 4 bytes, half-warps for
-/// 8 bytes, quarter-warps for 16 bytes, so that a group never asks for more than 128 bytes.
+/// Lanes served as one group by default (rule 3 in rules.hpp): the whole warp up to 4 bytes,
+/// half-warps for 8 bytes, quarter-warps for 16 bytes, so that a group never asks for more than
+/// 128 bytes. Rules v2 doubles the group for loads whose lane pairs share addresses (rule 3b).
 constexpr int lanes_per_phase(int width) { return width <= 4 ? k_warp_lanes : k_wavefront_bytes / width; }
+
+/// True when, in every pair of lanes (2i, 2i + 1), the active lanes ask for one address: both
+/// inactive, one active, or both at the same address (rule 3b in rules.hpp).
+constexpr bool lane_pairs_share(const std::array<std::uint32_t, k_warp_lanes>& address, std::uint32_t active) {
+  for (int i = 0; i < k_warp_lanes; i += 2)
+    if ((active >> i & 3u) == 3u && address[static_cast<std::size_t>(i)] != address[static_cast<std::size_t>(i + 1)])
+      return false;
+  return true;
+}
 
 /// True for the widths a shared-memory instruction can move per lane.
 constexpr bool valid_width(int width) {

@@ -45,7 +45,8 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
 
   const auto show = run_cli("--db '" + db + "' show", "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find("gpu:      bank model (rules v1: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B) (cc 0.0)"),
+  EXPECT_NE(show.out.find("gpu:      bank model (rules v2: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B, paired loads "
+                          "twice as wide) (cc 0.0)"),
             std::string::npos)
       << show.out;
   EXPECT_NE(show.out.find("ld wf/req  pred wf/req  ld conflicts/req"), std::string::npos) << show.out;
@@ -65,7 +66,7 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
   EXPECT_EQ(show.out.find('!'), std::string::npos) << "a prediction never disagrees with itself";
 
   const auto gpus = run_cli("--db '" + db + "' list gpus");
-  EXPECT_NE(gpus.out.find("model-rules-1"), std::string::npos) << gpus.out;
+  EXPECT_NE(gpus.out.find("model-rules-2"), std::string::npos) << gpus.out;
   EXPECT_NE(gpus.out.find("model"), std::string::npos) << gpus.out;
 }
 

@@ -1,5 +1,6 @@
 // The bank model's rules (runner/model/rules.hpp) with exact wavefront counts: strides 1..64 at
-// every width, broadcast, multicast, inactive lanes, padding and swizzle.
+// every width, broadcast, multicast, inactive lanes, padding and swizzle, and the 8- and 16-byte
+// requests an H200 measured (rule 3b, paired loads).
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -23,9 +24,30 @@ warp_access strided(int stride, int width, std::uint32_t active = 0xffffffffu) {
   return a;
 }
 
-/// An independent, slow statement of rules 1-3: sets of words per bank, per phase.
-int reference_wavefronts(const warp_access& a) {
-  const int group = a.width <= 4 ? 32 : 128 / a.width;
+/// Lane l accesses `width` bytes at offset(l); lanes where offset returns -1 are inactive.
+template <class F> warp_access pattern(int width, F offset, access_kind kind = access_kind::load) {
+  warp_access a;
+  a.width = width;
+  a.kind = kind;
+  a.active = 0;
+  for (int l = 0; l < 32; ++l) {
+    const long long o = offset(l);
+    if (o < 0) continue;
+    a.active |= 1u << l;
+    a.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(o);
+  }
+  return a;
+}
+
+/// An independent, slow statement of rules 1-3b: sets of words per bank, per phase.
+int reference_wavefronts(const warp_access& a, rule_set rules = k_rules) {
+  int group = a.width <= 4 ? 32 : 128 / a.width;
+  bool paired = rules == rule_set::v2 && a.width >= 8 && a.kind == access_kind::load;
+  for (int l = 0; l < 32; l += 2)
+    if ((a.active >> l & 1u) != 0 && (a.active >> (l + 1) & 1u) != 0 &&
+        a.address[static_cast<std::size_t>(l)] != a.address[static_cast<std::size_t>(l + 1)])
+      paired = false;
+  if (paired) group *= 2;
   int total = 0;
   for (int first = 0; first < 32; first += group) {
     std::set<std::uint32_t> words[32];
@@ -115,19 +137,114 @@ TEST(model_rules, random_requests_agree_with_the_reference) {
     for (auto& p : pool) p = rng() % span / static_cast<std::uint32_t>(a.width) * static_cast<std::uint32_t>(a.width);
     for (auto& x : a.address) x = pool[rng() % distinct];
     a.active = rng() % 4 == 0 ? static_cast<std::uint32_t>(rng()) : 0xffffffffu;
+    if (rng() % 3 == 0) // lane pairs sharing addresses: rule 3b's paired phases
+      for (std::size_t l = 0; l < 32; l += 2) a.address[l + 1] = a.address[l];
+    a.kind = rng() % 4 == 0 ? access_kind::store : access_kind::load;
     ASSERT_EQ(evaluate(a).wavefronts, reference_wavefronts(a)) << "case " << i << ", width " << a.width;
+    ASSERT_EQ(evaluate(a, rule_set::v1).wavefronts, reference_wavefronts(a, rule_set::v1)) << "case " << i;
+  }
+}
+
+// The H200's stride sweep (experiments/stride, 2026-11-21), loads of s[(lane / group) * stride]:
+// strided lanes follow rule 3; multicast pairs (lanes 2g, 2g + 1) are served twice as wide (3b).
+TEST(model_rules, the_h200_stride_sweep_at_8_and_16_bytes) {
+  const int strides[] = {1, 2, 3, 4, 8, 16, 32, 33, 64};
+  const int strided_8[] = {2, 4, 2, 8, 16, 32, 32, 2, 32}, strided_16[] = {4, 8, 4, 16, 32, 32, 32, 4, 32};
+  const int multicast_8[] = {1, 2, 1, 4, 8, 16, 16, 1, 16}, multicast_16[] = {2, 4, 2, 8, 16, 16, 16, 2, 16};
+  for (std::size_t i = 0; i < std::size(strides); ++i) {
+    const int s = strides[i];
+    EXPECT_EQ(evaluate(pattern(8, [&](int l) { return l * s * 8; })).wavefronts, strided_8[i]) << s;
+    EXPECT_EQ(evaluate(pattern(16, [&](int l) { return l * s * 16; })).wavefronts, strided_16[i]) << s;
+    const auto m8 = evaluate(pattern(8, [&](int l) { return l / 2 * s * 8; }));
+    const auto m16 = evaluate(pattern(16, [&](int l) { return l / 2 * s * 16; }));
+    EXPECT_EQ(m8.wavefronts, multicast_8[i]) << s;
+    EXPECT_EQ(m16.wavefronts, multicast_16[i]) << s;
+    // The hardware counter reads wavefronts - groups: multicast 8 B stride 2, 1 conflict; 16 B, 2.
+    EXPECT_EQ(m8.conflicts, multicast_8[i] - 1) << s;
+    EXPECT_EQ(m16.conflicts, multicast_16[i] - 2) << s;
+    // Rules v1 stays reachable: half- and quarter-warps for the pairs too, so at least 2 and 4
+    // wavefronts; it was wrong only where the pairs are conflict-free (odd strides).
+    EXPECT_EQ(evaluate(pattern(8, [&](int l) { return l / 2 * s * 8; }), rule_set::v1).wavefronts,
+              std::max(2, multicast_8[i]))
+        << s;
+    EXPECT_EQ(evaluate(pattern(16, [&](int l) { return l / 2 * s * 16; }), rule_set::v1).wavefronts,
+              std::max(4, multicast_16[i]))
+        << s;
+  }
+}
+
+// The discriminating probe (scripts/measured/wide_probe.cu on an H200, 2026-11-21): one warp,
+// per-lane offsets; measured wavefronts and conflicts per request, exact.
+TEST(model_rules, the_h200_wide_probe) {
+  struct row {
+    const char* name;
+    warp_access a;
+    int wavefronts, conflicts;
+  };
+  const auto st = access_kind::store;
+  const row rows[] = {
+      {"8 B contiguous", pattern(8, [](int l) { return 8 * l; }), 2, 0},
+      {"8 B contiguous + 8", pattern(8, [](int l) { return 8 + 8 * l; }), 2, 0},
+      {"8 B contiguous + 64", pattern(8, [](int l) { return 64 + 8 * l; }), 2, 0},
+      {"8 B lanes l, l + 16 share", pattern(8, [](int l) { return 8 * (l % 16); }), 2, 0},
+      {"8 B pairs", pattern(8, [](int l) { return 8 * (l / 2); }), 1, 0},
+      {"8 B pairs shifted by a lane", pattern(8, [](int l) { return 8 * ((l + 1) / 2); }), 2, 0},
+      {"8 B quads", pattern(8, [](int l) { return 8 * (l / 4); }), 1, 0},
+      {"8 B pairs, halves equal", pattern(8, [](int l) { return 8 * (l % 16 / 2); }), 1, 0},
+      {"8 B pairs, lane 31 apart", pattern(8, [](int l) { return l == 31 ? 320 : 8 * (l / 2); }), 3, 1},
+      {"8 B pairs, 4-way", pattern(8, [](int l) { return 256 * (l / 2 % 4) + 8 * (l / 8); }), 4, 3},
+      {"8 B odd lanes off", pattern(8, [](int l) { return l % 2 == 0 ? 8 * (l / 2) : -1; }), 1, 0},
+      {"8 B pairs, one pair off", pattern(8, [](int l) { return l / 2 == 5 ? -1 : 8 * (l / 2); }), 1, 0},
+      {"8 B lanes 0-7, 16-23, 128 B", pattern(8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }), 2, 0},
+      {"8 B permuted", pattern(8, [](int l) { return 8 * (l * 5 % 32); }), 2, 0},
+      {"8 B stride 2", pattern(8, [](int l) { return 16 * l; }), 4, 2},
+      {"8 B broadcast", pattern(8, [](int) { return 0; }), 1, 0},
+      {"16 B contiguous", pattern(16, [](int l) { return 16 * l; }), 4, 0},
+      {"16 B contiguous + 16", pattern(16, [](int l) { return 16 + 16 * l; }), 4, 0},
+      {"16 B lanes l mod 8 share", pattern(16, [](int l) { return 16 * (l % 8); }), 4, 0},
+      {"16 B lanes l mod 16 share", pattern(16, [](int l) { return 16 * (l % 16); }), 4, 0},
+      {"16 B pairs", pattern(16, [](int l) { return 16 * (l / 2); }), 2, 0},
+      {"16 B quads", pattern(16, [](int l) { return 16 * (l / 4); }), 2, 0},
+      {"16 B pairs, quarters equal", pattern(16, [](int l) { return 16 * (l % 8 / 2); }), 2, 0},
+      {"16 B pairs, lane 31 apart", pattern(16, [](int l) { return l == 31 ? 256 : 16 * (l / 2); }), 4, 0},
+      {"16 B pairs, 4-way", pattern(16, [](int l) { return 128 * (l / 2 % 4) + 16 * (l / 8); }), 8, 6},
+      {"16 B odd lanes off", pattern(16, [](int l) { return l % 2 == 0 ? 16 * (l / 2) : -1; }), 2, 0},
+      {"16 B lanes 0-7", pattern(16, [](int l) { return l < 8 ? 16 * l : -1; }), 1, 0},
+      {"16 B lanes 0-7, 8-15 same 128 B", pattern(16, [](int l) { return l < 16 ? 16 * (l % 8) : -1; }), 2, 0},
+      {"16 B lanes 0-3, 16-19", pattern(16, [](int l) { return l % 16 < 4 ? 16 * (l % 4 + 4 * (l / 16)) : -1; }), 2, 0},
+      {"16 B broadcast", pattern(16, [](int) { return 0; }), 2, 0},
+      {"8 B store pairs", pattern(8, [](int l) { return 8 * (l / 2); }, st), 2, 0},
+      {"8 B store broadcast", pattern(8, [](int) { return 0; }, st), 2, 0},
+      {"8 B store lanes 0-7, 16-23", pattern(8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }, st), 2, 0},
+      {"8 B store stride 2", pattern(8, [](int l) { return 16 * l; }, st), 4, 2},
+      {"16 B store pairs", pattern(16, [](int l) { return 16 * (l / 2); }, st), 4, 0},
+      {"16 B store quads", pattern(16, [](int l) { return 16 * (l / 4); }, st), 4, 0},
+      {"16 B store broadcast", pattern(16, [](int) { return 0; }, st), 4, 0},
+      {"16 B store lanes 0-3, 16-19", pattern(16, [](int l) { return l % 16 < 4 ? 16 * (l % 4 + 4 * (l / 16)) : -1; }, st), 2, 0},
+  };
+  for (const auto& r : rows) {
+    const auto c = evaluate(r.a);
+    EXPECT_EQ(c.wavefronts, r.wavefronts) << r.name;
+    EXPECT_EQ(c.conflicts, r.conflicts) << r.name;
+    EXPECT_EQ(c.wavefronts, reference_wavefronts(r.a)) << r.name;
   }
 }
 
 TEST(model_rules, broadcast_costs_one_wavefront_per_phase) {
-  // Stride 0: every lane reads element 0. Rule 3: phases do not share wavefronts.
-  const int expected[] = {1, 1, 1, 2, 4};
+  // Stride 0: every lane reads element 0. A load pairs its lanes (rule 3b): the whole warp for 8 B,
+  // half-warps for 16 B (H200: 1 and 2); a store does not (H200: 2 and 4, rule 3).
+  const int load_expected[] = {1, 1, 1, 1, 2}, store_expected[] = {1, 1, 1, 2, 4}, v1_expected[] = {1, 1, 1, 2, 4};
   int i = 0;
   for (int w : {1, 2, 4, 8, 16}) {
     const auto c = evaluate(strided(0, w));
-    EXPECT_EQ(c.wavefronts, expected[i]) << w;
+    EXPECT_EQ(c.wavefronts, load_expected[i]) << w;
     EXPECT_EQ(c.degree, 1) << w;
     EXPECT_EQ(c.conflicts, 0) << w;
+    auto st = strided(0, w);
+    st.kind = access_kind::store;
+    EXPECT_EQ(evaluate(st).wavefronts, store_expected[i]) << w;
+    EXPECT_EQ(evaluate(st).conflicts, 0) << w;
+    EXPECT_EQ(evaluate(strided(0, w), rule_set::v1).wavefronts, v1_expected[i]) << w;
     ++i;
   }
 }
@@ -171,11 +288,18 @@ TEST(model_rules, inactive_lanes_take_no_part) {
   const auto half = evaluate(strided(1, 8, 0x0000ffffu));
   EXPECT_EQ(half.wavefronts, 1);
   EXPECT_EQ(half.conflicts, 0);
-  // Lanes 0-7 and 16-23: 128 bytes, ideally one wavefront, but two half-warps: one conflict.
+  // Lanes 0-7 and 16-23: 128 bytes in two half-warps, two wavefronts; the H200's counter reads
+  // no conflict, so the ideal is the two groups (rules v1 said one wavefront and one conflict).
   const auto split = evaluate(strided(1, 8, 0x00ff00ffu));
   EXPECT_EQ(split.wavefronts, 2);
-  EXPECT_EQ(split.ideal_wavefronts, 1);
-  EXPECT_EQ(split.conflicts, 1);
+  EXPECT_EQ(split.ideal_wavefronts, 2);
+  EXPECT_EQ(split.conflicts, 0);
+  EXPECT_EQ(evaluate(strided(1, 8, 0x00ff00ffu), rule_set::v1).conflicts, 1);
+  // Even lanes only, 8 B each, distinct: every pair has one active lane, so rule 3b serves the
+  // warp at once (H200: 1 wavefront); 16 B, two half-warps (H200: 2).
+  EXPECT_EQ(evaluate(strided(1, 8, 0x55555555u)).wavefronts, 2); // 16 elements over 256 B: 2 words a bank
+  EXPECT_EQ(evaluate(pattern(8, [](int l) { return l % 2 == 0 ? 4 * l : -1; })).wavefronts, 1);
+  EXPECT_EQ(evaluate(pattern(16, [](int l) { return l % 2 == 0 ? 8 * l : -1; })).wavefronts, 2);
   // Misaligned addresses of inactive lanes are never looked at.
   auto a = strided(1, 8, 1);
   a.address[5] = 3;
@@ -254,11 +378,18 @@ TEST(model_rules, bank_detail_counts_lanes_and_words_per_bank) {
   EXPECT_EQ(d[0].lanes_per_bank[0], 4);
   EXPECT_EQ(d[0].words_per_bank[0], 4);
   EXPECT_EQ(d[0].words_per_bank[1], 0);
-  const auto b = bank_detail(strided(0, 16)); // broadcast of one float4: four phases, banks 0-3
-  ASSERT_EQ(b.size(), 4u);
-  EXPECT_EQ(b[3].first_lane, 24);
-  EXPECT_EQ(b[3].lanes_per_bank[2], 8);
-  EXPECT_EQ(b[3].words_per_bank[2], 1);
+  const auto b = bank_detail(strided(0, 16)); // broadcast of one float4: two paired half-warps, banks 0-3
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[1].first_lane, 16);
+  EXPECT_EQ(b[1].lanes, 16);
+  EXPECT_EQ(b[1].lanes_per_bank[2], 16);
+  EXPECT_EQ(b[1].words_per_bank[2], 1);
+  auto st = strided(0, 16); // stored: four quarter-warps
+  st.kind = access_kind::store;
+  const auto q = bank_detail(st);
+  ASSERT_EQ(q.size(), 4u);
+  EXPECT_EQ(q[3].first_lane, 24);
+  EXPECT_EQ(q[3].lanes_per_bank[2], 8);
 }
 
 } // namespace
