@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/uniform.hpp"
+
 namespace bb::host {
 
 /// Calls body(begin, end) for consecutive chunks of [0, count), on up to every hardware thread.
@@ -23,24 +25,6 @@ template <class Body> void parallel_chunks(std::size_t count, std::size_t chunk,
       for (std::size_t c = w; c < chunks; c += workers) body(c * chunk, std::min(count, (c + 1) * chunk));
     });
   for (auto& t : pool) t.join();
-}
-
-/// splitmix64: a fast, well-mixed 64-bit generator; one stream per chunk.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
-
-/// The i-th input value of seed `seed`: a uniform float in [-1, 1) that depends on (seed, i)
-/// alone, so a CPU check can recompute any element without keeping the whole input.
-inline float uniform_at(std::uint64_t seed, std::uint64_t i) {
-  splitmix64 rng{seed * 0xd1b54a32d192ed03ull + i};
-  return static_cast<float>(static_cast<std::int64_t>(rng.next() >> 40) - (1 << 23)) * (1.0f / (1 << 23));
 }
 
 /// v[i] = uniform_at(seed, i), on every core: the same seed gives the same inputs on every machine.
