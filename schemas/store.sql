@@ -1,4 +1,4 @@
--- bankbench results database, schema version 2: the whole schema of a new database.
+-- bankbench results database, schema version 3: the whole schema of a new database.
 --
 -- This text is compiled into bankbench and applied in one transaction when a database is
 -- created. A later schema version adds schemas/migrations/<version>.sql for existing databases
@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -75,6 +75,8 @@ CREATE TABLE configurations (
   mismatched_elements INTEGER NOT NULL DEFAULT 0,
   started_at          TEXT,
   finished_at         TEXT,
+  host_rss_peak_bytes INTEGER,              -- the measuring process's peak resident memory so far
+  device_used_bytes   INTEGER,              -- device memory in use after the buffers were released
   UNIQUE (run_id, seq)
 );
 CREATE INDEX configurations_by_variant ON configurations (variant, params_json);
@@ -107,13 +109,16 @@ CREATE TABLE timings (
   sm_clock_max_mhz INTEGER,
   throttled        INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1)),
   throttle_reasons TEXT,
-  bandwidth_gbps   REAL                  -- bytes_moved / median_ns
+  bandwidth_gbps   REAL,                 -- bytes_moved / median_ns
+  throttled_samples INTEGER NOT NULL DEFAULT 0 CHECK (throttled_samples >= 0)
 );
 
 CREATE TABLE timing_samples (
   configuration_id INTEGER NOT NULL REFERENCES configurations (id) ON DELETE CASCADE,
   sample_index     INTEGER NOT NULL CHECK (sample_index >= 0),
   gpu_time_ns      REAL    NOT NULL,
+  sm_clock_mhz     INTEGER,              -- read when the host saw this sample finish
+  throttled        INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1)),
   PRIMARY KEY (configuration_id, sample_index)
 ) WITHOUT ROWID;
 

@@ -34,6 +34,8 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
 }
 
 int run_run(run_options& o, const global_options& g) {
+  if (o.launch_once && o.backend == "model")
+    throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
@@ -63,6 +65,15 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->capture_default_str();
   sub.add_flag("--no-counters", o->no_counters,
                "time and verify only, without CUPTI (e.g. when running under ncu)");
+  sub.add_flag("--launch-once", o->launch_once,
+               "launch each configuration once and verify it, with no profiler and no timing: the target "
+               "process for Nsight Compute (bench/ncu_parity.py); the launch is in the NVTX range "
+               "\"bankbench-measure\"");
+  sub.add_option("--cache-control", o->cache_control,
+                 "all: empty the L2 cache before each counter pass, as Nsight Compute does by default; "
+                 "none: leave it as the verified launch left it")
+      ->check(CLI::IsMember({"all", "none"}))
+      ->capture_default_str();
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");
   sub.add_option("--samples", o->samples, "timing samples per configuration (overrides the file)")
       ->check(CLI::Range(1, 100000));

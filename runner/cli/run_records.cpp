@@ -74,6 +74,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.status = r.status;
   rec.reason = r.reason;
   rec.bytes_moved = r.bytes_moved;
+  rec.host_rss_peak_bytes = r.host_rss_peak_bytes;
+  rec.device_used_bytes = r.device_used_bytes;
   rec.smem_access_bytes = r.smem_access_bytes;
   rec.verified_elements = r.verify.checked;
   rec.mismatched_elements = r.verify.mismatches;
@@ -102,6 +104,12 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     t.throttled = launch::nvml::is_throttled(r.clock_event_reasons);
     t.throttle_reasons = launch::nvml::describe(r.clock_event_reasons);
     t.bandwidth_gbps = store::bandwidth_gbps(r.bytes_moved, t.median_ns);
+    t.sample_sm_clock_mhz = r.sample_sm_clock_mhz;
+    for (const std::uint64_t reasons : r.sample_clock_event_reasons) {
+      const bool throttled = launch::nvml::is_throttled(reasons);
+      t.sample_throttled.push_back(throttled ? 1 : 0);
+      t.throttled_samples += throttled ? 1 : 0;
+    }
     rec.timing = std::move(t);
   }
 

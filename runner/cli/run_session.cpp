@@ -56,6 +56,20 @@ struct cost_totals {
     }
   };
   sums all, short_kernels;
+  /// Peak resident memory, and device memory in use after each configuration released its buffers.
+  std::uint64_t rss_peak = 0, device_first = 0, device_last = 0, device_max = 0;
+  void add_resources(const launch::config_result& r) {
+    rss_peak = std::max(rss_peak, r.host_rss_peak_bytes);
+    if (r.device_used_bytes == 0) return;
+    if (device_first == 0) device_first = r.device_used_bytes;
+    device_last = r.device_used_bytes;
+    device_max = std::max(device_max, r.device_used_bytes);
+  }
+  [[nodiscard]] std::string resources() const {
+    return fmt::format("peak host memory {:.0f} MiB; device memory in use between configurations: first {:.0f} MiB, "
+                       "last {:.0f} MiB, most {:.0f} MiB",
+                       rss_peak / 1048576.0, device_first / 1048576.0, device_last / 1048576.0, device_max / 1048576.0);
+  }
 };
 
 std::string short_result(const launch::config_result& r, std::size_t failed_expectations) {
@@ -83,12 +97,13 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.experiment_text = e.text;
   r.experiment_sha256 = sha256_hex(e.text);
   r.command_line = o.command_line;
-  const bool counters = o.backend == "model" || !o.no_counters;
+  const bool counters = o.backend == "model" || (!o.no_counters && !o.launch_once);
   r.metric_set = counters ? e.metric_set : "none";
   if (counters) r.metrics = e.metrics;
   r.seed = e.seed;
   r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
+  if (o.launch_once && o.backend != "model") r.warmup = r.samples = 0;
   return r;
 }
 
@@ -109,7 +124,7 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
   launch::nvml::instance().bind(device.uuid);
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
-  if (!o.no_counters) {
+  if (!o.no_counters && !o.launch_once) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const auto& e : experiments)
       if (!b.sessions.count(e.metrics)) {
@@ -127,7 +142,7 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
                device.cuda_driver_version % 1000 / 10);
   b.runner = [&b, &o](const config::experiment& e, const config::configuration& c, const variant_info& v,
                       const launch::exec_options& x) {
-    auto* counters = o.no_counters ? nullptr : b.sessions.at(e.metrics).get();
+    auto* counters = o.no_counters || o.launch_once ? nullptr : b.sessions.at(e.metrics).get();
     return launch::execute(v, c.params, e.seed, x, counters);
   };
 }
@@ -151,6 +166,8 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.warmup = record.warmup;
   x.samples = record.samples;
   x.counter_launches = e.repeat.counter_launches;
+  x.flush_l2 = o.cache_control == "all";
+  x.launch_once = o.launch_once;
   for (const auto& cfg : configs) {
     if (g_interrupted.load() || context_lost) break;
     const int seq = static_cast<int>(cfg.index);
@@ -172,6 +189,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
     for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
     if (r.status != "ok" || failed_expectations > 0) ++failures;
     cost.all.add(r);
+    cost.add_resources(r);
     if (!r.samples_ns.empty() && median_of(r.samples_ns) < 100e3) cost.short_kernels.add(r);
     spdlog::info("[{}/{}] {}  {}", cfg.index + 1, configs.size(), label, short_result(r, failed_expectations));
   }
@@ -226,6 +244,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   if (cost.short_kernels.configurations > 0)
     spdlog::info("{} with kernels under 100 us; per configuration: {}", cost.short_kernels.configurations,
                  cost.short_kernels.per_configuration());
+  if (cost.rss_peak > 0) spdlog::info("resources: {}", cost.resources());
   if (context_lost) return k_exit_context_lost;
   if (g_interrupted.load()) {
     spdlog::warn("interrupted: finished configurations are stored; the run is marked interrupted");

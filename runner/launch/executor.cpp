@@ -1,5 +1,8 @@
 #include "launch/executor.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -8,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
+#include "launch/cache_flush.hpp"
 #include "launch/cuda_call.hpp"
 #include "launch/nvml.hpp"
 
@@ -41,7 +45,9 @@ struct event_pair {
   event_pair& operator=(const event_pair&) = delete;
 };
 
-// Each sample is bracketed by its own events, so one slow launch shows as one slow sample.
+// Each sample is bracketed by its own events, so one slow launch shows as one slow sample. Every
+// sample is enqueued first; the host then waits for each in turn and reads the clock and the
+// throttle reasons as it sees the sample finish, so marking samples adds no gap between launches.
 void timing_pass(problem& p, const exec_options& o, config_result& r) {
   std::vector<std::unique_ptr<event_pair>> events;
   for (int i = 0; i < o.samples; ++i) events.push_back(std::make_unique<event_pair>());
@@ -51,10 +57,17 @@ void timing_pass(problem& p, const exec_options& o, config_result& r) {
     p.launch(nullptr);
     BB_CUDA_CALL(cudaEventRecord(e->stop, nullptr));
   }
+  const auto& smi = nvml::instance();
+  for (auto& e : events) {
+    BB_CUDA_CALL(cudaEventSynchronize(e->stop));
+    r.sample_sm_clock_mhz.push_back(smi.sm_clock_mhz());
+    r.sample_clock_event_reasons.push_back(smi.clock_event_reasons());
+    r.clock_event_reasons |= r.sample_clock_event_reasons.back();
+  }
   BB_CUDA_CALL(cudaDeviceSynchronize());
-  // Read while the clocks still reflect the timed work.
-  r.sm_clock_mhz = nvml::instance().sm_clock_mhz();
-  r.clock_event_reasons = nvml::instance().clock_event_reasons();
+  r.sm_clock_mhz = r.sample_sm_clock_mhz.empty() ? smi.sm_clock_mhz()
+                                                 : *std::max_element(r.sample_sm_clock_mhz.begin(),
+                                                                     r.sample_sm_clock_mhz.end());
   for (auto& e : events) {
     float ms = 0;
     BB_CUDA_CALL(cudaEventElapsedTime(&ms, e->start, e->stop));
@@ -65,8 +78,11 @@ void timing_pass(problem& p, const exec_options& o, config_result& r) {
 void run_passes(problem& p, const exec_options& o, profile::session* counters, config_result& r) {
   auto t0 = clock_type::now();
   p.poison_output();
-  p.launch(nullptr);
-  BB_CUDA_CALL(cudaDeviceSynchronize());
+  {
+    nvtx_range measured(o.launch_once ? "bankbench-measure" : "verified launch");
+    p.launch(nullptr);
+    BB_CUDA_CALL(cudaDeviceSynchronize());
+  }
   r.verify = p.verify();
   r.verify_ms = ms_since(t0);
   if (!r.verify.ok) {
@@ -75,10 +91,12 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
                " elements wrong; first: " + r.verify.first_mismatch;
     return;
   }
+  if (o.launch_once) return;
   const auto expected_ranges = static_cast<std::size_t>(o.counter_launches) * p.kernels_per_launch();
   if (counters != nullptr && expected_ranges > 0) {
     nvtx_range range("counter pass");
     t0 = clock_type::now();
+    if (o.flush_l2) flush_l2();
     r.ranges = counters->profile(
         [&] {
           for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
@@ -98,6 +116,15 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
   t0 = clock_type::now();
   timing_pass(p, o, r);
   r.timing_ms = ms_since(t0);
+}
+
+// Peak RSS of this process so far, and device memory in use now that the buffers are freed.
+void record_resources(config_result& r) {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) r.host_rss_peak_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) r.device_used_bytes = total_bytes - free_bytes;
+  else cudaGetLastError();
 }
 
 } // namespace
@@ -142,6 +169,7 @@ config_result execute(const variant_info& variant, const nlohmann::json& params,
     if (r.context_lost && r.reason.find(cudaGetErrorName(sticky)) == std::string::npos)
       r.reason += std::string(" (") + cudaGetErrorName(sticky) + ")";
   }
+  if (!r.context_lost) record_resources(r);
   return r;
 }
 

@@ -16,6 +16,11 @@ struct exec_options {
   int warmup = 3;
   int samples = 20;
   int counter_launches = 1;
+  /// Empty L2 before the counter pass (Nsight Compute's default `--cache-control all`).
+  bool flush_l2 = true;
+  /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
+  /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
+  bool launch_once = false;
   std::string nvtx_name; ///< "experiment/variant/params", for Nsight Systems and Compute filters
 };
 
@@ -27,8 +32,13 @@ struct config_result {
   int smem_access_bytes = 4;
   std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
   std::vector<double> samples_ns;
+  /// Per sample: the SM clock and NVML clock-event reasons read when the host saw it finish.
+  std::vector<int> sample_sm_clock_mhz;
+  std::vector<std::uint64_t> sample_clock_event_reasons;
   int sm_clock_mhz = 0;
-  std::uint64_t clock_event_reasons = 0;
+  std::uint64_t clock_event_reasons = 0; ///< every sample's reasons, or-ed
+  std::uint64_t host_rss_peak_bytes = 0; ///< this process's peak resident memory after the configuration
+  std::uint64_t device_used_bytes = 0;   ///< device memory in use once its buffers were released
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
   /// The CUDA context is unusable after this configuration (illegal address, trap, assert):
   /// the process must end for later configurations to run.

@@ -52,6 +52,10 @@ struct timing_record {
   bool throttled = false;
   std::string throttle_reasons;
   double bandwidth_gbps = 0; ///< bytes_moved / median_ns
+  /// Per sample, read when the host saw it finish: SM clock (0: unknown) and throttle state.
+  std::vector<int> sample_sm_clock_mhz;
+  std::vector<unsigned char> sample_throttled;
+  int throttled_samples = 0;
 };
 
 /// One `expect:` check of the experiment, evaluated for one configuration.
@@ -72,6 +76,8 @@ struct configuration_record {
   int smem_access_bytes = 4;
   std::uint64_t verified_elements = 0, mismatched_elements = 0;
   std::string started_at, finished_at;
+  std::uint64_t host_rss_peak_bytes = 0; ///< peak resident memory of the measuring process; 0: unknown
+  std::uint64_t device_used_bytes = 0;   ///< device memory in use after release; 0: unknown
   std::vector<launch_record> launches;
   std::optional<timing_record> timing;
   std::vector<expectation_record> expectations;

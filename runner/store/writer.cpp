@@ -14,6 +14,10 @@ namespace {
 
 using sqlite::null_if_empty;
 
+std::optional<std::uint64_t> null_if_zero_bytes(std::uint64_t value) {
+  return value == 0 ? std::nullopt : std::optional<std::uint64_t>(value);
+}
+
 std::optional<int> null_if_zero(int value) {
   if (value == 0) return std::nullopt;
   return value;
@@ -35,16 +39,22 @@ void insert_timing(sqlite3* db, const std::string& path, std::int64_t id, const 
   sqlite::statement summary(
       db, path,
       "INSERT INTO timings (configuration_id, samples, median_ns, min_ns, max_ns, mean_ns, stddev_ns, spread, "
-      "sm_clock_mhz, sm_clock_max_mhz, throttled, throttle_reasons, bandwidth_gbps) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "sm_clock_mhz, sm_clock_max_mhz, throttled, throttle_reasons, bandwidth_gbps, throttled_samples) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   summary.run(id, t.samples_ns.size(), t.median_ns, t.min_ns, t.max_ns, t.mean_ns, t.stddev_ns, t.spread,
               null_if_zero(t.sm_clock_mhz), null_if_zero(t.sm_clock_max_mhz), t.throttled,
-              null_if_empty(t.throttle_reasons), t.bandwidth_gbps);
+              null_if_empty(t.throttle_reasons), t.bandwidth_gbps, t.throttled_samples);
   sqlite::statement sample(
-      db, path, "INSERT INTO timing_samples (configuration_id, sample_index, gpu_time_ns) VALUES (?, ?, ?)",
+      db, path,
+      "INSERT INTO timing_samples (configuration_id, sample_index, gpu_time_ns, sm_clock_mhz, throttled) "
+      "VALUES (?, ?, ?, ?, ?)",
       operation);
-  for (std::size_t i = 0; i < t.samples_ns.size(); ++i) sample.run(id, i, t.samples_ns[i]);
+  for (std::size_t i = 0; i < t.samples_ns.size(); ++i) {
+    const int clock = i < t.sample_sm_clock_mhz.size() ? t.sample_sm_clock_mhz[i] : 0;
+    const bool throttled = i < t.sample_throttled.size() && t.sample_throttled[i] != 0;
+    sample.run(id, i, t.samples_ns[i], null_if_zero(clock), throttled);
+  }
 }
 
 void insert_expectations(sqlite3* db, const std::string& path, std::int64_t id, const configuration_record& c,
@@ -105,12 +115,13 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
   sqlite::statement st(
       db, *m_path,
       "INSERT INTO configurations (run_id, seq, variant, family, params_json, status, reason, bytes_moved, "
-      "smem_access_bytes, verified_elements, mismatched_elements, started_at, finished_at) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "smem_access_bytes, verified_elements, mismatched_elements, started_at, finished_at, host_rss_peak_bytes, "
+      "device_used_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   st.run(run_id, c.seq, c.variant, c.family, c.params_json, c.status, null_if_empty(c.reason), c.bytes_moved,
          c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
-         null_if_empty(c.finished_at));
+         null_if_empty(c.finished_at), null_if_zero_bytes(c.host_rss_peak_bytes),
+         null_if_zero_bytes(c.device_used_bytes));
   const std::int64_t id = sqlite3_last_insert_rowid(db);
   insert_launches(db, *m_path, id, c, operation);
   if (c.timing) insert_timing(db, *m_path, id, *c.timing, operation);

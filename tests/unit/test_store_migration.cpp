@@ -62,7 +62,7 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   ASSERT_EQ(scalar(path, "PRAGMA user_version"), "1");
   {
     auto db = database::open_existing(path);
-    EXPECT_EQ(db.user_version(), 2);
+    EXPECT_EQ(db.user_version(), 3);
   }
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM metrics"), "2");
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM baselines"), "0");
@@ -71,6 +71,11 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   EXPECT_EQ(scalar(path, "SELECT arch FROM run_summaries WHERE run_id = 1"), "sm_90");
   EXPECT_EQ(scalar(path, "SELECT mean || ' ' || min || ' ' || max || ' ' || launches FROM metric_summaries"),
             "1.118 1.117 1.119 2");
+  // Version 3's columns: old rows read as unknown resources and no throttled samples.
+  EXPECT_EQ(scalar(path, "SELECT throttled_samples FROM timings"), "0");
+  EXPECT_EQ(scalar(path, "SELECT ifnull(host_rss_peak_bytes, 'NULL') || ifnull(device_used_bytes, 'NULL') FROM "
+                         "configurations"),
+            "NULLNULL");
 }
 
 TEST(store_migration, upgraded_and_new_databases_have_the_same_schema) {

@@ -204,6 +204,25 @@ TEST_F(store_writer, run_with_two_configurations_writes_exactly_its_rows) {
   EXPECT_TRUE(rows[1].metric_means.empty());
 }
 
+TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurations_their_resources) {
+  const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
+  auto c = measured_configuration();
+  c.timing->sample_sm_clock_mhz = {1980, 1755, 0};
+  c.timing->sample_throttled = {0, 1, 0};
+  c.timing->throttled_samples = 1;
+  c.host_rss_peak_bytes = 123'456'789;
+  c.device_used_bytes = 987'654'321;
+  m_db->add_configuration(run, c);
+  m_db->add_configuration(run, failed_configuration());
+  EXPECT_EQ(value("SELECT group_concat(ifnull(sm_clock_mhz, 'NULL') || ':' || throttled, ' ') FROM "
+                  "(SELECT * FROM timing_samples ORDER BY sample_index)"),
+            "1980:0 1755:1 NULL:0");
+  EXPECT_EQ(value("SELECT throttled_samples FROM timings"), "1");
+  EXPECT_EQ(value("SELECT group_concat(ifnull(host_rss_peak_bytes, 'NULL') || ':' || ifnull(device_used_bytes, "
+                  "'NULL'), ' ') FROM (SELECT * FROM configurations ORDER BY seq)"),
+            "123456789:987654321 NULL:NULL");
+}
+
 TEST_F(store_writer, a_configuration_that_fails_half_way_leaves_no_rows) {
   const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
   m_db->add_configuration(run, failed_configuration());

@@ -1,0 +1,34 @@
+// `run`'s options for the Nsight Compute comparison: checked before anything is measured.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cli_runner.hpp"
+
+using bb::test::run_cli;
+
+TEST(cli_run_options, launch_once_with_the_model_is_a_usage_error_and_writes_nothing) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "r.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --launch-once --backend model experiments/transpose/transpose.yaml",
+                         "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--launch-once measures on a GPU; it cannot be combined with --backend model"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST(cli_run_options, cache_control_takes_all_or_none) {
+  const auto r = run_cli("run --cache-control some experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--cache-control"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("some"), std::string::npos) << r.err;
+}
+
+TEST(cli_run_options, help_explains_the_nsight_compute_target_and_cache_control) {
+  const auto r = run_cli("run --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("NVTX range \"bankbench-measure\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--cache-control TEXT:{all,none}=all"), std::string::npos) << r.out;
+}

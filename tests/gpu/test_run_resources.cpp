@@ -1,0 +1,86 @@
+// What `run` records about the machine as it measures: per-sample clocks and throttle marks,
+// host and device memory per configuration, and the launch-once mode Nsight Compute targets.
+#include <sqlite3.h>
+
+#include <string>
+#include <vector>
+
+#include "../cli/cli_runner.hpp"
+#include "gpu_test_util.hpp"
+
+namespace {
+
+using bb::test::run_cli;
+using bb::test::temp_dir;
+
+/// Every row of `sql`'s first column, as text ("NULL" for NULL).
+std::vector<std::string> column(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const auto* text = sqlite3_column_text(st, 0);
+      out.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "NULL");
+    }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+std::string one(const std::string& db_path, const std::string& sql) {
+  const auto rows = column(db_path, sql);
+  return rows.empty() ? "<no row>" : rows.front();
+}
+
+TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_memory) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "r.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' -q run --samples 7 experiments/transpose/transpose.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(one(db, "select count(*) from timing_samples"), "63"); // 9 configurations x 7 samples
+  EXPECT_EQ(one(db, "select count(*) from timing_samples where sm_clock_mhz > 0"), "63");
+  EXPECT_EQ(one(db, "select count(*) from timings where throttled_samples = "
+                    "(select count(*) from timing_samples s where s.configuration_id = timings.configuration_id "
+                    "and s.throttled = 1)"),
+            "9");
+  EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"), "9");
+  // The transpose run holds no input on the host: far under the suite's 500 MB budget.
+  EXPECT_LT(std::stod(one(db, "select max(host_rss_peak_bytes) from configurations")), 500e6);
+  EXPECT_NE(r.err.find("peak host memory"), std::string::npos) << r.err;
+}
+
+TEST(gpu_run_resources, launch_once_launches_verifies_and_stores_no_counters_or_timings) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "once.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' -q run --launch-once --no-isolation experiments/transpose/transpose.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(one(db, "select group_concat(status || ':' || (verified_elements > 0), ' ') from configurations"),
+            "ok:1 ok:1 ok:1 ok:1 ok:1 ok:1 ok:1 ok:1 ok:1");
+  EXPECT_EQ(one(db, "select count(*) from metrics where derived = 0"), "0");
+  EXPECT_EQ(one(db, "select count(*) from timings"), "0");
+  EXPECT_EQ(one(db, "select metric_set || ' ' || warmup || ' ' || samples from runs"), "none 0 0");
+}
+
+TEST(gpu_run_resources, device_memory_does_not_grow_over_1009_configurations) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "k.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' -q run '" BB_SOURCE_DIR "/tests/data/gpu/thousand.yaml'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(one(db, "select count(*) from configurations where status = 'ok'"), "1009") << r.err;
+  // Kernels load lazily on first use, so the first configurations of each variant may add code;
+  // from the 100th on, what stays allocated must not move.
+  const auto settled = std::stod(one(db, "select device_used_bytes from configurations where seq = 99"));
+  const auto most = std::stod(one(db, "select max(device_used_bytes) from configurations where seq >= 99"));
+  const auto last = std::stod(one(db, "select device_used_bytes from configurations where seq = 1008"));
+  EXPECT_LE(most - settled, 2.0 * 1024 * 1024) << "settled " << settled << ", most " << most;
+  EXPECT_LE(last - settled, 2.0 * 1024 * 1024) << "settled " << settled << ", last " << last;
+  std::printf("device memory in use after configuration 100: %.1f MiB, most after it: %.1f MiB, last: %.1f MiB\n",
+              settled / 1048576, most / 1048576, last / 1048576);
+}
+
+} // namespace
