@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
 # experiment and the default suite, and run compute-sanitizer over the GPU tests.
-# usage: scripts/gpu-check.sh [all|main|sanitize]. Logs go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
+# usage: scripts/gpu-check.sh [all|main|sanitize|parity] (parity: bench/ncu_parity.py over the default
+# suite, bankbench against Nsight Compute; not part of all). Logs go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
 # in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,12 @@ rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
 [ $rc -eq 0 ] || exit $rc
 
-phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only)
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity
+if [ "$phase" = parity ]; then
+  echo "== counters and wall time against Nsight Compute (bench/ncu_parity.py)"
+  python3 bench/ncu_parity.py --bankbench build/gpu/bankbench --out "$out/parity" 2>&1 | tail -40
+  exit 0
+fi
 if [ "$phase" != sanitize ]; then
 echo "== tests"
 ctest --test-dir build/gpu --output-on-failure -j 4 >"$out/ctest.log" 2>&1
@@ -46,7 +52,7 @@ echo "run rc=$?"; grep -vE "^\s+(Page|Volun|Invol|Swaps|File|Socket|Signals|Exit
 
 echo "== default suite, timed"
 /usr/bin/time -f "suite wall %e s, max RSS %M KB" "$bin" --db results/gpu-check.sqlite run experiments \
-  >"$out/show.md" 2>"$out/suite.log"; echo "suite rc=$?"; grep -E "FAIL|failed|wrong|skipped|unsupported|configurations in|under 100|suite wall" "$out/suite.log" | tail -40
+  >"$out/show.md" 2>"$out/suite.log"; echo "suite rc=$?"; grep -E "FAIL|failed|wrong|skipped|unsupported|configurations in|under 100|suite wall|resources" "$out/suite.log" | tail -40
 "$bin" --db results/gpu-check.sqlite techniques -o "$out/techniques.md"; echo "techniques rc=$?"
 
 echo "== the same experiment measured and predicted"

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Counter parity and speed against Nsight Compute, over the whole default suite, on one GPU.
+
+usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
+                           [--bankbench-runs N] [--ncu-runs N] [--ncu-option OPT ...]
+
+1. `bankbench run` over the suite, as a user runs it (counters, timing, verification), N times
+   (default 2): the first run's wall time is bankbench's time; the runs' spread is its noise.
+2. `ncu --metrics <the bank_conflicts set> --csv` over `bankbench run --launch-once --no-isolation`
+   (each configuration set up, launched once inside the NVTX range "bankbench-measure", verified;
+   no profiler of its own, no timing), N times (default 2): the first run's wall time is ncu's
+   time; the runs' spread is ncu's own noise. Only the measured launches are profiled
+   (`--nvtx --nvtx-include bankbench-measure/`), never set-up kernels.
+3. Per configuration and metric: both tools' values, their difference, ncu's run-to-run spread,
+   and whether the targets hold: requests and wavefronts equal to ncu's wherever ncu agrees with
+   itself; conflicts within max(0.5 %, ncu's own spread).
+
+ncu runs with `--clock-control none`: the lent GPUs this runs on must keep their clock settings,
+and bankbench does not lock clocks either; cache control stays at ncu's default (`all`), which
+bankbench matches with its own L2 flush before the counter pass (`run --cache-control all`).
+
+Writes DIR/parity.csv (every configuration and metric), DIR/summary.md (versions, wall times,
+the summary table and every configuration that misses a target) and the databases. Exit status:
+0 when the run completed (whatever the targets say: it is a benchmark), 2 on a usage or tool error.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import platform
+import sqlite3
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+
+METRICS = {
+    "smsp__sass_inst_executed_op_shared_ld.sum": ("ld", "requests"),
+    "smsp__sass_inst_executed_op_shared_st.sum": ("st", "requests"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": ("ld", "wavefronts"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("st", "wavefronts"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("ld", "conflicts"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": ("st", "conflicts"),
+}
+DURATION = "gpu__time_duration.sum"  # part of the set, so both tools collect the same passes
+NVTX_RANGE = "bankbench-measure"
+CONFLICT_FLOOR = 0.005
+
+
+def fail(message):
+    print(f"ncu_parity: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def run_timed(cmd, log_path):
+    t0 = time.monotonic()
+    with open(log_path, "w") as log:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log, text=True)
+    return p, time.monotonic() - t0
+
+
+def newest_runs(db, count):
+    """The ids of the newest `count` runs' configurations, grouped per run, oldest run first."""
+    con = sqlite3.connect(db)
+    ids = [r[0] for r in con.execute("select id from runs order by id desc limit ?", (count,))]
+    con.close()
+    return sorted(ids)
+
+
+def configurations(db, run_ids):
+    """[(key, status, {metric: value of launch 0})] for every configuration of the runs, in order."""
+    con = sqlite3.connect(db)
+    out = []
+    for run_id in run_ids:
+        exp = con.execute("select experiment_name from runs where id = ?", (run_id,)).fetchone()[0]
+        for cid, seq, variant, params, status in con.execute(
+                "select id, seq, variant, params_json, status from configurations where run_id = ? order by seq",
+                (run_id,)):
+            values = {}
+            launches = set()
+            for name, launch, value in con.execute(
+                    "select name, launch_index, value from metrics where configuration_id = ? and derived = 0",
+                    (cid,)):
+                launches.add(launch)
+                if launch == 0:
+                    values[name] = value
+            out.append({"key": f"{exp}|{variant}|{params}", "status": status, "values": values,
+                        "kernels": len(launches)})
+    con.close()
+    return out
+
+
+def bankbench_pass(bb, experiments, db, log):
+    p, wall = run_timed([bb, "--db", db, "run", experiments], log)
+    if p.returncode not in (0, 1):
+        fail(f"bankbench run exited {p.returncode}; see {log}")
+    return wall
+
+
+def experiment_count(bb, experiments):
+    p = subprocess.run([bb, "run", "--dry-run", experiments], capture_output=True, text=True)
+    if p.returncode != 0:
+        fail("bankbench run --dry-run failed:\n" + p.stderr)
+    return len({line.split(":")[0] for line in p.stdout.splitlines() if line.strip()})
+
+
+def ncu_pass(bb, experiments, db, log, extra):
+    metrics = ",".join(list(METRICS) + [DURATION])
+    cmd = ["ncu", "--metrics", metrics, "--csv", "--print-units", "base", "--clock-control", "none",
+           "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", *extra,
+           bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", experiments]
+    p, wall = run_timed(cmd, log)
+    lines = p.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        fail(f"ncu wrote no CSV (exit {p.returncode}); see {log}:\n" + "\n".join(lines[-20:]))
+    launches = {}
+    names = {}
+    for row in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
+        name = row.get("Metric Name")
+        if name in METRICS or name == DURATION:
+            launch = int(row["ID"])
+            launches.setdefault(launch, {})[name] = float(row["Metric Value"].replace(",", ""))
+            names[launch] = row.get("Kernel Name", "")
+    order = sorted(launches)
+    return [launches[k] for k in order], [names[k] for k in order], wall
+
+
+def split_launches(kernels, statuses, launches, names, label):
+    """Each configuration's (metrics, kernel name) in one ncu pass, or None where it launched nothing."""
+    out, i = [], 0
+    for k, status in zip(kernels, statuses):
+        take = k if status in ("ok", "wrong_result") else 0
+        out.append((launches[i], names[i]) if take > 0 and i < len(launches) else None)
+        i += take
+    if i != len(launches):
+        fail(f"{label}: ncu profiled {len(launches)} launches, the suite's configurations account for {i}; "
+             "the NVTX filter or the suite changed between runs")
+    return out
+
+
+def versions(bb):
+    def out(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return ""
+    smi = out(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm", "--format=csv,noheader"])
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "gpu": smi,
+        "cuda": (out(["nvcc", "--version"]).splitlines() or [""])[-1],
+        "ncu": (out(["ncu", "--version"]).splitlines() or [""])[-1],
+        "bankbench": out([bb, "--version"]),
+        "host": f"{platform.node()}, {os.cpu_count()} cores",
+    }
+
+
+def judge(c):
+    """Per metric: bankbench, the ncu values, the verdict."""
+    rows = []
+    for name, (kind, what) in METRICS.items():
+        ours = c["values"].get(name)
+        theirs = [n.get(name) if n else None for n in c["ncu"]]
+        theirs = [t for t in theirs if t is not None]
+        if ours is None or not theirs:
+            continue
+        spread = max(theirs) - min(theirs)
+        ref = theirs[0]
+        diff = ours - ref
+        if what == "conflicts":
+            allowed = max(CONFLICT_FLOOR * ref, spread)
+            verdict = "ok" if abs(diff) <= allowed else "MISS"
+        else:
+            allowed = 0.0
+            verdict = "ok" if diff == 0 else ("MISS" if spread == 0 else "ncu-unstable")
+        rows.append({"metric": f"{kind} {what}", "bankbench": ours, "ncu": theirs, "diff": diff,
+                     "ncu_spread": spread, "allowed": allowed, "verdict": verdict})
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bankbench", default=None, help="the binary (default: the newest build*/bankbench)")
+    ap.add_argument("--experiments", default="experiments", help="suite to run (default: experiments)")
+    ap.add_argument("--out", default="parity-out", help="folder for the databases, logs and results")
+    ap.add_argument("--bankbench-runs", type=int, default=2)
+    ap.add_argument("--ncu-runs", type=int, default=2)
+    ap.add_argument("--ncu-option", action="append", default=[], help="extra ncu option (repeatable)")
+    a = ap.parse_args()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    bb = a.bankbench
+    if bb is None:
+        builds = [os.path.join(root, d, "bankbench") for d in os.listdir(root) if d.startswith("build")]
+        builds += [os.path.join(root, "build", d, "bankbench") for d in
+                   (os.listdir(os.path.join(root, "build")) if os.path.isdir(os.path.join(root, "build")) else [])]
+        builds = [b for b in builds if os.access(b, os.X_OK)]
+        if not builds:
+            fail("no bankbench binary found; build first or pass --bankbench")
+        bb = max(builds, key=os.path.getmtime)
+    bb = os.path.abspath(bb)
+    os.makedirs(a.out, exist_ok=True)
+    n_exp = experiment_count(bb, a.experiments)
+    info = versions(bb)
+
+    bb_db = os.path.join(a.out, "bankbench.sqlite")
+    for stale in (bb_db, bb_db + "-wal", bb_db + "-shm"):
+        if os.path.exists(stale):
+            os.remove(stale)
+    bb_walls = []
+    for i in range(a.bankbench_runs):
+        bb_walls.append(bankbench_pass(bb, a.experiments, bb_db, os.path.join(a.out, f"bankbench-{i + 1}.log")))
+        print(f"bankbench run {i + 1}: {bb_walls[-1]:.2f} s", flush=True)
+    all_runs = newest_runs(bb_db, n_exp * a.bankbench_runs)
+    configs = configurations(bb_db, all_runs[:n_exp])
+    repeats = [configurations(bb_db, all_runs[k * n_exp:(k + 1) * n_exp]) for k in range(1, a.bankbench_runs)]
+
+    ncu_walls = []
+    for i in range(a.ncu_runs):
+        db = os.path.join(a.out, f"ncu-target-{i + 1}.sqlite")
+        if os.path.exists(db):
+            os.remove(db)
+        launches, names, wall = ncu_pass(bb, a.experiments, db, os.path.join(a.out, f"ncu-{i + 1}.log"),
+                                         a.ncu_option)
+        ncu_walls.append(wall)
+        target = configurations(db, newest_runs(db, n_exp))
+        if [t["key"] for t in target] != [c["key"] for c in configs]:
+            fail("the ncu target ran other configurations than bankbench")
+        per_config = split_launches([c["kernels"] for c in configs], [t["status"] for t in target], launches,
+                                    names, f"ncu run {i + 1}")
+        for c, got in zip(configs, per_config):
+            c.setdefault("ncu", []).append(got[0] if got else None)
+            if got and not c.get("kernel_names"):
+                c["kernel_names"] = got[1]
+        print(f"ncu run {i + 1}: {wall:.2f} s, {len(launches)} kernels profiled", flush=True)
+
+    # Per configuration and metric.
+    table = []
+    for idx, c in enumerate(configs):
+        for r in judge(c):
+            repeat_values = [rep[idx]["values"].get(name) for rep in repeats
+                             for name, km in METRICS.items() if f"{km[0]} {km[1]}" == r["metric"]]
+            r["bankbench_repeats"] = [v for v in repeat_values if v is not None]
+            r["configuration"] = c["key"]
+            r["kernel"] = c.get("kernel_names", "")
+            table.append(r)
+    with open(os.path.join(a.out, "parity.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["experiment", "variant", "params", "kernel", "metric", "bankbench", "bankbench_repeats",
+                    "ncu_runs", "diff", "ncu_spread", "allowed", "verdict"])
+        for r in table:
+            exp, variant, params = r["configuration"].split("|", 2)
+            w.writerow([exp, variant, params, r["kernel"], r["metric"], f"{r['bankbench']:.0f}",
+                        " ".join(f"{v:.0f}" for v in r["bankbench_repeats"]),
+                        " ".join(f"{v:.0f}" for v in r["ncu"]), f"{r['diff']:+.0f}", f"{r['ncu_spread']:.0f}",
+                        f"{r['allowed']:.1f}", r["verdict"]])
+
+    # Summary per metric kind.
+    lines = ["# Counter parity and speed: bankbench against Nsight Compute", ""]
+    lines += [f"- {k}: {v}" for k, v in info.items()]
+    lines += [f"- suite: `{a.experiments}`, {len(configs)} configurations, "
+              f"{sum(1 for c in configs if c['ncu'] and c['ncu'][0])} with kernels profiled by both",
+              f"- ncu: `ncu --metrics <bank_conflicts set> --csv --clock-control none --nvtx --nvtx-include "
+              f"{NVTX_RANGE}/ {' '.join(a.ncu_option)}` over `bankbench run --launch-once --no-isolation`",
+              "", "## Wall time for the whole suite", "",
+              "| tool | runs (s) | first run (s) |", "|---|---|---|",
+              f"| bankbench run (counters, timing, verification) | {', '.join(f'{w:.2f}' for w in bb_walls)} | {bb_walls[0]:.2f} |",
+              f"| ncu over the launch-once target | {', '.join(f'{w:.2f}' for w in ncu_walls)} | {ncu_walls[0]:.2f} |",
+              "", f"Speed ratio (ncu / bankbench, first runs): **{ncu_walls[0] / bb_walls[0]:.1f}x**", "",
+              "## Agreement per metric", "",
+              "| metric | compared | equal / within allowance | ncu unstable | misses | ncu self-disagreements |",
+              "|---|---|---|---|---|---|"]
+    for name, (kind, what) in METRICS.items():
+        rows = [r for r in table if r["metric"] == f"{kind} {what}"]
+        ok = sum(1 for r in rows if r["verdict"] == "ok")
+        unstable = sum(1 for r in rows if r["verdict"] == "ncu-unstable")
+        miss = sum(1 for r in rows if r["verdict"] == "MISS")
+        selfdis = sum(1 for r in rows if r["ncu_spread"] != 0)
+        lines.append(f"| {kind} {what} | {len(rows)} | {ok} | {unstable} | {miss} | {selfdis} |")
+    misses = [r for r in table if r["verdict"] != "ok"]
+    lines += ["", f"## Configurations off target or where ncu disagrees with itself ({len(misses)})", ""]
+    if misses:
+        lines += ["| configuration | metric | bankbench | bankbench again | ncu runs | diff | allowed | verdict |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in misses[:400]:
+            lines.append(f"| {r['configuration'].replace('|', ' ')} | {r['metric']} | {r['bankbench']:.0f} | "
+                         f"{' '.join(f'{v:.0f}' for v in r['bankbench_repeats'])} | "
+                         f"{' '.join(f'{v:.0f}' for v in r['ncu'])} | {r['diff']:+.0f} | {r['allowed']:.1f} | "
+                         f"{r['verdict']} |")
+    with open(os.path.join(a.out, "summary.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(os.path.join(a.out, "summary.json"), "w") as f:
+        json.dump({"info": info, "bankbench_wall_s": bb_walls, "ncu_wall_s": ncu_walls,
+                   "configurations": len(configs)}, f, indent=1)
+    print("\n".join(lines[:40]))
+
+
+if __name__ == "__main__":
+    main()
