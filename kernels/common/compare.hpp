@@ -12,20 +12,20 @@
 
 namespace bb::host {
 
-/// Counts the elements i in [0, count) for which bad(i) holds; `describe(i)` words the first,
-/// e.g. "out[3,17] = 0.5, expected 0.25".
-template <class Bad, class Describe>
-verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
-  constexpr std::size_t k_chunk = 1 << 16;
-  const std::size_t chunks = (count + k_chunk - 1) / k_chunk;
+/// Counts the wrong elements of [0, count) that walk(begin, end, report) finds chunk by chunk, for
+/// checks that must go through a chunk in order (a running sum): walk calls report(i) for each
+/// wrong i in [begin, end), in increasing order. `describe(i)` words the first, e.g.
+/// "out[3,17] = 0.5, expected 0.25". Chunks start at multiples of `chunk`.
+template <class Walk, class Describe>
+verify_result count_mismatches_walk(std::size_t count, std::size_t chunk, Walk walk, Describe describe) {
+  const std::size_t chunks = (count + chunk - 1) / chunk;
   std::vector<std::uint64_t> wrong(chunks, 0);
   std::vector<std::size_t> first(chunks, SIZE_MAX);
-  parallel_chunks(count, k_chunk, [&](std::size_t begin, std::size_t end) {
-    const std::size_t c = begin / k_chunk;
-    for (std::size_t i = begin; i < end; ++i)
-      if (bad(i)) {
-        if (wrong[c]++ == 0) first[c] = i;
-      }
+  parallel_chunks(count, chunk, [&](std::size_t begin, std::size_t end) {
+    const std::size_t c = begin / chunk;
+    walk(begin, end, [&](std::size_t i) {
+      if (wrong[c]++ == 0) first[c] = i;
+    });
   });
   verify_result r;
   r.checked = count;
@@ -35,6 +35,30 @@ verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
   }
   r.ok = r.mismatches == 0;
   return r;
+}
+
+/// Counts the elements i in [0, count) for which bad(i) holds; `describe(i)` words the first.
+template <class Bad, class Describe>
+verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
+  return count_mismatches_walk(
+      count, std::size_t{1} << 16,
+      [&](std::size_t begin, std::size_t end, auto report) {
+        for (std::size_t i = begin; i < end; ++i)
+          if (bad(i)) report(i);
+      },
+      describe);
+}
+
+/// Whether a and b hold the same bytes, the test of a bit-exact check (a NaN never == itself).
+template <class T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
+
+/// Adds the result of one piece of an output, checked after the pieces before it, to `total`:
+/// mismatches add up, and the first mismatch stays that of the earliest piece with one.
+inline void add_piece(verify_result& total, const verify_result& piece) {
+  total.checked += piece.checked;
+  total.mismatches += piece.mismatches;
+  if (total.first_mismatch.empty()) total.first_mismatch = piece.first_mismatch;
+  total.ok = total.mismatches == 0 && total.first_mismatch.empty();
 }
 
 /// Bit-exact comparison, for copies and permutations: got[i] must hold the bytes of expected[i].
