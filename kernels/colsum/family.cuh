@@ -13,8 +13,10 @@
 
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/host_parallel.hpp"
+#include "common/readback.cuh"
+#include "common/uniform.hpp"
 #include "common/shared_load.cuh"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -84,12 +86,10 @@ __global__ void __launch_bounds__(k_block)
 /// Buffers, seeded inputs, launch and the CPU check shared by both patterns.
 template <class Pattern> class colsum_problem final : public problem {
 public:
-  colsum_problem(const nlohmann::json& params, std::uint64_t seed) : m_config(checked_config(params)) {
-    m_host_in.resize(static_cast<std::size_t>(m_config.tiles) * k_matrix_floats);
-    host::fill_uniform(m_host_in, seed);
-    m_in = device_buffer<float>(m_host_in.size());
+  colsum_problem(const nlohmann::json& params, std::uint64_t seed) : m_config(checked_config(params)), m_seed(seed) {
+    m_in = device_buffer<float>(static_cast<std::size_t>(m_config.tiles) * k_matrix_floats);
     m_out = device_buffer<float>(static_cast<std::size_t>(m_config.tiles) * k_side);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -107,29 +107,31 @@ public:
   /// (u = 2^-24, the unit roundoff; Higham, Accuracy and Stability of Numerical Algorithms, 4.2);
   /// the double reference's own error is some 2^29 times smaller.
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    std::vector<double> want(got.size()), tolerance(got.size());
-    host::parallel_chunks(got.size(), 1 << 14, [&](std::size_t begin, std::size_t end) {
-      for (std::size_t j = begin; j < end; ++j) {
-        const std::size_t m = j / k_side;
-        const int t = static_cast<int>(j % k_side);
-        double sum = 0.0, magnitude = 0.0;
-        for (int i = 0; i < k_side; ++i) {
-          const int2 rc = Pattern::element(t, i);
-          const double x = m_host_in[m * k_matrix_floats + static_cast<std::size_t>(rc.x * k_side + rc.y)];
-          sum += x;
-          magnitude += std::fabs(x);
-        }
-        want[j] = sum;
-        tolerance[j] = k_side * 0x1p-24 * magnitude;
+    struct expected {
+      double sum = 0.0, tolerance = 0.0;
+    };
+    auto want = [&](std::size_t j) { // output j: thread t's sum over matrix m, inputs regenerated
+      const std::size_t m = j / k_side;
+      const int t = static_cast<int>(j % k_side);
+      double sum = 0.0, magnitude = 0.0;
+      for (int i = 0; i < k_side; ++i) {
+        const int2 rc = Pattern::element(t, i);
+        const double x = host::uniform_at(m_seed, m * k_matrix_floats + static_cast<std::size_t>(rc.x * k_side + rc.y));
+        sum += x;
+        magnitude += std::fabs(x);
       }
-    });
-    return host::count_mismatches(
-        got.size(), [&](std::size_t j) { return !(std::fabs(static_cast<double>(got[j]) - want[j]) <= tolerance[j]); },
-        [&](std::size_t j) {
+      return expected{sum, k_side * 0x1p-24 * magnitude};
+    };
+    return verify_elements(
+        m_out.get(), m_out.size(),
+        [&](std::size_t j, float got) {
+          const expected w = want(j);
+          return !(std::fabs(static_cast<double>(got) - w.sum) <= w.tolerance);
+        },
+        [&](std::size_t j, float got) {
+          const expected w = want(j);
           return "out[" + std::to_string(j / k_side) + "," + std::to_string(j % k_side) + "] = " +
-                 std::to_string(got[j]) + ", expected " + std::to_string(want[j]) + " +- " + std::to_string(tolerance[j]);
+                 std::to_string(got) + ", expected " + std::to_string(w.sum) + " +- " + std::to_string(w.tolerance);
         });
   }
 
@@ -139,7 +141,7 @@ public:
 
 private:
   config m_config;
-  std::vector<float> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };

@@ -12,8 +12,10 @@
 
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/host_parallel.hpp"
+#include "common/readback.cuh"
+#include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
@@ -80,13 +82,11 @@ __global__ void __launch_bounds__(k_lanes* k_max_block_rows)
 /// Buffers, seeded inputs, launch and the CPU check shared by every column-access variant.
 template <class Layout> class column_problem final : public problem {
 public:
-  column_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)) {
+  column_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
     const std::size_t count = static_cast<std::size_t>(m_shape.tiles) * k_tile_elements;
-    m_host_in.resize(count);
-    host::fill_uniform(m_host_in, seed);
     m_in = device_buffer<float>(count);
     m_out = device_buffer<float>(count);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+    fill_uniform_device(m_in.get(), count, seed);
   }
 
   void launch(void* stream) override {
@@ -102,20 +102,18 @@ public:
 
   /// Bit-exact, it is a copy: element (r, c) of tile t comes back at (c, r).
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    std::vector<float> want(got.size());
-    host::parallel_chunks(static_cast<std::size_t>(m_shape.tiles), 256, [&](std::size_t t0, std::size_t t1) {
-      for (std::size_t t = t0; t < t1; ++t)
-        for (int r = 0; r < k_side; ++r)
-          for (int c = 0; c < k_side; ++c)
-            want[t * k_tile_elements + c * k_side + r] = m_host_in[t * k_tile_elements + r * k_side + c];
-    });
-    return host::compare_bitwise(want, got, [&](std::size_t i) {
+    // Output i holds element (c, r) of tile t, the input's (r, c).
+    auto want = [&](std::size_t i) {
       const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
-      return "out tile " + std::to_string(t) + " [" + std::to_string(e / k_side) + "," +
-             std::to_string(e % k_side) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(want[i]);
-    });
+      return host::uniform_at(m_seed, t * k_tile_elements + (e % k_side) * k_side + e / k_side);
+    };
+    return verify_elements(
+        m_out.get(), m_out.size(), [&](std::size_t i, float got) { return !host::same_bits(got, want(i)); },
+        [&](std::size_t i, float got) {
+          const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
+          return "out tile " + std::to_string(t) + " [" + std::to_string(e / k_side) + "," +
+                 std::to_string(e % k_side) + "] = " + std::to_string(got) + ", expected " + std::to_string(want(i));
+        });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
@@ -126,7 +124,7 @@ private:
   static constexpr int k_side = Layout::k_side;
   static constexpr std::size_t k_tile_elements = static_cast<std::size_t>(k_side) * k_side;
   shape m_shape;
-  std::vector<float> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };

@@ -5,8 +5,8 @@
 // mapping is a parameter: `walk: rows` gives lane = output column (the usual mapping: only the
 // halo's side columns are stored down a column), `walk: columns` gives lane = output row, so every
 // tap reads down a column of the tile, where an even pitch puts two rows in each bank.
+#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,7 +14,9 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
-#include "common/host_parallel.hpp"
+#include "common/device_fill.cuh"
+#include "common/readback.cuh"
+#include "common/uniform.hpp"
 #include "convolution/stencil.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -84,13 +86,11 @@ __global__ void __launch_bounds__(k_threads)
 
 template <class Layout> class stencil_problem final : public problem {
 public:
-  stencil_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)) {
+  stencil_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
     const std::size_t count = static_cast<std::size_t>(m_shape.n) * m_shape.n;
-    m_host_in.resize(count);
-    host::fill_uniform(m_host_in, seed);
     m_in = device_buffer<float>(count);
     m_out = device_buffer<float>(count);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+    fill_uniform_device(m_in.get(), count, seed);
   }
 
   void launch(void* stream) override {
@@ -109,30 +109,33 @@ public:
   }
 
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
     const int n = m_shape.n;
-    std::vector<std::uint64_t> bad(static_cast<std::size_t>(n), 0);
-    std::vector<int> first(static_cast<std::size_t>(n), -1);
-    host::parallel_chunks(static_cast<std::size_t>(n), 16, [&](std::size_t y0, std::size_t y1) {
-      for (std::size_t y = y0; y < y1; ++y)
-        for (int x = 0; x < n; ++x) {
-          const float want = reference_pixel(m_host_in, n, static_cast<int>(y), x);
-          if (std::memcmp(&want, &got[y * n + x], sizeof(float)) == 0) continue;
-          if (bad[y]++ == 0) first[y] = x;
-        }
-    });
-    verify_result r;
-    r.checked = got.size();
-    for (int y = 0; y < n; ++y) {
-      r.mismatches += bad[y];
-      if (bad[y] != 0 && r.first_mismatch.empty())
-        r.first_mismatch = "out[" + std::to_string(y) + "," + std::to_string(first[y]) + "] = " +
-                           std::to_string(got[static_cast<std::size_t>(y) * n + first[y]]) + ", expected " +
-                           std::to_string(reference_pixel(m_host_in, n, y, first[y]));
-    }
-    r.ok = r.mismatches == 0;
-    return r;
+    const auto row = static_cast<std::size_t>(n);
+    auto input = [&](int yy, int xx) { return host::uniform_at(m_seed, static_cast<std::size_t>(yy) * row + xx); };
+    // Pieces and chunks of whole rows; a chunk of 16 rows regenerates the 18 input rows it reads.
+    auto check = [&](std::size_t first, const float* got, std::size_t count) {
+      const std::size_t y_first = first / row;
+      return host::count_mismatches_walk(
+          count, 16 * row,
+          [&](std::size_t begin, std::size_t end, auto report) {
+            const int y0 = static_cast<int>(y_first + begin / row), y1 = static_cast<int>(y_first + end / row);
+            const int band0 = y0 > 0 ? y0 - 1 : 0, band1 = y1 < n ? y1 + 1 : n;
+            std::vector<float> band(static_cast<std::size_t>(band1 - band0) * row);
+            for (std::size_t k = 0; k < band.size(); ++k) band[k] = host::uniform_at(m_seed, band0 * row + k);
+            auto pixel = [&](int yy, int xx) { return band[static_cast<std::size_t>(yy - band0) * row + xx]; };
+            for (std::size_t j = begin; j < end; ++j) {
+              const int y = static_cast<int>(y_first + j / row), x = static_cast<int>(j % row);
+              if (!host::same_bits(reference_pixel_of(pixel, n, y, x), got[j])) report(j);
+            }
+          },
+          [&](std::size_t j) {
+            const std::size_t y = y_first + j / row, x = j % row;
+            return "out[" + std::to_string(y) + "," + std::to_string(x) + "] = " + std::to_string(got[j]) +
+                   ", expected " + std::to_string(reference_pixel_of(input, n, static_cast<int>(y), static_cast<int>(x)));
+          });
+    };
+    const std::size_t rows_per_piece = std::max<std::size_t>(1, k_piece_bytes / sizeof(float) / row);
+    return verify_pieces(m_out.get(), m_out.size(), check, rows_per_piece * row);
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
@@ -141,7 +144,7 @@ public:
 
 private:
   shape m_shape;
-  std::vector<float> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };

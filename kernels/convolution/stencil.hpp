@@ -46,16 +46,21 @@ BB_HD constexpr cell output_cell(int j, int tx, int ty, bool column_walk) {
   return column_walk ? cell{tx, other} : cell{other, tx};
 }
 
-/// The CPU stencil in the kernel's order of operations: bit-identical results.
-inline float reference_pixel(const std::vector<float>& in, int n, int y, int x) {
+/// The CPU stencil in the kernel's order of operations: bit-identical results. pixel(yy, xx) gives
+/// the input at (yy, xx), which is inside the n x n image.
+template <class Pixel> float reference_pixel_of(Pixel pixel, int n, int y, int x) {
   float acc = 0.0f;
   for (int dy = 0; dy < 3; ++dy)
     for (int dx = 0; dx < 3; ++dx) {
       const int yy = y - 1 + dy, xx = x - 1 + dx;
-      const float v = yy >= 0 && yy < n && xx >= 0 && xx < n ? in[static_cast<std::size_t>(yy) * n + xx] : 0.0f;
+      const float v = yy >= 0 && yy < n && xx >= 0 && xx < n ? pixel(yy, xx) : 0.0f;
       acc = acc + weight(dy, dx) * v;
     }
   return acc;
+}
+
+inline float reference_pixel(const std::vector<float>& in, int n, int y, int x) {
+  return reference_pixel_of([&](int yy, int xx) { return in[static_cast<std::size_t>(yy) * n + xx]; }, n, y, x);
 }
 
 } // namespace bb::convolution

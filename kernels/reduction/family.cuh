@@ -13,7 +13,9 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
-#include "common/host_parallel.hpp"
+#include "common/device_fill.cuh"
+#include "common/readback.cuh"
+#include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "reduction/tree.hpp"
 #include "registry/registry.hpp"
@@ -125,19 +127,17 @@ template <class Tree> model::access_plan tree_access_plan(const nlohmann::json& 
   return plan;
 }
 
-// ---- the shared problem: buffers, seeded input, per-block CPU sums ----
+// ---- the shared problem: buffers, input generated on the GPU, per-block CPU sums ----
 
 /// A variant: `k_items` elements per thread, a launcher, and the longest chain of float additions
 /// any input passes through on its way to a partial sum (for the verification tolerance).
 template <class Variant> class reduction_problem final : public problem {
 public:
   reduction_problem(const nlohmann::json& params, std::uint64_t seed)
-      : m_shape(checked_shape(params, Variant::k_items)) {
-    m_host_in.resize(static_cast<std::size_t>(m_shape.n));
-    host::fill_uniform(m_host_in, seed);
-    m_in = device_buffer<float>(m_host_in.size());
+      : m_shape(checked_shape(params, Variant::k_items)), m_seed(seed) {
+    m_in = device_buffer<float>(static_cast<std::size_t>(m_shape.n));
     m_out = device_buffer<float>(static_cast<std::size_t>(m_shape.blocks()));
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -149,41 +149,45 @@ public:
   }
 
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
     // Any order of float additions in which no term passes through more than d additions is off
     // the exact sum by at most gamma_d * sum|x| (Higham, Accuracy and Stability, eq. 4.4),
     // gamma_d ~ d * 2^-24; the reference is summed in double, exact enough to stand for the
     // true sum. d + 1 absorbs gamma's denominator and the double rounding.
     const double depth = Variant::k_items + log2_exact(m_shape.block) + 1;
     const double unit = std::ldexp(1.0, -24);
-    const std::size_t blocks = got.size();
-    std::vector<std::uint64_t> bad(blocks, 0);
-    std::vector<double> expected(blocks, 0);
-    host::parallel_chunks(blocks, 64, [&](std::size_t b0, std::size_t b1) {
-      for (std::size_t b = b0; b < b1; ++b) {
-        const std::size_t begin = b * static_cast<std::size_t>(m_shape.per_block());
-        const std::size_t end = std::min(m_host_in.size(), begin + static_cast<std::size_t>(m_shape.per_block()));
-        double sum = 0, magnitude = 0;
-        for (std::size_t i = begin; i < end; ++i) {
-          sum += m_host_in[i];
-          magnitude += std::fabs(m_host_in[i]);
-        }
-        expected[b] = sum;
-        // NaN (the poison) fails: the comparison is written so that it must hold.
-        if (!(std::fabs(static_cast<double>(got[b]) - sum) <= depth * unit * magnitude)) bad[b] = 1;
+    // Block b's sum and sum of magnitudes, in input order, from the generator: no input is kept.
+    auto block_sums = [&](std::size_t b, double& sum, double& magnitude) {
+      const auto per_block = static_cast<std::size_t>(m_shape.per_block());
+      const std::size_t begin = b * per_block;
+      const std::size_t end = std::min(static_cast<std::size_t>(m_shape.n), begin + per_block);
+      sum = 0;
+      magnitude = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        const float x = host::uniform_at(m_seed, i);
+        sum += x;
+        magnitude += std::fabs(x);
       }
-    });
-    verify_result r;
-    r.checked = blocks;
-    for (std::size_t b = 0; b < blocks; ++b) {
-      r.mismatches += bad[b];
-      if (bad[b] != 0 && r.first_mismatch.empty())
-        r.first_mismatch = "partial[" + std::to_string(b) + "] = " + std::to_string(got[b]) + ", expected " +
-                           std::to_string(expected[b]);
-    }
-    r.ok = r.mismatches == 0;
-    return r;
+    };
+    auto check = [&](std::size_t first, const float* got, std::size_t count) {
+      // 64 blocks per task: each block regenerates and adds all of its inputs.
+      return host::count_mismatches_walk(
+          count, 64,
+          [&](std::size_t begin, std::size_t end, auto report) {
+            for (std::size_t j = begin; j < end; ++j) {
+              double sum = 0, magnitude = 0;
+              block_sums(first + j, sum, magnitude);
+              // NaN (the poison) fails: the comparison is written so that it must hold.
+              if (!(std::fabs(static_cast<double>(got[j]) - sum) <= depth * unit * magnitude)) report(j);
+            }
+          },
+          [&](std::size_t j) {
+            double sum = 0, magnitude = 0;
+            block_sums(first + j, sum, magnitude);
+            return "partial[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
+                   std::to_string(sum);
+          });
+    };
+    return verify_pieces(m_out.get(), m_out.size(), check);
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
@@ -192,7 +196,7 @@ public:
 
 private:
   shape m_shape;
-  std::vector<float> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };

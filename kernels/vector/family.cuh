@@ -12,8 +12,10 @@
 
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/host_parallel.hpp"
+#include "common/readback.cuh"
+#include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
@@ -86,12 +88,11 @@ __global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict
 /// Buffers, seeded inputs, launch and the CPU check for loads of V floats.
 template <int V> class vector_problem final : public problem {
 public:
-  vector_problem(const config& c, std::uint64_t seed) : m_config(c) {
-    m_host_in.resize(static_cast<std::size_t>(c.tiles) * k_tile_floats);
-    host::fill_uniform(m_host_in, seed);
-    m_in = device_buffer<float>(m_host_in.size());
-    m_out = device_buffer<float>(m_host_in.size());
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  vector_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
+    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_floats;
+    m_in = device_buffer<float>(count);
+    m_out = device_buffer<float>(count);
+    fill_uniform_device(m_in.get(), count, seed);
   }
 
   void launch(void* stream) override {
@@ -105,11 +106,13 @@ public:
 
   /// Bit-exact, it is a copy: out = in.
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    return host::compare_bitwise(m_host_in, got, [&](std::size_t i) {
-      return "out[" + std::to_string(i) + "] = " + std::to_string(got[i]) + ", expected " + std::to_string(m_host_in[i]);
-    });
+    return verify_elements(
+        m_out.get(), m_out.size(),
+        [&](std::size_t i, float got) { return !host::same_bits(got, host::uniform_at(m_seed, i)); },
+        [&](std::size_t i, float got) {
+          return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
+                 std::to_string(host::uniform_at(m_seed, i));
+        });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
@@ -118,7 +121,7 @@ public:
 
 private:
   config m_config;
-  std::vector<float> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<float> m_in;
   device_buffer<float> m_out;
 };
