@@ -14,8 +14,10 @@
 
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_generate.cuh"
 #include "common/host_device.hpp"
-#include "common/host_parallel.hpp"
+#include "common/readback.cuh"
+#include "common/seeded.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
@@ -127,23 +129,25 @@ __global__ void __launch_bounds__(k_block) padding_kernel(const T* __restrict__ 
   }
 }
 
-/// Seeded inputs that never hold the poison pattern (all bytes 0xff), so an unwritten element fails.
-template <class T> void fill_input(std::vector<T>& v, std::uint64_t seed) {
-  if constexpr (std::is_integral_v<T>) {
-    host::parallel_chunks(v.size(), 1 << 16, [&](std::size_t begin, std::size_t end) {
-      host::splitmix64 rng{seed ^ (begin >> 16) * 0xd1b54a32d192ed03ull};
-      for (std::size_t i = begin; i < end; ++i) v[i] = static_cast<T>(rng.next() & (static_cast<T>(~T{0}) >> 1));
-    });
-  } else if constexpr (std::is_same_v<T, double>) {
-    std::vector<float> f(v.size());
-    host::fill_uniform(f, seed);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(f[i]) / 3.0; // all 53 bits in use
-  } else { // float, float4, float3_abc: whole numbers of floats in a row
-    std::vector<float> f(v.size() * sizeof(T) / sizeof(float));
-    host::fill_uniform(f, seed);
-    std::memcpy(v.data(), f.data(), v.size() * sizeof(T));
+/// Seeded input element i, which never holds the poison pattern (all bytes 0xff), so an unwritten
+/// element fails. Written on the GPU; the CPU check calls it for the elements it expects.
+template <class T> struct input_elements {
+  std::uint64_t seed;
+  BB_HD T operator()(std::uint64_t i) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(host::chunked_bits_at(seed, i, 16) & (static_cast<T>(~T{0}) >> 1));
+    } else if constexpr (std::is_same_v<T, double>) {
+      return static_cast<double>(host::uniform_at(seed, i)) / 3.0; // all 53 bits in use
+    } else if constexpr (std::is_same_v<T, float>) {
+      return host::uniform_at(seed, i);
+    } else if constexpr (std::is_same_v<T, float4>) { // whole numbers of floats in a row
+      return make_float4(host::uniform_at(seed, 4 * i), host::uniform_at(seed, 4 * i + 1),
+                         host::uniform_at(seed, 4 * i + 2), host::uniform_at(seed, 4 * i + 3));
+    } else {
+      return T{host::uniform_at(seed, 3 * i), host::uniform_at(seed, 3 * i + 1), host::uniform_at(seed, 3 * i + 2)};
+    }
   }
-}
+};
 
 template <class T> std::string show(const T& v) {
   if constexpr (std::is_integral_v<T>) return std::to_string(static_cast<int>(v));
@@ -157,13 +161,11 @@ template <class T> std::string show(const T& v) {
 /// Buffers, seeded inputs, launch and the CPU check for one element type and direction.
 template <class T, direction D> class padding_problem final : public problem {
 public:
-  explicit padding_problem(const config& c, std::uint64_t seed) : m_config(c) {
+  explicit padding_problem(const config& c, std::uint64_t seed) : m_config(c), m_input{seed} {
     const std::size_t count = static_cast<std::size_t>(c.tiles) * static_cast<std::size_t>(c.shape.elements());
-    m_host_in.resize(count);
-    fill_input(m_host_in, seed);
     m_in = device_buffer<T>(count);
     m_out = device_buffer<T>(count);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+    generate_device(m_in.get(), count, m_input);
   }
 
   void launch(void* stream) override {
@@ -178,25 +180,21 @@ public:
   /// Bit-exact, it is a copy. column_read: out (cols x 32) = in (32 x cols) transposed, per tile;
   /// column_write: out (32 x cols) = in (cols x 32) transposed.
   verify_result verify() override {
-    std::vector<T> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    const int cols = m_config.shape.cols;
+    const auto cols = static_cast<std::size_t>(m_config.shape.cols);
     const auto per_tile = static_cast<std::size_t>(m_config.shape.elements());
-    std::vector<T> want(got.size());
-    host::parallel_chunks(static_cast<std::size_t>(m_config.tiles), 64, [&](std::size_t t0, std::size_t t1) {
-      for (std::size_t t = t0; t < t1; ++t)
-        for (int r = 0; r < k_rows; ++r)
-          for (int c = 0; c < cols; ++c) {
-            const std::size_t row_major = t * per_tile + static_cast<std::size_t>(r) * cols + c;
-            const std::size_t col_major = t * per_tile + static_cast<std::size_t>(c) * k_rows + r;
-            if constexpr (D == direction::column_read) want[col_major] = m_host_in[row_major];
-            else want[row_major] = m_host_in[col_major];
-          }
-    });
-    return host::compare_bitwise(want, got, [&](std::size_t i) {
-      return "out[" + std::to_string(i) + "] (tile " + std::to_string(i / per_tile) + ") = " + show(got[i]) +
-             ", expected " + show(want[i]);
-    });
+    auto want = [&](std::size_t i) {
+      const std::size_t t = i / per_tile, e = i % per_tile;
+      // column_read: output e = c * 32 + r holds input r * cols + c; column_write the other way round.
+      const std::size_t source = D == direction::column_read ? (e % k_rows) * cols + e / k_rows
+                                                              : (e % cols) * k_rows + e / cols;
+      return m_input(t * per_tile + source);
+    };
+    return verify_elements(
+        m_out.get(), m_out.size(), [&](std::size_t i, const T& got) { return !host::same_bits(got, want(i)); },
+        [&](std::size_t i, const T& got) {
+          return "out[" + std::to_string(i) + "] (tile " + std::to_string(i / per_tile) + ") = " + show(got) +
+                 ", expected " + show(want(i));
+        });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
@@ -205,7 +203,7 @@ public:
 
 private:
   config m_config;
-  std::vector<T> m_host_in;
+  input_elements<T> m_input;
   device_buffer<T> m_in;
   device_buffer<T> m_out;
 };

@@ -12,7 +12,9 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
-#include "common/host_parallel.hpp"
+#include "common/device_generate.cuh"
+#include "common/readback.cuh"
+#include "common/seeded.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
@@ -35,28 +37,27 @@ inline std::uint64_t checked_bytes(const nlohmann::json& params) {
   return static_cast<std::uint64_t>(bytes);
 }
 
-/// Seeded input bytes with the top bit clear, so the 0xff poison never equals an input byte.
-inline void fill_bytes(std::vector<unsigned char>& v, std::uint64_t seed) {
-  constexpr std::size_t k_chunk = 1 << 20;
-  host::parallel_chunks(v.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
-    host::splitmix64 rng{seed ^ (begin / k_chunk) * 0xd1b54a32d192ed03ull};
-    for (std::size_t i = begin; i < end; i += 8) {
-      const std::uint64_t word = rng.next() & 0x7f7f7f7f7f7f7f7full;
-      std::memcpy(&v[i], &word, std::min<std::size_t>(8, end - i));
-    }
-  });
-}
+/// Seeded input bytes with the top bit clear, so the 0xff poison never equals an input byte:
+/// host::byte7_word_at, generated eight bytes at a time.
+struct input_words {
+  std::uint64_t seed;
+  BB_HD std::uint64_t operator()(std::uint64_t w) const { return host::byte7_word_at(seed, w); }
+};
+struct input_bytes {
+  std::uint64_t seed;
+  BB_HD unsigned char operator()(std::uint64_t i) const { return host::byte7_at(seed, i); }
+};
 
 /// Buffers, seeded input and the byte-exact check shared by both variants; Mover enqueues the copy.
 template <class Mover> class copy_problem final : public problem {
 public:
-  copy_problem(const nlohmann::json& params, std::uint64_t seed) {
+  copy_problem(const nlohmann::json& params, std::uint64_t seed) : m_seed(seed) {
     m_bytes = checked_bytes(params);
-    m_host_in.resize(m_bytes);
-    fill_bytes(m_host_in, seed);
     m_in = device_buffer<unsigned char>(m_bytes);
     m_out = device_buffer<unsigned char>(m_bytes);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_bytes, cudaMemcpyHostToDevice));
+    const std::uint64_t words = m_bytes / 8; // cudaMalloc'd buffers are 256-byte aligned
+    generate_device(reinterpret_cast<std::uint64_t*>(m_in.get()), words, input_words{seed});
+    generate_device(m_in.get() + words * 8, m_bytes % 8, input_bytes{seed}, words * 8);
     m_mover = Mover(m_bytes);
   }
 
@@ -66,32 +67,28 @@ public:
 
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_bytes)); }
 
+  /// Byte-exact, eight bytes at a time; the bytes of a wrong word are counted one by one.
   verify_result verify() override {
-    std::vector<unsigned char> got(m_bytes);
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_bytes, cudaMemcpyDeviceToHost));
-    constexpr std::size_t k_chunk = 1 << 22;
-    const std::size_t chunks = (m_bytes + k_chunk - 1) / k_chunk;
-    std::vector<std::uint64_t> bad(chunks, 0);
-    std::vector<std::size_t> first(chunks, SIZE_MAX);
-    host::parallel_chunks(m_bytes, k_chunk, [&](std::size_t begin, std::size_t end) {
-      if (std::memcmp(&got[begin], &m_host_in[begin], end - begin) == 0) return;
-      const std::size_t c = begin / k_chunk;
-      for (std::size_t i = begin; i < end; ++i)
-        if (got[i] != m_host_in[i]) {
-          ++bad[c];
-          first[c] = std::min(first[c], i);
-        }
-    });
-    verify_result r;
-    r.checked = m_bytes;
-    for (std::size_t c = 0; c < chunks; ++c) {
-      r.mismatches += bad[c];
-      if (bad[c] != 0 && r.first_mismatch.empty())
-        r.first_mismatch = "out[" + std::to_string(first[c]) + "] = " + std::to_string(got[first[c]]) +
-                           ", expected " + std::to_string(m_host_in[first[c]]);
-    }
-    r.ok = r.mismatches == 0;
-    return r;
+    auto check = [&](std::size_t first, const unsigned char* got, std::size_t count) {
+      return host::count_mismatches_walk(
+          count, std::size_t{1} << 22,
+          [&](std::size_t begin, std::size_t end, auto report) {
+            for (std::size_t j = begin; j < end; j += 8) { // first and chunks are multiples of 8
+              const std::uint64_t want = host::byte7_word_at(m_seed, (first + j) / 8);
+              const std::size_t n = std::min<std::size_t>(8, end - j);
+              std::uint64_t word = 0;
+              std::memcpy(&word, got + j, n);
+              if (n == 8 && word == want) continue;
+              for (std::size_t k = 0; k < n; ++k)
+                if (got[j + k] != static_cast<unsigned char>(want >> (8 * k))) report(j + k);
+            }
+          },
+          [&](std::size_t j) {
+            return "out[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
+                   std::to_string(host::byte7_at(m_seed, first + j));
+          });
+    };
+    return verify_pieces(m_out.get(), m_bytes, check);
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2 * m_bytes; }
@@ -102,7 +99,7 @@ public:
 
 private:
   std::uint64_t m_bytes = 0;
-  std::vector<unsigned char> m_host_in;
+  std::uint64_t m_seed = 0;
   device_buffer<unsigned char> m_in;
   device_buffer<unsigned char> m_out;
   Mover m_mover;

@@ -11,7 +11,8 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
-#include "common/host_parallel.hpp"
+#include "common/device_generate.cuh"
+#include "common/readback.cuh"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 #include "scan/sweep.hpp"
@@ -142,13 +143,10 @@ template <class Layout> model::access_plan blelloch_access_plan(const nlohmann::
 /// Variant: k_threads per block and a launcher; every variant scans blocks of 1024 elements.
 template <class Variant> class scan_problem final : public problem {
 public:
-  scan_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)) {
-    m_host_in.resize(static_cast<std::size_t>(m_n));
-    fill_integers(m_host_in, seed);
-    reference_scan(m_host_in, m_expected);
-    m_in = device_buffer<std::uint32_t>(m_host_in.size());
-    m_out = device_buffer<std::uint32_t>(m_host_in.size());
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  scan_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)), m_seed(seed) {
+    m_in = device_buffer<std::uint32_t>(static_cast<std::size_t>(m_n));
+    m_out = device_buffer<std::uint32_t>(static_cast<std::size_t>(m_n));
+    generate_device(m_in.get(), m_in.size(), input_integers{seed});
   }
 
   void launch(void* stream) override {
@@ -158,31 +156,31 @@ public:
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
   verify_result verify() override {
-    std::vector<std::uint32_t> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    verify_result r;
-    r.checked = got.size();
     // Exact. An element the kernel never writes keeps the poison 0xffffffff and passes only where
-    // its prefix sum happens to be that value (probability 2^-32 per element).
-    constexpr std::size_t k_chunk = 1 << 20;
-    const std::size_t chunks = (got.size() + k_chunk - 1) / k_chunk;
-    std::vector<std::uint64_t> bad(chunks, 0);
-    std::vector<std::size_t> first(chunks, SIZE_MAX);
-    host::parallel_chunks(got.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
-      const std::size_t c = begin / k_chunk;
-      for (std::size_t i = begin; i < end; ++i)
-        if (got[i] != m_expected[i]) {
-          if (bad[c]++ == 0) first[c] = i;
-        }
-    });
-    for (std::size_t c = 0; c < chunks; ++c) {
-      r.mismatches += bad[c];
-      if (bad[c] != 0 && r.first_mismatch.empty())
-        r.first_mismatch = "out[" + std::to_string(first[c]) + "] = " + std::to_string(got[first[c]]) +
-                           ", expected " + std::to_string(m_expected[first[c]]);
-    }
-    r.ok = r.mismatches == 0;
-    return r;
+    // its prefix sum happens to be that value (probability 2^-32 per element). Pieces and chunks
+    // hold whole blocks, so each chunk's running sum starts at a block's first element.
+    auto expected = [&](std::size_t i) { // element i's prefix within its block, for the message
+      std::uint32_t sum = 0;
+      for (std::size_t k = i - i % k_elements; k < i; ++k) sum += integer_at(m_seed, k);
+      return sum;
+    };
+    auto check = [&](std::size_t first, const std::uint32_t* got, std::size_t count) {
+      return host::count_mismatches_walk(
+          count, std::size_t{1} << 20,
+          [&](std::size_t begin, std::size_t end, auto report) {
+            std::uint32_t sum = 0;
+            for (std::size_t j = begin; j < end; ++j) {
+              if ((first + j) % k_elements == 0) sum = 0;
+              if (got[j] != sum) report(j);
+              sum += integer_at(m_seed, first + j);
+            }
+          },
+          [&](std::size_t j) {
+            return "out[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
+                   std::to_string(expected(first + j));
+          });
+    };
+    return verify_pieces(m_out.get(), m_out.size(), check);
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
@@ -191,7 +189,7 @@ public:
 
 private:
   std::int64_t m_n = 0;
-  std::vector<std::uint32_t> m_host_in, m_expected;
+  std::uint64_t m_seed = 0;
   device_buffer<std::uint32_t> m_in;
   device_buffer<std::uint32_t> m_out;
 };

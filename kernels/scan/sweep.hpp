@@ -6,18 +6,29 @@
 
 #include "common/host_device.hpp"
 #include "common/host_parallel.hpp"
+#include "common/seeded.hpp"
 
 namespace bb::scan {
 
 inline constexpr int k_elements = 1024; // elements per block's scan
 inline constexpr int k_log_elements = 10;
 
-/// Seeded inputs: full-range 32-bit integers, so the scans wrap and are checked exactly.
+/// Input i of seed `seed`: a full-range 32-bit integer, so the scans wrap and are checked exactly.
+/// The GPU writes the input and the CPU check recomputes it from (seed, i).
+BB_HD inline std::uint32_t integer_at(std::uint64_t seed, std::uint64_t i) {
+  return static_cast<std::uint32_t>(host::chunked_bits_at(seed, i, 16) >> 32);
+}
+
+/// integer_at as a generator for generate_device.
+struct input_integers {
+  std::uint64_t seed;
+  BB_HD std::uint32_t operator()(std::uint64_t i) const { return integer_at(seed, i); }
+};
+
+/// v[i] = integer_at(seed, i), on every core.
 inline void fill_integers(std::vector<std::uint32_t>& v, std::uint64_t seed) {
-  constexpr std::size_t k_chunk = 1 << 16;
-  host::parallel_chunks(v.size(), k_chunk, [&](std::size_t begin, std::size_t end) {
-    host::splitmix64 rng{seed ^ (begin / k_chunk) * 0xd1b54a32d192ed03ull};
-    for (std::size_t i = begin; i < end; ++i) v[i] = static_cast<std::uint32_t>(rng.next() >> 32);
+  host::parallel_chunks(v.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) v[i] = integer_at(seed, i);
   });
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/readback.cuh"
 #include "common/host_parallel.hpp"
 #include "common/shared_load.cuh"
 #include "launch/cuda_call.hpp"
@@ -139,8 +140,6 @@ public:
   /// one lane number hold the same value.
   verify_result verify() override {
     const int words = m_config.acc_words();
-    std::vector<std::uint32_t> got(m_config.threads() * static_cast<std::size_t>(words));
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
     std::vector<std::uint32_t> lane_acc(32 * static_cast<std::size_t>(words), 0);
     for (int lane = 0; lane < 32; ++lane)
       for (int k = 0; k < m_config.iters; ++k) {
@@ -153,17 +152,17 @@ public:
           acc = mix(acc, v);
         }
       }
-    std::vector<std::uint32_t> want(got.size());
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      const std::size_t thread = i / static_cast<std::size_t>(words), w = i % static_cast<std::size_t>(words);
-      want[i] = lane_acc[(thread % 32) * static_cast<std::size_t>(words) + w];
-    }
-    return host::compare_bitwise(want, got, [&](std::size_t i) {
-      const std::size_t thread = i / static_cast<std::size_t>(words);
-      return "out[block " + std::to_string(thread / k_block) + ", thread " + std::to_string(thread % k_block) +
-             ", word " + std::to_string(i % static_cast<std::size_t>(words)) + "] = " + std::to_string(got[i]) +
-             ", expected " + std::to_string(want[i]);
-    });
+    const auto per_thread = static_cast<std::size_t>(words);
+    auto want = [&](std::size_t i) { return lane_acc[(i / per_thread % 32) * per_thread + i % per_thread]; };
+    return verify_elements(
+        reinterpret_cast<const std::uint32_t*>(m_out.get()), m_config.threads() * per_thread,
+        [&](std::size_t i, std::uint32_t got) { return got != want(i); },
+        [&](std::size_t i, std::uint32_t got) {
+          const std::size_t thread = i / per_thread;
+          return "out[block " + std::to_string(thread / k_block) + ", thread " + std::to_string(thread % k_block) +
+                 ", word " + std::to_string(i % per_thread) + "] = " + std::to_string(got) + ", expected " +
+                 std::to_string(want(i));
+        });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() * m_config.blocks + m_out.bytes(); }
