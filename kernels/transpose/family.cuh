@@ -1,178 +1,318 @@
 #pragma once
-// Transpose family: out = in^T for an n x n float matrix, through one shared-memory tile per
-// block. Variants differ only in the tile layout (where element (row, col) of the tile lives).
+// Transpose family: out = in^T for an n x n float or double matrix, through one shared-memory
+// tile of side 16, 32 or 64 per block. Variants differ in the tile layout (where element
+// (row, col) of the tile lives) and, for padded_wide, in how threads move the tile.
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
-#include "common/host_parallel.hpp"
+#include "common/device_fill.cuh"
+#include "common/host_device.hpp"
+#include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
 namespace bb::transpose {
 
-inline constexpr int k_tile = 32;      // tile side, in elements
-inline constexpr int k_block_rows = 8; // block is (32, 8); each thread moves 4 rows of the tile
+inline constexpr int k_max_n = 46340; // n*n stays below 2^31, as the experiment files promise
+inline constexpr std::size_t k_verify_band_bytes = std::size_t{64} << 20; // host memory per copied band
 
 inline const family_info& family() {
   static const family_info f{
       "transpose",
-      "n x n float matrix transpose through a 32x32 shared-memory tile, block (32, 8)",
-      {{"n", 1024, "matrix side, in elements (any positive size; edges are bounds-checked)"}}};
+      "n x n matrix transpose through a shared-memory tile, block (min(tile, 32), block_rows)",
+      {{"n", 1024, "matrix side, in elements (any positive size; edges are bounds-checked)"},
+       {"tile", 32, "tile side, in elements: 16, 32 or 64"},
+       {"block_rows", 8, "threads along the tile's rows: the block is (min(tile, 32), block_rows); 8, 16 or 32, "
+                         "at most tile"},
+       {"type", "float", "element type: float or double"}}};
   return f;
+}
+
+/// Threads along a tile row: a warp's lanes for tiles of 32 and 64, half a warp for tile 16.
+BB_HD constexpr int block_cols(int tile) { return tile < 32 ? tile : 32; }
+
+/// One configuration's parameters, checked.
+struct config {
+  int n = 0;
+  int tile = 32;
+  int block_rows = 8;
+  bool is_double = false;
+  [[nodiscard]] int element_bytes() const { return is_double ? 8 : 4; }
+  [[nodiscard]] std::string block() const {
+    return "block (" + std::to_string(block_cols(tile)) + ", " + std::to_string(block_rows) + ")";
+  }
+};
+
+/// params[name], or the family's default where a caller (a test, bankmap) leaves it out.
+inline const nlohmann::json& param_or_default(const nlohmann::json& params, const std::string& name) {
+  if (params.contains(name)) return params.at(name);
+  for (const auto& spec : family().params)
+    if (spec.name == name) return spec.default_value;
+  throw std::logic_error("transpose has no parameter " + name);
+}
+
+/// The parameters of a configuration; unsupported_parameter where no transpose kernel handles them.
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto n = param_or_default(params, "n").get<std::int64_t>();
+  if (n <= 0 || n > k_max_n)
+    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1.." + std::to_string(k_max_n));
+  c.n = static_cast<int>(n);
+  const auto tile = param_or_default(params, "tile").get<std::int64_t>();
+  if (tile != 16 && tile != 32 && tile != 64)
+    throw unsupported_parameter("tile = " + std::to_string(tile) + " is not one of 16, 32, 64");
+  c.tile = static_cast<int>(tile);
+  const auto rows = param_or_default(params, "block_rows").get<std::int64_t>();
+  if (rows != 8 && rows != 16 && rows != 32)
+    throw unsupported_parameter("block_rows = " + std::to_string(rows) + " is not one of 8, 16, 32");
+  if (rows > tile)
+    throw unsupported_parameter("block_rows = " + std::to_string(rows) + " exceeds the " + std::to_string(tile) +
+                                "-row tile: use block_rows <= tile");
+  c.block_rows = static_cast<int>(rows);
+  const auto type = param_or_default(params, "type").get<std::string>();
+  if (type != "float" && type != "double")
+    throw unsupported_parameter("type = '" + type + "' is not one of float, double");
+  c.is_double = type == "double";
+  return c;
+}
+
+/// Calls f(T{}, integral_constant<tile>, integral_constant<block_rows>) for the configuration's
+/// compile-time shape; every kernel is instantiated for the 16 valid shapes and nothing else.
+template <class F> auto with_shape(const config& c, F&& f) {
+  using result = decltype(f(float{}, std::integral_constant<int, 32>{}, std::integral_constant<int, 8>{}));
+  auto rows = [&](auto t, auto s) -> result {
+    constexpr int S = decltype(s)::value;
+    if (c.block_rows == 8) return f(t, s, std::integral_constant<int, 8>{});
+    if (c.block_rows == 16) return f(t, s, std::integral_constant<int, 16>{});
+    if constexpr (S >= 32) return f(t, s, std::integral_constant<int, 32>{});
+    throw unsupported_parameter("block_rows = 32 exceeds the 16-row tile"); // checked_config refuses it first
+  };
+  auto tiles = [&](auto t) -> result {
+    if (c.tile == 16) return rows(t, std::integral_constant<int, 16>{});
+    if (c.tile == 32) return rows(t, std::integral_constant<int, 32>{});
+    return rows(t, std::integral_constant<int, 64>{});
+  };
+  return c.is_double ? tiles(double{}) : tiles(float{});
 }
 
 /// The shared body: rows of the tile are written from coalesced global reads, then columns of
 /// the tile are read for coalesced global writes; Layout decides which banks those columns hit.
-template <class Layout>
-__global__ void __launch_bounds__(k_tile* k_block_rows)
-    transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
-  __shared__ float tile[Layout::k_words];
+/// Thread (tx, ty) moves columns tx, tx + 32, ... of rows ty, ty + R, ... of the tile.
+template <class Layout, class T, int S, int R>
+__global__ void __launch_bounds__(block_cols(S) * R)
+    transpose_kernel(const T* __restrict__ in, T* __restrict__ out, int n) {
+  constexpr int k_cols = block_cols(S);
+  __shared__ T tile[Layout::k_elements];
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
-  int x = static_cast<int>(blockIdx.x) * k_tile + tx;
-  int y = static_cast<int>(blockIdx.y) * k_tile + ty;
-  for (int j = 0; j < k_tile; j += k_block_rows)
-    if (x < n && y + j < n)
-      tile[Layout::offset(ty + j, tx)] = in[static_cast<std::size_t>(y + j) * n + x];
+  int x = static_cast<int>(blockIdx.x) * S + tx;
+  int y = static_cast<int>(blockIdx.y) * S + ty;
+#pragma unroll
+  for (int j = 0; j < S; j += R)
+#pragma unroll
+    for (int i = 0; i < S; i += k_cols)
+      if (x + i < n && y + j < n)
+        tile[Layout::offset(ty + j, tx + i)] = in[static_cast<std::size_t>(y + j) * n + x + i];
   __syncthreads();
-  x = static_cast<int>(blockIdx.y) * k_tile + tx;
-  y = static_cast<int>(blockIdx.x) * k_tile + ty;
-  for (int j = 0; j < k_tile; j += k_block_rows)
-    if (x < n && y + j < n)
-      out[static_cast<std::size_t>(y + j) * n + x] = tile[Layout::offset(tx, ty + j)];
+  x = static_cast<int>(blockIdx.y) * S + tx;
+  y = static_cast<int>(blockIdx.x) * S + ty;
+#pragma unroll
+  for (int j = 0; j < S; j += R)
+#pragma unroll
+    for (int i = 0; i < S; i += k_cols)
+      if (x + i < n && y + j < n)
+        out[static_cast<std::size_t>(y + j) * n + x + i] = tile[Layout::offset(tx + i, ty + j)];
 }
 
-/// The matrix side of a configuration; unsupported_parameter where the kernel cannot index it.
-inline int checked_n(const nlohmann::json& params) {
-  const auto n = params.at("n").get<std::int64_t>();
-  if (n <= 0 || n > 46340) // n*n must fit the kernel's int indexing of one row offset
-    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
-  return static_cast<int>(n);
+/// Enqueues one transpose of an n x n matrix on a stream: a kernel instantiation, type-erased.
+template <class T> using launcher = void (*)(const T* in, T* out, int n, cudaStream_t stream);
+
+template <class Layout, class T, int S, int R> void launch_tiled(const T* in, T* out, int n, cudaStream_t stream) {
+  const dim3 block(block_cols(S), R);
+  const dim3 grid((n + S - 1) / S, (n + S - 1) / S);
+  transpose_kernel<Layout, T, S, R><<<grid, block, 0, stream>>>(in, out, n);
 }
 
-/// Sizes, seeded inputs, launch and the CPU check shared by every transpose variant.
-template <class Layout> class transpose_problem final : public problem {
+/// Buffers, inputs generated on the GPU, launch and the check shared by every transpose variant.
+/// in[i] = T(uniform_at(seed, i)); no host copy of the input exists, and verify() holds one band
+/// of rows of the output at a time, so host memory stays under k_verify_band_bytes at any n.
+template <class T> class transpose_problem final : public problem {
 public:
-  transpose_problem(const nlohmann::json& params, std::uint64_t seed) {
-    m_n = checked_n(params);
-    const std::size_t count = static_cast<std::size_t>(m_n) * m_n;
-    m_host_in.resize(count);
-    host::fill_uniform(m_host_in, seed);
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    BB_CUDA_CALL(cudaMemcpy(m_in.get(), m_host_in.data(), m_in.bytes(), cudaMemcpyHostToDevice));
+  transpose_problem(const config& c, std::uint64_t seed, launcher<T> launch)
+      : m_n(c.n), m_seed(seed), m_launch(launch) {
+    const std::size_t count = static_cast<std::size_t>(m_n) * static_cast<std::size_t>(m_n);
+    m_in = device_buffer<T>(count);
+    m_out = device_buffer<T>(count);
+    fill_uniform_device(m_in.get(), count, seed);
   }
 
   void launch(void* stream) override {
-    const dim3 block(k_tile, k_block_rows);
-    const dim3 grid((m_n + k_tile - 1) / k_tile, (m_n + k_tile - 1) / k_tile);
-    transpose_kernel<Layout><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get(), m_n);
+    m_launch(m_in.get(), m_out.get(), m_n, static_cast<cudaStream_t>(stream));
     BB_CUDA_CALL(cudaGetLastError());
   }
 
   void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
+    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float and double becomes a NaN
   }
 
+  /// Bit-exact, it is a copy: out[row, col] must hold T(uniform_at(seed, col * n + row)).
   verify_result verify() override {
-    std::vector<float> got(m_out.size());
-    BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get(), m_out.bytes(), cudaMemcpyDeviceToHost));
-    // Rows in bands of 32, so the strided reads of the input stay in cache; bit-exact, it is a copy.
-    constexpr std::size_t k_band = 32;
-    const std::size_t n = static_cast<std::size_t>(m_n);
-    std::vector<std::uint64_t> bad((n + k_band - 1) / k_band, 0);
-    std::vector<std::size_t> first(bad.size(), SIZE_MAX);
-    host::parallel_chunks(n, k_band, [&](std::size_t row0, std::size_t row1) {
-      const std::size_t band = row0 / k_band;
-      for (std::size_t col = 0; col < n; ++col)
-        for (std::size_t row = row0; row < row1; ++row) {
-          if (std::memcmp(&m_host_in[col * n + row], &got[row * n + col], sizeof(float)) == 0) continue;
-          ++bad[band];
-          first[band] = std::min(first[band], row * n + col);
-        }
-    });
-    verify_result r;
-    r.checked = got.size();
-    for (std::size_t b = 0; b < bad.size(); ++b) {
-      r.mismatches += bad[b];
-      if (bad[b] != 0 && r.first_mismatch.empty()) {
-        const std::size_t row = first[b] / n, col = first[b] % n;
-        r.first_mismatch = "out[" + std::to_string(row) + "," + std::to_string(col) + "] = " +
-                           std::to_string(got[first[b]]) + ", expected " +
-                           std::to_string(m_host_in[col * n + row]);
-      }
+    const auto n = static_cast<std::size_t>(m_n);
+    const std::size_t band_rows = std::max<std::size_t>(1, k_verify_band_bytes / (n * sizeof(T)));
+    std::vector<T> got(std::min(n, band_rows) * n);
+    verify_result total;
+    for (std::size_t row0 = 0; row0 < n; row0 += band_rows) {
+      const std::size_t rows = std::min(band_rows, n - row0);
+      BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get() + row0 * n, rows * n * sizeof(T), cudaMemcpyDeviceToHost));
+      auto want = [&](std::size_t i) { // i counts elements of the band
+        const std::size_t row = row0 + i / n, col = i % n;
+        return static_cast<T>(host::uniform_at(m_seed, col * n + row));
+      };
+      const verify_result band = host::count_mismatches(
+          rows * n,
+          [&](std::size_t i) {
+            const T w = want(i);
+            return std::memcmp(&w, &got[i], sizeof(T)) != 0;
+          },
+          [&](std::size_t i) {
+            return "out[" + std::to_string(row0 + i / n) + "," + std::to_string(i % n) + "] = " +
+                   std::to_string(got[i]) + ", expected " + std::to_string(want(i));
+          });
+      total.checked += band.checked;
+      total.mismatches += band.mismatches;
+      if (!band.ok && total.first_mismatch.empty()) total.first_mismatch = band.first_mismatch;
     }
-    r.ok = r.mismatches == 0;
-    return r;
+    total.ok = total.mismatches == 0;
+    return total;
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
-  [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
+  [[nodiscard]] int smem_access_bytes() const override { return sizeof(T); }
   [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   int m_n = 0;
-  std::vector<float> m_host_in;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
+  std::uint64_t m_seed = 0;
+  launcher<T> m_launch;
+  device_buffer<T> m_in;
+  device_buffer<T> m_out;
 };
 
-/// transpose_kernel's shared-memory requests for the bank model, from its own Layout::offset and
-/// bounds checks: warp ty of a block holds lanes tx = 0..31. A tile's requests depend only on how
-/// far the matrix reaches into it (32 elements, or n mod 32 at the last tile of a row or column),
-/// so each pair of extents is built once and counted for every tile that has it.
-template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
-  const int n = checked_n(params);
-  struct extent {
-    int size;           // elements of the matrix inside the tile along one axis
-    std::uint64_t tiles; // tiles along that axis with this extent
-  };
-  std::vector<extent> extents;
-  if (n >= k_tile) extents.push_back({k_tile, static_cast<std::uint64_t>(n / k_tile)});
-  if (n % k_tile != 0) extents.push_back({n % k_tile, 1});
-  constexpr auto word = static_cast<std::uint32_t>(sizeof(float));
+/// How far the matrix reaches into a tile along one axis (S elements, or n mod S at the last
+/// tile), and how many tiles along that axis have that extent. A tile's requests depend only on
+/// its two extents, so plans build each pair once and count it for every tile that has it.
+struct extent {
+  int size;
+  std::uint64_t tiles;
+};
+
+inline std::vector<extent> extents_of(int n, int tile) {
+  std::vector<extent> out;
+  if (n >= tile) out.push_back({tile, static_cast<std::uint64_t>(n / tile)});
+  if (n % tile != 0) out.push_back({n % tile, 1});
+  return out;
+}
+
+/// The tile a Layout describes, for bankmap's pictures: "double tile[64][65]".
+template <class Layout, class T, int S> model::tile_layout tile_picture() {
+  model::tile_layout tile;
+  tile.rows = tile.cols = S;
+  tile.element_bytes = sizeof(T);
+  tile.row_pitch_elements = Layout::k_elements / S;
+  tile.name = std::string(std::is_same_v<T, double> ? "double" : "float") + " tile[" + std::to_string(S) + "][" +
+              std::to_string(tile.row_pitch_elements) + "]";
+  for (int r = 0; r < S; ++r)
+    for (int c = 0; c < S; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c) * sizeof(T)));
+  return tile;
+}
+
+/// Where one lane's two shared accesses at one step of a kernel's loops go: the row-phase store
+/// and the column-phase load, as element offsets into the tile, and whether the lane takes part.
+struct lane_access {
+  int store_offset;
+  bool store_active;
+  int load_offset;
+  bool load_active;
+};
+
+/// Adds one warp's store and load requests at one step, `count` times; lane_of(lane) -> lane_access.
+template <class T, class LaneOf> void add_step(model::access_plan& plan, std::uint64_t count, LaneOf lane_of) {
+  constexpr auto bytes = static_cast<std::uint32_t>(sizeof(T));
+  model::warp_access store, load;
+  store.kind = model::access_kind::store;
+  load.kind = model::access_kind::load;
+  store.width = load.width = sizeof(T);
+  store.active = load.active = 0;
+  for (int lane = 0; lane < 32; ++lane) {
+    const lane_access a = lane_of(lane);
+    store.address[lane] = static_cast<std::uint32_t>(a.store_offset) * bytes;
+    load.address[lane] = static_cast<std::uint32_t>(a.load_offset) * bytes;
+    if (a.store_active) store.active |= 1u << lane;
+    if (a.load_active) load.active |= 1u << lane;
+  }
+  plan.add(count, store);
+  plan.add(count, load);
+}
+
+/// A plan over every pair of tile extents: steps(plan, ex, ey, count) adds one tile's requests.
+template <class Layout, class T, int S, class Steps> model::access_plan plan_over_tiles(int n, Steps steps) {
   model::access_plan plan;
-  plan.access_bytes = sizeof(float);
+  plan.access_bytes = sizeof(T);
+  const auto extents = extents_of(n, S);
   for (const extent& ex : extents)   // along blockIdx.x
     for (const extent& ey : extents) // along blockIdx.y
-      for (int ty = 0; ty < k_block_rows; ++ty)
-        for (int j = 0; j < k_tile; j += k_block_rows) {
-          model::warp_access store, load;
-          store.kind = model::access_kind::store;
-          load.kind = model::access_kind::load;
-          store.active = load.active = 0;
-          for (int tx = 0; tx < k_tile; ++tx) {
-            // Store phase: x = bx*32 + tx and y = by*32 + ty + j must be inside the matrix.
-            store.address[tx] = static_cast<std::uint32_t>(Layout::offset(ty + j, tx)) * word;
-            if (tx < ex.size && ty + j < ey.size) store.active |= 1u << tx;
-            // Load phase: x = by*32 + tx and y = bx*32 + ty + j.
-            load.address[tx] = static_cast<std::uint32_t>(Layout::offset(tx, ty + j)) * word;
-            if (tx < ey.size && ty + j < ex.size) load.active |= 1u << tx;
-          }
-          plan.add(ex.tiles * ey.tiles, store);
-          plan.add(ex.tiles * ey.tiles, load);
-        }
-  model::tile_layout tile;
-  tile.rows = tile.cols = k_tile;
-  tile.element_bytes = sizeof(float);
-  tile.row_pitch_elements = Layout::k_words / k_tile;
-  tile.name = "float tile[" + std::to_string(k_tile) + "][" + std::to_string(tile.row_pitch_elements) + "]";
-  for (int r = 0; r < k_tile; ++r)
-    for (int c = 0; c < k_tile; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
-  plan.tile = std::move(tile);
+      steps(plan, ex, ey, ex.tiles * ey.tiles);
+  plan.tile = tile_picture<Layout, T, S>();
   return plan;
 }
 
-template <class Layout> problem_factory factory() {
+/// transpose_kernel's shared-memory requests for the bank model, from its own Layout::offset,
+/// loops and bounds checks. Thread (tx, ty) is lane (ty * block_cols + tx) % 32 of warp
+/// (ty * block_cols + tx) / 32; each (j, i) iteration of a loop is one request per warp.
+template <class Layout, class T, int S, int R> model::access_plan tiled_plan(int n) {
+  constexpr int k_cols = block_cols(S);
+  constexpr int k_warps = k_cols * R / 32;
+  return plan_over_tiles<Layout, T, S>(n, [](model::access_plan& plan, extent ex, extent ey, std::uint64_t count) {
+    for (int w = 0; w < k_warps; ++w)
+      for (int j = 0; j < S; j += R)
+        for (int i = 0; i < S; i += k_cols)
+          add_step<T>(plan, count, [&](int lane) {
+            const int tx = (w * 32 + lane) % k_cols, ty = (w * 32 + lane) / k_cols;
+            // Store phase: x = bx*S + tx + i and y = by*S + ty + j inside the matrix; load phase:
+            // x = by*S + tx + i and y = bx*S + ty + j.
+            return lane_access{Layout::offset(ty + j, tx + i), tx + i < ex.size && ty + j < ey.size,
+                               Layout::offset(tx + i, ty + j), tx + i < ey.size && ty + j < ex.size};
+          });
+  });
+}
+
+/// A tiled variant's factory for a layout template Layout<S>.
+template <template <int> class Layout> problem_factory tiled_factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
-    return std::make_unique<transpose_problem<Layout>>(params, seed);
+    const config c = checked_config(params);
+    return with_shape(c, [&](auto t, auto s, auto r) -> std::unique_ptr<problem> {
+      using T = decltype(t);
+      constexpr int S = decltype(s)::value, R = decltype(r)::value;
+      return std::make_unique<transpose_problem<T>>(c, seed, &launch_tiled<Layout<S>, T, S, R>);
+    });
   };
+}
+
+/// A tiled variant's plan builder for a layout template Layout<S>.
+template <template <int> class Layout> model::access_plan tiled_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params);
+  return with_shape(c, [&](auto t, auto s, auto r) {
+    return tiled_plan<Layout<decltype(s)::value>, decltype(t), decltype(s)::value, decltype(r)::value>(c.n);
+  });
 }
 
 } // namespace bb::transpose

@@ -39,8 +39,8 @@ TEST(cli_bankmap, a_variant_plan_shows_its_most_conflicted_request) {
   const auto r = run_cli("bankmap --variant transpose/naive --params n=1024");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, slurp(k_docs + "transpose-naive-plan.txt"));
-  EXPECT_EQ(r.out.rfind("transpose/naive {\"n\":1024}: request 1 of 64 (load, issued 1024 times per launch) on float "
-                        "tile[32][32]\n",
+  EXPECT_EQ(r.out.rfind("transpose/naive {\"block_rows\":8,\"n\":1024,\"tile\":32,\"type\":\"float\"}: request 1 of 64 "
+                        "(load, issued 1024 times per launch) on float tile[32][32]\n",
                         0),
             0u)
       << r.out;

@@ -49,8 +49,8 @@ TEST(cli, validate_accepts_the_shipped_experiments_without_a_gpu) {
 TEST(cli, dry_run_lists_configurations_without_a_gpu) {
   const auto r = run_cli("run --dry-run experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("transpose/naive n=1024"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("transpose/swizzled n=8192"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("transpose/naive block_rows=8 n=1024 tile=32 type=float"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("transpose/swizzled block_rows=8 n=8192 tile=32 type=float"), std::string::npos) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 9);
 }
 

@@ -41,7 +41,9 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
   const auto run = run_cli("--db '" + db + "' run --backend model experiments/transpose/transpose.yaml",
                            "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out; // the file's expectations hold for the predictions
-  EXPECT_NE(run.err.find("[1/9] transpose/naive n=1024  ok  ld 32.00 wf/req"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("[1/9] transpose/naive block_rows=8 n=1024 tile=32 type=float  ok  ld 32.00 wf/req"),
+            std::string::npos)
+      << run.err;
 
   const auto show = run_cli("--db '" + db + "' show", "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(show.exit_code, 0) << show.err;
@@ -52,14 +54,17 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
   EXPECT_NE(show.out.find("ld wf/req  pred wf/req  ld conflicts/req"), std::string::npos) << show.out;
   // variant, params, status, ld req, ld wf/req, pred wf/req, ld conflicts/req, st wf/req, st conflicts/req,
   // median us, GB/s, expectations
-  const std::vector<std::string> naive{"naive", "n=1024", "ok", "32768", "32.00", "32.00", "31.00", "1.00", "0.00", "-", "-",
-                                       "pass"};
+  auto params = [](int n) { // the family's other parameters stay at their defaults
+    return "block_rows=8 n=" + std::to_string(n) + " tile=32 type=float";
+  };
+  const std::vector<std::string> naive{"naive", params(1024), "ok", "32768", "32.00", "32.00", "31.00", "1.00", "0.00",
+                                       "-", "-", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=1024")), naive) << show.out;
-  const std::vector<std::string> padded{"padded", "n=8192", "ok", "2097152", "1.00", "1.00", "0.00", "1.00", "0.00", "-",
-                                        "-", "pass"};
+  const std::vector<std::string> padded{"padded", params(8192), "ok", "2097152", "1.00", "1.00", "0.00", "1.00", "0.00",
+                                        "-", "-", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "padded", "n=8192")), padded) << show.out;
-  const std::vector<std::string> swizzled{"swizzled", "n=4096", "ok", "524288", "1.00", "1.00", "0.00", "1.00", "0.00",
-                                          "-", "-", "pass"};
+  const std::vector<std::string> swizzled{"swizzled", params(4096), "ok", "524288", "1.00", "1.00", "0.00", "1.00",
+                                          "0.00", "-", "-", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "swizzled", "n=4096")), swizzled) << show.out;
   EXPECT_NE(show.out.find("configurations: 9 ok; expectations:"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find(" 0 failed"), std::string::npos) << show.out;
@@ -80,7 +85,8 @@ TEST(cli_model, partial_tiles_are_predicted_and_refused_sizes_recorded) {
   const auto run = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(run.exit_code, 1) << run.err; // a configuration did not run
   const auto show = run_cli("--db '" + db + "' show");
-  const std::vector<std::string> n100{"naive", "n=100", "ok", "400", "25.00", "25.00", "24.00", "1.00", "0.00", "-", "-", "-"};
+  const std::vector<std::string> n100{"naive", "block_rows=8 n=100 tile=32 type=float", "ok", "400", "25.00", "25.00",
+                                      "24.00", "1.00", "0.00", "-", "-", "-"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=100")), n100) << show.out;
   EXPECT_NE(row_of(show.out, "naive", "n=46341").find("unsupported: n = 46341 is outside 1..46340"), std::string::npos)
       << show.out;
