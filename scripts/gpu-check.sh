@@ -59,8 +59,6 @@ echo "== the same experiment measured and predicted"
 "$bin" -q --db results/gpu-check.sqlite run --backend model experiments/transpose/transpose.yaml >/dev/null 2>&1
 "$bin" --db results/gpu-check.sqlite compare gpus transpose; echo "compare rc=$?"
 
-echo "== counters against Nsight Compute (transpose)"
-python3 scripts/ncu_compare.py "$PWD/$bin" experiments/transpose/transpose.yaml /tmp/ncu-parity 2>&1 | head -3
 
 echo "== timing stability: transpose twice more"
 for i in 2 3; do "$bin" -q --db results/gpu-check.sqlite run experiments/transpose/transpose.yaml >/dev/null 2>&1; done

@@ -65,14 +65,16 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->capture_default_str();
   sub.add_flag("--no-counters", o->no_counters,
                "time and verify only, without CUPTI (e.g. when running under ncu)");
+  sub.add_flag("--no-timing", o->no_timing, "count and verify only, without the timing pass");
   sub.add_flag("--launch-once", o->launch_once,
                "launch each configuration once and verify it, with no profiler and no timing: the target "
                "process for Nsight Compute (bench/ncu_parity.py); the launch is in the NVTX range "
                "\"bankbench-measure\"");
   sub.add_option("--cache-control", o->cache_control,
-                 "all: empty the L2 cache before each counter pass, as Nsight Compute does by default; "
-                 "none: leave it as the verified launch left it")
-      ->check(CLI::IsMember({"all", "none"}))
+                 "all: run each counter pass and empty the L2 cache before it, as Nsight Compute does by "
+                 "default; once: empty it once, then CUPTI's kernel replay (memory restored between passes); "
+                 "none: kernel replay on the cache as the verified launch left it")
+      ->check(CLI::IsMember({"all", "once", "none"}))
       ->capture_default_str();
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");
   sub.add_option("--samples", o->samples, "timing samples per configuration (overrides the file)")

@@ -103,7 +103,7 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.seed = e.seed;
   r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
-  if (o.launch_once && o.backend != "model") r.warmup = r.samples = 0;
+  if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
   return r;
 }
 
@@ -166,7 +166,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.warmup = record.warmup;
   x.samples = record.samples;
   x.counter_launches = e.repeat.counter_launches;
-  x.flush_l2 = o.cache_control == "all";
+  x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;
   for (const auto& cfg : configs) {
     if (g_interrupted.load() || context_lost) break;

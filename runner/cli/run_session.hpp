@@ -17,8 +17,9 @@ struct run_options {
   int device = 0;
   std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
   bool no_counters = false;
+  bool no_timing = false;    ///< counters and verification only
   bool launch_once = false;  ///< one verified launch per configuration, no profiler, no timing
-  std::string cache_control = "all"; ///< all: empty L2 before each counter pass; none: leave it
+  std::string cache_control = "all"; ///< all | once | none: see launch::exec_options
   bool dry_run = false;
   bool isolate = true;       ///< run configurations in a worker process that may crash
   int samples = 0;           ///< 0: as the experiment file says

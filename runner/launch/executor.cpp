@@ -96,12 +96,12 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
   if (counters != nullptr && expected_ranges > 0) {
     nvtx_range range("counter pass");
     t0 = clock_type::now();
-    if (o.flush_l2) flush_l2();
-    r.ranges = counters->profile(
-        [&] {
-          for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
-        },
-        expected_ranges);
+    if (o.cache_control == "once") flush_l2();
+    const auto launches = [&] {
+      for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
+    };
+    r.ranges = o.cache_control == "all" ? counters->profile(launches, expected_ranges, [] { flush_l2(); })
+                                        : counters->profile(launches, expected_ranges);
     r.counter_ms = ms_since(t0);
     spdlog::debug("counter pass: {}", counters->last_breakdown());
     if (r.ranges.size() != expected_ranges) {
@@ -112,6 +112,7 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
       return;
     }
   }
+  if (o.samples <= 0) return; // --no-timing
   nvtx_range range("timing pass");
   t0 = clock_type::now();
   timing_pass(p, o, r);

@@ -16,8 +16,11 @@ struct exec_options {
   int warmup = 3;
   int samples = 20;
   int counter_launches = 1;
-  /// Empty L2 before the counter pass (Nsight Compute's default `--cache-control all`).
-  bool flush_l2 = true;
+  /// all: bankbench runs each counter pass itself and empties L2 before each, as Nsight Compute
+  /// does by default (`--cache-control all`); memory is not restored between passes, which the
+  /// kernel library allows (no shared-memory index depends on data). once: one flush, then
+  /// CUPTI's kernel replay with memory restored. none: kernel replay on the cache as it is.
+  std::string cache_control = "all";
   /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
   /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
   bool launch_once = false;

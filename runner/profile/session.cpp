@@ -210,7 +210,8 @@ void session::reset_counter_data() {
   BB_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init));
 }
 
-std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges) {
+std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges,
+                                           const std::function<void()>& before_each_pass) {
   stopwatch watch(m_last_breakdown);
   enable();
   if (max_ranges > m_max_ranges) { // the counter data image is sized for the most ranges asked yet
@@ -226,7 +227,8 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   cfg.counterDataImageSize = m_counter_data.size();
   cfg.pCounterDataImage = m_counter_data.data();
   cfg.range = CUPTI_AutoRange;
-  cfg.replayMode = CUPTI_KernelReplay;
+  const bool user_replay = static_cast<bool>(before_each_pass);
+  cfg.replayMode = user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cfg.maxRangesPerPass = m_max_ranges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;
@@ -235,27 +237,35 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   BB_CUPTI_CALL(cuptiRangeProfilerSetConfig(&cfg));
   watch.lap("setup");
 
-  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
-  start.pRangeProfilerObject = m_impl->range;
-  BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
-  try {
-    launch();
-  } catch (...) {
+  // Kernel replay: one Start/Stop, CUPTI replays each kernel. User replay: one Start/Stop per
+  // pass, until CUPTI says every pass was submitted.
+  const std::size_t attempts = user_replay ? m_passes + 1 : 1;
+  bool all_submitted = false;
+  for (std::size_t pass = 0; pass < attempts && !all_submitted; ++pass) {
+    if (user_replay) before_each_pass();
+    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
+    start.pRangeProfilerObject = m_impl->range;
+    BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
+    try {
+      launch();
+    } catch (...) {
+      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
+      stop.pRangeProfilerObject = m_impl->range;
+      cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
+      throw;
+    }
+    if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
+      throw api_error(std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
+                      cudaGetErrorString(err) + ")");
     CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
     stop.pRangeProfilerObject = m_impl->range;
-    cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
-    throw;
+    BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
+    all_submitted = stop.isAllPassSubmitted != 0;
   }
-  if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
-    throw api_error(std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
-                    cudaGetErrorString(err) + ")");
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
-  stop.pRangeProfilerObject = m_impl->range;
-  BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
   watch.lap("launch+replay");
-  if (stop.isAllPassSubmitted == 0)
-    throw api_error("CUPTI kernel replay did not submit every pass (" + std::to_string(m_passes) +
-                    " needed)");
+  if (!all_submitted)
+    throw api_error(std::string("CUPTI ") + (user_replay ? "user" : "kernel") + " replay did not submit every pass (" +
+                    std::to_string(m_passes) + " needed)");
 
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};
   dec.pRangeProfilerObject = m_impl->range;

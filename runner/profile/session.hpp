@@ -37,7 +37,11 @@ public:
 
   /// Profiles what `launch` enqueues: every kernel launch becomes one range, replayed as many
   /// passes as the metrics need with memory restored between passes. Returns one entry per range.
-  std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges);
+  /// With `before_each_pass`, the passes are bankbench's own (CUPTI user replay): it is called,
+  /// then `launch` runs, once per pass, and memory is not restored between passes: only for
+  /// kernels whose shared-memory accesses do not depend on the data they read.
+  std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges,
+                                    const std::function<void()>& before_each_pass = {});
 
   /// Where the last profile() call spent its time, e.g. "setup 0.4 ms, launch+replay 3.1 ms, ...".
   [[nodiscard]] const std::string& last_breakdown() const { return m_last_breakdown; }

@@ -38,7 +38,7 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
   BB_REQUIRE_GPU();
   temp_dir tmp;
   const std::string db = (tmp.path / "r.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' -q run --samples 7 experiments/transpose/transpose.yaml");
+  const auto r = run_cli("--db '" + db + "' run --samples 7 experiments/transpose/transpose.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(one(db, "select count(*) from timing_samples"), "63"); // 9 configurations x 7 samples
   EXPECT_EQ(one(db, "select count(*) from timing_samples where sm_clock_mhz > 0"), "63");
@@ -49,7 +49,7 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
   EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"), "9");
   // The transpose run holds no input on the host: far under the suite's 500 MB budget.
   EXPECT_LT(std::stod(one(db, "select max(host_rss_peak_bytes) from configurations")), 500e6);
-  EXPECT_NE(r.err.find("peak host memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resources: peak host memory"), std::string::npos) << r.err;
 }
 
 TEST(gpu_run_resources, launch_once_launches_verifies_and_stores_no_counters_or_timings) {

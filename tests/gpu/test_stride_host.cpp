@@ -60,7 +60,9 @@ TEST(stride_host, narrow_and_wide_elements) {
 TEST(stride_host, broadcast_takes_the_ideal_at_every_width) {
   for (const int w : {1, 2, 4, 8, 16}) {
     const auto p = predict_of("stride", "broadcast", {{"width", w}});
-    EXPECT_DOUBLE_EQ(per_request(p.load), w <= 4 ? 1 : w / 4) << w; // one wavefront per half/quarter-warp
+    // Rules v2: every lane pair shares the one address, so 8-byte loads take the whole warp in one
+    // wavefront and 16-byte loads one per half-warp (H200: 1 and 2, docs/bank-model.md).
+    EXPECT_DOUBLE_EQ(per_request(p.load), w <= 8 ? 1 : 2) << w;
     EXPECT_EQ(p.load.conflicts, 0u) << w;
   }
 }
