@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # One device call: build, every test, the default suite (timed, with memory), the transpose
 # bandwidth file, and the Nsight Compute parity benchmark; everything lands in one archive under
-# $OUT (the device tool brings back only a few files). usage: scripts/gpu-session.sh [no-parity]
+# $OUT (the device tool brings back only a few files).
+# usage: scripts/gpu-session.sh [no-parity | parity-only]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
-bash scripts/gpu-check.sh main > "$OUT/gpu-check.txt" 2>&1
 b=build/gpu/bankbench
-"$b" --db "$OUT/wide.sqlite" run experiments/transpose/wide.yaml > "$OUT/wide.txt" 2>&1
-for cc in once none; do
-  "$b" --db "$OUT/cc-$cc.sqlite" -q run --cache-control "$cc" experiments > /dev/null 2> "$OUT/cc-$cc.log"
-done
+if [ "${1:-}" = parity-only ]; then
+  bash scripts/gpu-check.sh parity > "$OUT/gpu-check.txt" 2>&1 # builds, then bench/ncu_parity.py
+  cp "$OUT/parity/summary.md" "$final/parity-summary.md" 2>/dev/null
+  set -- no-parity
+else
+  bash scripts/gpu-check.sh main > "$OUT/gpu-check.txt" 2>&1
+  "$b" --db "$OUT/wide.sqlite" run experiments/transpose/wide.yaml > "$OUT/wide.txt" 2>&1
+  for cc in once none; do
+    "$b" --db "$OUT/cc-$cc.sqlite" -q run --cache-control "$cc" experiments > /dev/null 2> "$OUT/cc-$cc.log"
+  done
+fi
 if [ "${1:-}" != no-parity ]; then
   python3 bench/ncu_parity.py --bankbench "$b" --out "$OUT/parity" > "$OUT/parity.txt" 2>&1
   cp "$OUT/parity/summary.md" "$final/parity-summary.md" 2>/dev/null

@@ -30,5 +30,8 @@ TEST(cli_run_options, help_explains_the_nsight_compute_target_and_cache_control)
   const auto r = run_cli("run --help");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("NVTX range \"bankbench-measure\""), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("--cache-control TEXT:{all,once,none}=all"), std::string::npos) << r.out;
+  // CLI11 versions print the choices and default differently; both name the three values.
+  EXPECT_NE(r.out.find("--cache-control"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{all,once,none}"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("as Nsight Compute does by default"), std::string::npos) << r.out;
 }

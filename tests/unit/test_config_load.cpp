@@ -73,12 +73,12 @@ TEST(config_load, real_transpose_experiment) {
   const auto& x = e.expectations;
   EXPECT_EQ(x[0].text, "load_wavefronts_per_request in [31, 33]");
   EXPECT_EQ(x[0].variants, (std::vector<std::string>{"naive"}));
-  EXPECT_EQ(x[0].line, 17);
+  EXPECT_EQ(x[0].line, 21);
   EXPECT_EQ(x[0].column, 5);
   EXPECT_EQ(x[1].text, "load_wavefronts_per_request in [1, 1.2]");
   EXPECT_EQ(x[1].variants, (std::vector<std::string>{"padded", "swizzled"}));
   EXPECT_EQ(x[2].text, "load_conflicts_per_request < 0.02");
-  EXPECT_EQ(x[2].line, 28);
+  EXPECT_EQ(x[2].line, 32);
   EXPECT_EQ(x[2].where, (nlohmann::json{{"n", 1024}}));
   EXPECT_EQ(x[3].text, "store_wavefronts_per_request in [1, 1.05]");
   EXPECT_TRUE(x[3].variants.empty());
