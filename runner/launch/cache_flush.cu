@@ -9,12 +9,15 @@ namespace bb::launch {
 namespace {
 
 // Sums its words so the loads cannot be dropped; the sum is written only in a case that
-// never happens with the zero-filled buffer, so the kernel leaves L2 with clean lines.
+// never happens with the zero-filled buffer, so the kernel leaves L2 with clean lines. The loads
+// bypass L1 (ld.global.cg): L1 shares its storage with shared memory, and a flush that filled L1
+// left a few extra shared-memory store wavefronts in the next kernel's first pass (H200: 3 of 64
+// on stride/strided), which Nsight Compute does not see.
 __global__ void read_everything(const uint4* __restrict__ words, std::size_t count, unsigned* sink) {
   unsigned acc = 0;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    const uint4 v = words[i];
+    const uint4 v = __ldcg(words + i);
     acc |= v.x | v.y | v.z | v.w;
   }
   if (acc == 0xdeadbeefu) *sink = acc;

@@ -4,7 +4,7 @@
 /// cold cache do not depend on what ran before (the verification launch, the previous variant).
 namespace bb::launch {
 
-/// Reads a buffer twice the size of L2 (allocated on first use and kept for the process, so it
+/// Reads a buffer twice the size of L2, around L1, (allocated on first use and kept for the process, so it
 /// does not show as growth between configurations) and waits for it. Lines left in L2 are clean,
 /// so the measured kernel pays no write-back for them.
 void flush_l2();
