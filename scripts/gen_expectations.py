@@ -61,14 +61,16 @@ def fmt(x):
 
 
 def bound_lines(where, metric, predicted, variants=None):
-    """One flow-style expectation: within max(0.05, 2%) of the prediction; `below` for zero."""
-    d = max(0.05, 0.02 * predicted)
+    """One flow-style expectation: within max(0.1, 2%) of the prediction; `below` for zero. The
+    H200 counted up to 0.08 per request of arbitration noise on 16-byte column reads (padding
+    sweep, float4, pitch 34 and 35, with L2 emptied before each pass), hence 0.1."""
+    d = max(0.1, 0.02 * predicted)
     head = "  - {"
     if variants:
         head += "variants: [" + ", ".join(variants) + "], "
     head += "where: {" + ", ".join(f"{k}: {v}" for k, v in where.items()) + "}, "
     if predicted == 0:
-        return head + f"metric: {metric}, below: 0.05}}"
+        return head + f"metric: {metric}, below: 0.1}}"
     return head + f"metric: {metric}, between: [{fmt(max(0.0, predicted - d))}, {fmt(predicted + d)}]}}"
 
 

@@ -2,8 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -37,12 +39,36 @@ void check_existing(const std::string& path) {
   schema::check(probe.get(), path, schema::k_version);
 }
 
+// Switching to WAL needs the file to itself, and SQLite answers SQLITE_BUSY at once (the busy
+// handler is not called) while another process is creating or writing the same new database:
+// four writers starting together on one new file saw it. So wait for it, as long as for a lock.
+std::string switch_to_wal(sqlite3* db, const std::string& path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(k_busy_timeout_ms);
+  for (;;) {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &raw, nullptr);
+    std::string mode;
+    if (rc == SQLITE_OK) {
+      rc = sqlite3_step(raw);
+      if (rc == SQLITE_ROW) {
+        const auto* text = sqlite3_column_text(raw, 0);
+        mode = text != nullptr ? reinterpret_cast<const char*>(text) : "";
+      }
+    }
+    sqlite3_finalize(raw);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) return mode;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline)
+      sqlite::fail(db, path, "setting WAL journal mode");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
 void set_pragmas(sqlite3* db, const std::string& path) {
-  sqlite::statement wal(db, path, "PRAGMA journal_mode = WAL", "setting WAL journal mode");
+  const std::string mode = switch_to_wal(db, path);
   // Some file systems (network mounts) cannot do WAL; SQLite then keeps its rollback journal.
-  if (wal.step() && wal.text(0) != "wal")
+  if (mode != "wal")
     spdlog::warn("{}: WAL journal mode is not available here (journal mode {}); concurrent readers may wait",
-                 path, wal.text(0));
+                 path, mode);
   sqlite::exec(db, path, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "setting connection options");
 }
 
