@@ -232,14 +232,18 @@ def main():
             "Lanes 2g and 2g + 1 load element g * stride: 16 distinct elements per request.",
             "Pairs of lanes loading the same element (multicast), at strides between the pairs.",
             "Lanes that read the same word share it (multicast), so a pair costs what one lane costs: "
-            "the degree is that of 16 lanes at the same stride; 8- and 16-byte pairs are served twice as "
-            "wide (the whole warp, half-warps), so a conflict-free pair request takes 1 and 2 wavefronts."),
+            "the degree is that of 16 lanes at the same stride. The documented rule (8-byte accesses per "
+            "half-warp, 16-byte per quarter-warp, so at least 2 and 4 wavefronts) does not hold for pairs "
+            "on the H200: 8- and 16-byte pairs are served twice as wide (the whole warp, half-warps), so a "
+            "conflict-free pair request takes 1 and 2 wavefronts, measured below."),
         "experiments/stride/broadcast.yaml": stride_file(
             "stride_broadcast", "broadcast", 32, None,
             "Every lane loads element 0.",
             "All 32 lanes loading one element (broadcast), for elements of 1 to 16 bytes.",
-            "A broadcast is conflict-free whatever the width: one word, served to every lane at once (an "
-            "8-byte broadcast load takes 1 wavefront, a 16-byte one 2, one per paired half-warp)."),
+            "A broadcast is conflict-free whatever the width: one word, served to every lane at once. The "
+            "documented half-warp (8-byte) and quarter-warp (16-byte) phases would make it 2 and 4 "
+            "wavefronts; the H200 takes 1 and 2 (measured below): lanes sharing an address are served "
+            "twice as wide."),
         "experiments/padding/sweep.yaml": padding_sweep(),
     }
     for path, text in files.items():
