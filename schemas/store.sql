@@ -110,7 +110,8 @@ CREATE TABLE timings (
   throttled        INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1)),
   throttle_reasons TEXT,
   bandwidth_gbps   REAL,                 -- bytes_moved / median_ns
-  throttled_samples INTEGER NOT NULL DEFAULT 0 CHECK (throttled_samples >= 0)
+  throttled_samples INTEGER NOT NULL DEFAULT 0 CHECK (throttled_samples >= 0),
+  launches_per_sample INTEGER NOT NULL DEFAULT 1 CHECK (launches_per_sample >= 1) -- samples are per launch
 );
 
 CREATE TABLE timing_samples (

@@ -2,7 +2,9 @@
 # One device call: build, every test, the default suite (timed, with memory), the transpose
 # bandwidth file, and the Nsight Compute parity benchmark; everything lands in one archive under
 # $OUT (the device tool brings back only a few files).
-# usage: scripts/gpu-session.sh [no-parity | parity-only]
+# usage: scripts/gpu-session.sh [no-parity | parity-only | stability]
+# stability: main, then the suite twice more into the same database, and the spread of the three
+# runs' medians for kernels over 20 us.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 final="${OUT:-gpu-session-out}"
@@ -15,6 +17,12 @@ if [ "${1:-}" = parity-only ]; then
   set -- no-parity
 else
   bash scripts/gpu-check.sh main > "$OUT/gpu-check.txt" 2>&1
+  if [ "${1:-}" = stability ]; then
+    for i in 2 3; do "$b" --db "$OUT/gpu-check.sqlite" -q run experiments > /dev/null 2>&1; done
+    python3 bench/timing_stability.py "$OUT/gpu-check.sqlite" > "$OUT/stability.txt" 2>&1
+    cp "$OUT/stability.txt" "$final/"
+    set -- no-parity
+  fi
   "$b" --db "$OUT/wide.sqlite" run experiments/transpose/wide.yaml > "$OUT/wide.txt" 2>&1
   for cc in once none; do
     "$b" --db "$OUT/cc-$cc.sqlite" -q run --cache-control "$cc" experiments > /dev/null 2> "$OUT/cc-$cc.log"

@@ -105,6 +105,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     t.throttle_reasons = launch::nvml::describe(r.clock_event_reasons);
     t.bandwidth_gbps = store::bandwidth_gbps(r.bytes_moved, t.median_ns);
     t.sample_sm_clock_mhz = r.sample_sm_clock_mhz;
+    t.launches_per_sample = r.launches_per_sample;
     for (const std::uint64_t reasons : r.sample_clock_event_reasons) {
       const bool throttled = launch::nvml::is_throttled(reasons);
       t.sample_throttled.push_back(throttled ? 1 : 0);

@@ -34,7 +34,8 @@ struct config_result {
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 4;
   std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
-  std::vector<double> samples_ns;
+  std::vector<double> samples_ns; ///< per launch: a sample's time over its launches
+  int launches_per_sample = 1;    ///< back-to-back launches in one timed sample
   /// Per sample: the SM clock and NVML clock-event reasons read when the host saw it finish.
   std::vector<int> sample_sm_clock_mhz;
   std::vector<std::uint64_t> sample_clock_event_reasons;

@@ -56,6 +56,7 @@ struct timing_record {
   std::vector<int> sample_sm_clock_mhz;
   std::vector<unsigned char> sample_throttled;
   int throttled_samples = 0;
+  int launches_per_sample = 1; ///< back-to-back launches one sample timed; samples are per launch
 };
 
 /// One `expect:` check of the experiment, evaluated for one configuration.

@@ -39,12 +39,12 @@ void insert_timing(sqlite3* db, const std::string& path, std::int64_t id, const 
   sqlite::statement summary(
       db, path,
       "INSERT INTO timings (configuration_id, samples, median_ns, min_ns, max_ns, mean_ns, stddev_ns, spread, "
-      "sm_clock_mhz, sm_clock_max_mhz, throttled, throttle_reasons, bandwidth_gbps, throttled_samples) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "sm_clock_mhz, sm_clock_max_mhz, throttled, throttle_reasons, bandwidth_gbps, throttled_samples, "
+      "launches_per_sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   summary.run(id, t.samples_ns.size(), t.median_ns, t.min_ns, t.max_ns, t.mean_ns, t.stddev_ns, t.spread,
               null_if_zero(t.sm_clock_mhz), null_if_zero(t.sm_clock_max_mhz), t.throttled,
-              null_if_empty(t.throttle_reasons), t.bandwidth_gbps, t.throttled_samples);
+              null_if_empty(t.throttle_reasons), t.bandwidth_gbps, t.throttled_samples, t.launches_per_sample);
   sqlite::statement sample(
       db, path,
       "INSERT INTO timing_samples (configuration_id, sample_index, gpu_time_ns, sm_clock_mhz, throttled) "

@@ -7,6 +7,8 @@ ALTER TABLE timing_samples ADD COLUMN sm_clock_mhz INTEGER;
 ALTER TABLE timing_samples ADD COLUMN throttled INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1));
 -- How many of a configuration's samples were taken while the GPU throttled.
 ALTER TABLE timings ADD COLUMN throttled_samples INTEGER NOT NULL DEFAULT 0 CHECK (throttled_samples >= 0);
+-- Kernels shorter than 50 us are timed as batches of back-to-back launches; samples are per launch.
+ALTER TABLE timings ADD COLUMN launches_per_sample INTEGER NOT NULL DEFAULT 1 CHECK (launches_per_sample >= 1);
 -- Resources: the measuring process's peak resident memory so far, and the device memory in use
 -- once the configuration's buffers were released (growth across a run is a leak).
 ALTER TABLE configurations ADD COLUMN host_rss_peak_bytes INTEGER;

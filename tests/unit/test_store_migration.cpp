@@ -72,7 +72,7 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   EXPECT_EQ(scalar(path, "SELECT mean || ' ' || min || ' ' || max || ' ' || launches FROM metric_summaries"),
             "1.118 1.117 1.119 2");
   // Version 3's columns: old rows read as unknown resources and no throttled samples.
-  EXPECT_EQ(scalar(path, "SELECT throttled_samples FROM timings"), "0");
+  EXPECT_EQ(scalar(path, "SELECT throttled_samples || ' ' || launches_per_sample FROM timings"), "0 1");
   EXPECT_EQ(scalar(path, "SELECT ifnull(host_rss_peak_bytes, 'NULL') || ifnull(device_used_bytes, 'NULL') FROM "
                          "configurations"),
             "NULLNULL");

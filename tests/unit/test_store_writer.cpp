@@ -210,6 +210,7 @@ TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurati
   c.timing->sample_sm_clock_mhz = {1980, 1755, 0};
   c.timing->sample_throttled = {0, 1, 0};
   c.timing->throttled_samples = 1;
+  c.timing->launches_per_sample = 4;
   c.host_rss_peak_bytes = 123'456'789;
   c.device_used_bytes = 987'654'321;
   m_db->add_configuration(run, c);
@@ -217,7 +218,7 @@ TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurati
   EXPECT_EQ(value("SELECT group_concat(ifnull(sm_clock_mhz, 'NULL') || ':' || throttled, ' ') FROM "
                   "(SELECT * FROM timing_samples ORDER BY sample_index)"),
             "1980:0 1755:1 NULL:0");
-  EXPECT_EQ(value("SELECT throttled_samples FROM timings"), "1");
+  EXPECT_EQ(value("SELECT throttled_samples || ' ' || launches_per_sample FROM timings"), "1 4");
   EXPECT_EQ(value("SELECT group_concat(ifnull(host_rss_peak_bytes, 'NULL') || ':' || ifnull(device_used_bytes, "
                   "'NULL'), ' ') FROM (SELECT * FROM configurations ORDER BY seq)"),
             "123456789:987654321 NULL:NULL");
