@@ -3,7 +3,8 @@
 # experiment and the default suite, and run compute-sanitizer over the GPU tests.
 # usage: scripts/gpu-check.sh [all|main|sanitize|parity] (parity: bench/ncu_parity.py over the default
 # suite, bankbench against Nsight Compute; not part of all). Logs go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
-# in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them).
+# in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them). Where the
+# tree is a copy whose .git is not the commit it holds, set BB_GIT_COMMIT=<hash> so runs record it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-gpu-check-out}"

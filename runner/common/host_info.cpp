@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 
 #include <unistd.h>
 
@@ -27,6 +28,12 @@ std::string shell_quote(const std::string& s) {
 
 git_state git_state_of(const std::string& dir) {
   git_state g;
+  // A checkout copied without its history (a CI workspace, a copy on a GPU machine) can name the
+  // commit it was made from; the copy is then taken as clean.
+  if (const char* given = std::getenv("BB_GIT_COMMIT"); given != nullptr && *given != '\0') {
+    g.commit = given;
+    return g;
+  }
   const std::string git = "git -C " + shell_quote(dir.empty() ? "." : dir) + " ";
   std::string out;
   if (!capture(git + "rev-parse HEAD 2>/dev/null", out)) return g;

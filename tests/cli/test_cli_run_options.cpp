@@ -35,3 +35,13 @@ TEST(cli_run_options, help_explains_the_nsight_compute_target_and_cache_control)
   EXPECT_NE(r.out.find("{all,once,none}"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("as Nsight Compute does by default"), std::string::npos) << r.out;
 }
+
+TEST(cli_run_options, bb_git_commit_names_the_commit_of_a_copied_checkout) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "m.sqlite").string();
+  const auto run = run_cli("--db '" + db + "' -q run --backend model experiments/transpose/transpose.yaml",
+                           "CUDA_VISIBLE_DEVICES= BB_GIT_COMMIT=0123456789abcdef0123456789abcdef01234567");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto show = run_cli("--db '" + db + "' show");
+  EXPECT_NE(show.out.find("commit:   0123456789abcdef0123456789abcdef01234567\n"), std::string::npos) << show.out;
+}

@@ -3,6 +3,7 @@
 // kernel's own index functions, evaluated by the bank model. No GPU needed (registration and plans
 // make no CUDA call), so these tests never call BB_REQUIRE_GPU.
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -22,9 +23,10 @@ inline nlohmann::json params_of(const std::string& family, const nlohmann::json&
   return p;
 }
 
-inline const variant_info& variant_of(const std::string& family, const std::string& name) {
-  const auto* v = registry::instance().find_variant(family, name);
-  if (v == nullptr) throw std::runtime_error(family + "/" + name + " is not registered");
+// string_view parameters: a reference returned from string temporaries reads as dangling to gcc 13.
+inline const variant_info& variant_of(std::string_view family, std::string_view name) {
+  const auto* v = registry::instance().find_variant(std::string(family), std::string(name));
+  if (v == nullptr) throw std::runtime_error(std::string(family) + "/" + std::string(name) + " is not registered");
   return *v;
 }
 
