@@ -25,6 +25,7 @@ the summary table and every configuration that misses a target) and the database
 """
 import argparse
 import csv
+import glob
 import io
 import json
 import os
@@ -51,6 +52,13 @@ CONFLICT_FLOOR = 0.005
 def fail(message):
     print(f"ncu_parity: {message}", file=sys.stderr)
     sys.exit(2)
+
+
+def remove_database(path):
+    """A fresh database for each pass: the file and its WAL companions."""
+    for stale in (path, path + "-wal", path + "-shm"):
+        if os.path.exists(stale):
+            os.remove(stale)
 
 
 def run_timed(cmd, log_path):
@@ -175,7 +183,7 @@ def judge(c):
         else:
             allowed = 0.0
             verdict = "ok" if diff == 0 else ("MISS" if spread == 0 else "ncu-unstable")
-        rows.append({"metric": f"{kind} {what}", "bankbench": ours, "ncu": theirs, "diff": diff,
+        rows.append({"name": name, "metric": f"{kind} {what}", "bankbench": ours, "ncu": theirs, "diff": diff,
                      "ncu_spread": spread, "allowed": allowed, "verdict": verdict})
     return rows
 
@@ -194,9 +202,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bb = a.bankbench
     if bb is None:
-        builds = [os.path.join(root, d, "bankbench") for d in os.listdir(root) if d.startswith("build")]
-        builds += [os.path.join(root, "build", d, "bankbench") for d in
-                   (os.listdir(os.path.join(root, "build")) if os.path.isdir(os.path.join(root, "build")) else [])]
+        builds = glob.glob(os.path.join(root, "build*", "bankbench")) + glob.glob(os.path.join(root, "build", "*", "bankbench"))
         builds = [b for b in builds if os.access(b, os.X_OK)]
         if not builds:
             fail("no bankbench binary found; build first or pass --bankbench")
@@ -207,9 +213,7 @@ def main():
     info = versions(bb)
 
     bb_db = os.path.join(a.out, "bankbench.sqlite")
-    for stale in (bb_db, bb_db + "-wal", bb_db + "-shm"):
-        if os.path.exists(stale):
-            os.remove(stale)
+    remove_database(bb_db)
     bb_walls = []
     for i in range(a.bankbench_runs):
         bb_walls.append(bankbench_pass(bb, a.experiments, bb_db, os.path.join(a.out, f"bankbench-{i + 1}.log"),
@@ -217,9 +221,7 @@ def main():
         print(f"bankbench run {i + 1}: {bb_walls[-1]:.2f} s", flush=True)
     # The like-for-like time: the same counters and verification, without bankbench's timing pass.
     counters_db = os.path.join(a.out, "bankbench-counters-only.sqlite")
-    for stale in (counters_db, counters_db + "-wal", counters_db + "-shm"):
-        if os.path.exists(stale):
-            os.remove(stale)
+    remove_database(counters_db)
     counters_wall = bankbench_pass(bb, a.experiments, counters_db, os.path.join(a.out, "bankbench-counters-only.log"),
                                    ["--no-timing", *a.bankbench_option])
     print(f"bankbench run --no-timing: {counters_wall:.2f} s", flush=True)
@@ -230,8 +232,7 @@ def main():
     ncu_walls = []
     for i in range(a.ncu_runs):
         db = os.path.join(a.out, f"ncu-target-{i + 1}.sqlite")
-        if os.path.exists(db):
-            os.remove(db)
+        remove_database(db)
         launches, names, wall = ncu_pass(bb, a.experiments, db, os.path.join(a.out, f"ncu-{i + 1}.log"),
                                          a.ncu_option)
         ncu_walls.append(wall)
@@ -250,8 +251,7 @@ def main():
     table = []
     for idx, c in enumerate(configs):
         for r in judge(c):
-            repeat_values = [rep[idx]["values"].get(name) for rep in repeats
-                             for name, km in METRICS.items() if f"{km[0]} {km[1]}" == r["metric"]]
+            repeat_values = [rep[idx]["values"].get(r["name"]) for rep in repeats]
             r["bankbench_repeats"] = [v for v in repeat_values if v is not None]
             r["configuration"] = c["key"]
             r["kernel"] = c.get("kernel_names", "")

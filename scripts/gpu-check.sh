@@ -7,6 +7,8 @@
 # tree is a copy whose .git is not the commit it holds, set BB_GIT_COMMIT=<hash> so runs record it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity
+case "$phase" in all | main | sanitize | parity) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
 out="${OUT:-gpu-check-out}"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -33,7 +35,6 @@ rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
 [ $rc -eq 0 ] || exit $rc
 
-phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity
 if [ "$phase" = parity ]; then
   echo "== counters and wall time against Nsight Compute (bench/ncu_parity.py)"
   python3 bench/ncu_parity.py --bankbench build/gpu/bankbench --out "$out/parity" 2>&1 | tail -40

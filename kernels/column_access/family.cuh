@@ -156,14 +156,8 @@ template <class Layout> model::access_plan shared_access_plan(const nlohmann::js
       plan.add(tiles, load);
     }
   }
-  model::tile_layout tile;
-  tile.rows = tile.cols = k_side;
-  tile.element_bytes = sizeof(float);
-  tile.row_pitch_elements = Layout::k_pitch;
-  tile.name = "float tile[" + std::to_string(k_side) + "][" + std::to_string(Layout::k_pitch) + "]";
-  for (int r = 0; r < k_side; ++r)
-    for (int c = 0; c < k_side; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
-  plan.tile = std::move(tile);
+  plan.tile = model::make_tile_layout("float tile", k_side, k_side, sizeof(float), Layout::k_pitch,
+                                      [](int r, int c) { return Layout::offset(r, c); });
   return plan;
 }
 

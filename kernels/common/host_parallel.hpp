@@ -1,6 +1,6 @@
 #pragma once
-/// Host-side helpers for families' set-up and checks: large inputs (256 MB at n = 8192) are
-/// filled and verified on every core, in fixed chunks so the result never depends on core count.
+/// Host-side helpers for families' checks: large outputs are verified on every core, in fixed
+/// chunks so the result never depends on core count. Includes the seeded generator the checks use.
 #include <algorithm>
 #include <cstdint>
 #include <thread>
@@ -25,13 +25,6 @@ template <class Body> void parallel_chunks(std::size_t count, std::size_t chunk,
       for (std::size_t c = w; c < chunks; c += workers) body(c * chunk, std::min(count, (c + 1) * chunk));
     });
   for (auto& t : pool) t.join();
-}
-
-/// v[i] = uniform_at(seed, i), on every core: the same seed gives the same inputs on every machine.
-inline void fill_uniform(std::vector<float>& v, std::uint64_t seed) {
-  parallel_chunks(v.size(), std::size_t{1} << 16, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) v[i] = uniform_at(seed, i);
-  });
 }
 
 } // namespace bb::host

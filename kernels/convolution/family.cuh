@@ -182,14 +182,8 @@ template <class Layout> model::access_plan stencil_access_plan(const nlohmann::j
           plan.add(blocks, load);
         }
   }
-  model::tile_layout tile;
-  tile.rows = tile.cols = k_halo;
-  tile.element_bytes = sizeof(float);
-  tile.row_pitch_elements = Layout::k_pitch;
-  tile.name = "float tile[" + std::to_string(k_halo) + "][" + std::to_string(Layout::k_pitch) + "]";
-  for (int r = 0; r < k_halo; ++r)
-    for (int c = 0; c < k_halo; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c)) * word);
-  plan.tile = std::move(tile);
+  plan.tile = model::make_tile_layout("float tile", k_halo, k_halo, sizeof(float), Layout::k_pitch,
+                                      [](int r, int c) { return Layout::offset(r, c); });
   return plan;
 }
 

@@ -249,15 +249,8 @@ template <direction D> model::access_plan shared_access_plan(const nlohmann::jso
   for (int first = 0; first < s.elements(); first += 32)
     add(row_kind, [&](int lane) { return s.offset((first + lane) / s.cols, (first + lane) % s.cols); });
   for (int col = 0; col < s.cols; ++col) add(column_kind, [&](int lane) { return s.offset(lane, col); });
-  model::tile_layout tile;
-  tile.rows = k_rows;
-  tile.cols = s.cols;
-  tile.element_bytes = c.element.bytes;
-  tile.row_pitch_elements = s.pitch;
-  tile.name = std::string(c.element.c_name) + " tile[32][" + std::to_string(s.pitch) + "]";
-  for (int r = 0; r < k_rows; ++r)
-    for (int col = 0; col < s.cols; ++col) tile.address.push_back(static_cast<std::uint32_t>(s.offset(r, col)) * bytes);
-  plan.tile = std::move(tile);
+  plan.tile = model::make_tile_layout(std::string(c.element.c_name) + " tile", k_rows, s.cols, c.element.bytes,
+                                      s.pitch, [&](int r, int col) { return s.offset(r, col); });
   return plan;
 }
 

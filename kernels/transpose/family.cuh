@@ -224,15 +224,8 @@ inline std::vector<extent> extents_of(int n, int tile) {
 
 /// The tile a Layout describes, for bankmap's pictures: "double tile[64][65]".
 template <class Layout, class T, int S> model::tile_layout tile_picture() {
-  model::tile_layout tile;
-  tile.rows = tile.cols = S;
-  tile.element_bytes = sizeof(T);
-  tile.row_pitch_elements = Layout::k_elements / S;
-  tile.name = std::string(std::is_same_v<T, double> ? "double" : "float") + " tile[" + std::to_string(S) + "][" +
-              std::to_string(tile.row_pitch_elements) + "]";
-  for (int r = 0; r < S; ++r)
-    for (int c = 0; c < S; ++c) tile.address.push_back(static_cast<std::uint32_t>(Layout::offset(r, c) * sizeof(T)));
-  return tile;
+  return model::make_tile_layout(std::string(std::is_same_v<T, double> ? "double" : "float") + " tile", S, S,
+                                 sizeof(T), Layout::k_elements / S, [](int r, int c) { return Layout::offset(r, c); });
 }
 
 /// Where one lane's two shared accesses at one step of a kernel's loops go: the row-phase store

@@ -157,14 +157,8 @@ template <int V> model::access_plan shared_access_plan(const nlohmann::json& par
     }
     plan.add(tiles, load);
   }
-  model::tile_layout tile;
-  tile.rows = tile.cols = k_side;
-  tile.element_bytes = 4;
-  tile.row_pitch_elements = c.shape.pitch;
-  tile.name = "float tile[32][" + std::to_string(c.shape.pitch) + "]";
-  for (int r = 0; r < k_side; ++r)
-    for (int col = 0; col < k_side; ++col) tile.address.push_back(static_cast<std::uint32_t>(c.shape.offset(r, col)) * 4);
-  plan.tile = std::move(tile);
+  plan.tile = model::make_tile_layout("float tile", k_side, k_side, 4, c.shape.pitch,
+                                      [&](int r, int col) { return c.shape.offset(r, col); });
   return plan;
 }
 

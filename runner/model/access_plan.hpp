@@ -26,6 +26,24 @@ struct tile_layout {
   std::vector<std::uint32_t> address; ///< byte address of logical element (r, c) at r * cols + c
 };
 
+/// A rows x cols tile whose element (r, c) sits offset(r, c) elements in, with rows `pitch`
+/// elements apart; named "<declared>[rows][pitch]", e.g. make_tile_layout("float tile", ...).
+template <class Offset>
+tile_layout make_tile_layout(const std::string& declared, int rows, int cols, int element_bytes, int pitch,
+                             Offset offset) {
+  tile_layout t;
+  t.name = declared + "[" + std::to_string(rows) + "][" + std::to_string(pitch) + "]";
+  t.rows = rows;
+  t.cols = cols;
+  t.element_bytes = element_bytes;
+  t.row_pitch_elements = pitch;
+  t.address.reserve(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      t.address.push_back(static_cast<std::uint32_t>(offset(r, c)) * static_cast<std::uint32_t>(element_bytes));
+  return t;
+}
+
 /// Every shared-memory request of one launch. A plan lists each distinct request once with its
 /// count, so large problems need no enumeration of every warp.
 struct access_plan {
