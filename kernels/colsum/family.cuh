@@ -11,11 +11,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "common/shared_load.cuh"
 #include "launch/cuda_call.hpp"
@@ -83,7 +82,32 @@ __global__ void __launch_bounds__(k_block)
   out[m * k_side + lane] = sum;
 }
 
-/// Buffers, seeded inputs, launch and the CPU check shared by both patterns.
+/// Output j = m * 32 + t, thread t's sum over matrix m, against the same sum in double over the
+/// inputs regenerated from the seed, with its tolerance; on host or device.
+template <class Pattern> struct sum_check {
+  struct expected_t {
+    double sum = 0.0, tolerance = 0.0;
+  };
+  std::uint64_t seed;
+  BB_HD expected_t expected(std::size_t j) const {
+    const std::size_t m = j / k_side;
+    const int t = static_cast<int>(j % k_side);
+    double sum = 0.0, magnitude = 0.0;
+    for (int i = 0; i < k_side; ++i) {
+      const int2 rc = Pattern::element(t, i);
+      const double x = host::uniform_at(seed, m * k_matrix_floats + static_cast<std::size_t>(rc.x * k_side + rc.y));
+      sum += x;
+      magnitude += fabs(x);
+    }
+    return {sum, k_side * 0x1p-24 * magnitude};
+  }
+  BB_HD bool operator()(std::size_t j, float got) const { // written so that a NaN fails
+    const expected_t w = expected(j);
+    return fabs(static_cast<double>(got) - w.sum) <= w.tolerance;
+  }
+};
+
+/// Buffers, seeded inputs, launch and the check shared by both patterns.
 template <class Pattern> class colsum_problem final : public problem {
 public:
   colsum_problem(const nlohmann::json& params, std::uint64_t seed) : m_config(checked_config(params)), m_seed(seed) {
@@ -105,34 +129,14 @@ public:
   /// Each sum against a double-precision reference. A float sum of n = 32 terms added one by one,
   /// in any order, is within gamma_31 sum|x_i| of the exact sum, gamma_31 = 31u / (1 - 31u) < 32u
   /// (u = 2^-24, the unit roundoff; Higham, Accuracy and Stability of Numerical Algorithms, 4.2);
-  /// the double reference's own error is some 2^29 times smaller.
+  /// the double reference's own error is some 2^29 times smaller. Checked on the GPU.
   verify_result verify() override {
-    struct expected {
-      double sum = 0.0, tolerance = 0.0;
-    };
-    auto want = [&](std::size_t j) { // output j: thread t's sum over matrix m, inputs regenerated
-      const std::size_t m = j / k_side;
-      const int t = static_cast<int>(j % k_side);
-      double sum = 0.0, magnitude = 0.0;
-      for (int i = 0; i < k_side; ++i) {
-        const int2 rc = Pattern::element(t, i);
-        const double x = host::uniform_at(m_seed, m * k_matrix_floats + static_cast<std::size_t>(rc.x * k_side + rc.y));
-        sum += x;
-        magnitude += std::fabs(x);
-      }
-      return expected{sum, k_side * 0x1p-24 * magnitude};
-    };
-    return verify_elements(
-        m_out.get(), m_out.size(),
-        [&](std::size_t j, float got) {
-          const expected w = want(j);
-          return !(std::fabs(static_cast<double>(got) - w.sum) <= w.tolerance);
-        },
-        [&](std::size_t j, float got) {
-          const expected w = want(j);
-          return "out[" + std::to_string(j / k_side) + "," + std::to_string(j % k_side) + "] = " +
-                 std::to_string(got) + ", expected " + std::to_string(w.sum) + " +- " + std::to_string(w.tolerance);
-        });
+    const sum_check<Pattern> want{m_seed};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t j, float got) {
+      const auto w = want.expected(j);
+      return "out[" + std::to_string(j / k_side) + "," + std::to_string(j % k_side) + "] = " + std::to_string(got) +
+             ", expected " + std::to_string(w.sum) + " +- " + std::to_string(w.tolerance);
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

@@ -10,11 +10,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -79,7 +78,18 @@ __global__ void __launch_bounds__(k_lanes* k_max_block_rows)
     for (int c = warp; c < k_side; c += warps) out[base + c * k_side + lane] = tile[Layout::offset(lane, c)];
 }
 
-/// Buffers, seeded inputs, launch and the CPU check shared by every column-access variant.
+/// Buffers, seeded inputs, launch and the check shared by every column-access variant.
+/// Output i holds element (c, r) of tile t, the input's (r, c): uniform_at of its index.
+template <int Side> struct tile_transposed {
+  static constexpr std::size_t k_tile_elements = static_cast<std::size_t>(Side) * Side;
+  std::uint64_t seed;
+  BB_HD float expected(std::size_t i) const {
+    const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
+    return host::uniform_at(seed, t * k_tile_elements + (e % Side) * Side + e / Side);
+  }
+  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
+};
+
 template <class Layout> class column_problem final : public problem {
 public:
   column_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
@@ -100,20 +110,14 @@ public:
     BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
   }
 
-  /// Bit-exact, it is a copy: element (r, c) of tile t comes back at (c, r).
+  /// Bit-exact, it is a copy: element (r, c) of tile t comes back at (c, r); checked on the GPU.
   verify_result verify() override {
-    // Output i holds element (c, r) of tile t, the input's (r, c).
-    auto want = [&](std::size_t i) {
+    const tile_transposed<k_side> want{m_seed};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
       const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
-      return host::uniform_at(m_seed, t * k_tile_elements + (e % k_side) * k_side + e / k_side);
-    };
-    return verify_elements(
-        m_out.get(), m_out.size(), [&](std::size_t i, float got) { return !host::same_bits(got, want(i)); },
-        [&](std::size_t i, float got) {
-          const std::size_t t = i / k_tile_elements, e = i % k_tile_elements;
-          return "out tile " + std::to_string(t) + " [" + std::to_string(e / k_side) + "," +
-                 std::to_string(e % k_side) + "] = " + std::to_string(got) + ", expected " + std::to_string(want(i));
-        });
+      return "out tile " + std::to_string(t) + " [" + std::to_string(e / k_side) + "," + std::to_string(e % k_side) +
+             "] = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }

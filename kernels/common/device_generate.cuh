@@ -1,7 +1,7 @@
 #pragma once
 /// Inputs from any position-indexed generator, written on the GPU: out[i] = gen(first + i), where
-/// gen is a trivially copyable object with a BB_HD operator()(std::uint64_t) that a CPU check
-/// calls too, so the two see the same values and no host copy of the input exists.
+/// gen is a trivially copyable object with a BB_HD operator()(std::uint64_t) that a check calls
+/// too, so the two see the same values and no host copy of the input exists.
 #include <cstddef>
 #include <cstdint>
 

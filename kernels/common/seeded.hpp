@@ -1,8 +1,9 @@
 #pragma once
 /// Position-indexed forms of the seeded generators that are not uniform_at: element i is a pure
 /// function of (seed, i), callable from host and device code, so inputs are written on the GPU and
-/// a CPU check recomputes any element. They give the bits the host loops they replace gave, which
-/// filled chunk by chunk, one splitmix64 stream per chunk started at seed ^ chunk * k_chunk_salt.
+/// a check, on the GPU or the CPU, recomputes any element. They give the bits the host loops they
+/// replace gave, which filled chunk by chunk, one splitmix64 stream per chunk started at
+/// seed ^ chunk * k_chunk_salt.
 #include <cstdint>
 
 #include "common/host_device.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 /// The seeded input generator every family uses, callable from host and device code alike: the
 /// i-th value depends on (seed, i) alone, so inputs can be generated on the GPU (no host copy of a
-/// 1 GiB input) and a CPU check can recompute any element without keeping the input.
+/// 1 GiB input) and a check, on the GPU or the CPU, can recompute any element without keeping it.
 #include <cstdint>
 
 #include "common/host_device.hpp"

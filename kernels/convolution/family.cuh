@@ -14,8 +14,8 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "convolution/stencil.hpp"
 #include "launch/cuda_call.hpp"
@@ -84,6 +84,18 @@ __global__ void __launch_bounds__(k_threads)
   }
 }
 
+/// Output pixel i = y * n + x: reference_pixel_of over in[i] = uniform_at(seed, i), on host or device.
+struct stencil_check {
+  std::uint64_t seed;
+  int n;
+  BB_HD float expected(std::size_t i) const {
+    const auto row = static_cast<std::size_t>(n);
+    auto input = [&](int yy, int xx) { return host::uniform_at(seed, static_cast<std::size_t>(yy) * row + xx); };
+    return reference_pixel_of(input, n, static_cast<int>(i / row), static_cast<int>(i % row));
+  }
+  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
+};
+
 template <class Layout> class stencil_problem final : public problem {
 public:
   stencil_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
@@ -108,34 +120,15 @@ public:
     BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
   }
 
+  /// Bit-exact, on the GPU: every output pixel against reference_pixel_of (the kernel's order of
+  /// operations) over inputs regenerated from the seed.
   verify_result verify() override {
-    const int n = m_shape.n;
-    const auto row = static_cast<std::size_t>(n);
-    auto input = [&](int yy, int xx) { return host::uniform_at(m_seed, static_cast<std::size_t>(yy) * row + xx); };
-    // Pieces and chunks of whole rows; a chunk of 16 rows regenerates the 18 input rows it reads.
-    auto check = [&](std::size_t first, const float* got, std::size_t count) {
-      const std::size_t y_first = first / row;
-      return host::count_mismatches_walk(
-          count, 16 * row,
-          [&](std::size_t begin, std::size_t end, auto report) {
-            const int y0 = static_cast<int>(y_first + begin / row), y1 = static_cast<int>(y_first + end / row);
-            const int band0 = y0 > 0 ? y0 - 1 : 0, band1 = y1 < n ? y1 + 1 : n;
-            std::vector<float> band(static_cast<std::size_t>(band1 - band0) * row);
-            for (std::size_t k = 0; k < band.size(); ++k) band[k] = host::uniform_at(m_seed, band0 * row + k);
-            auto pixel = [&](int yy, int xx) { return band[static_cast<std::size_t>(yy - band0) * row + xx]; };
-            for (std::size_t j = begin; j < end; ++j) {
-              const int y = static_cast<int>(y_first + j / row), x = static_cast<int>(j % row);
-              if (!host::same_bits(reference_pixel_of(pixel, n, y, x), got[j])) report(j);
-            }
-          },
-          [&](std::size_t j) {
-            const std::size_t y = y_first + j / row, x = j % row;
-            return "out[" + std::to_string(y) + "," + std::to_string(x) + "] = " + std::to_string(got[j]) +
-                   ", expected " + std::to_string(reference_pixel_of(input, n, static_cast<int>(y), static_cast<int>(x)));
-          });
-    };
-    const std::size_t rows_per_piece = std::max<std::size_t>(1, k_piece_bytes / sizeof(float) / row);
-    return verify_pieces(m_out.get(), m_out.size(), check, rows_per_piece * row);
+    const stencil_check want{m_seed, m_shape.n};
+    const auto row = static_cast<std::size_t>(m_shape.n);
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
+      return "out[" + std::to_string(i / row) + "," + std::to_string(i % row) + "] = " + std::to_string(got) +
+             ", expected " + std::to_string(want.expected(i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

@@ -1,6 +1,6 @@
 #pragma once
-// The convolution family's index functions and CPU stencil, shared by the kernels (nvcc), the
-// access plans and the host tests (the C++ compiler alone).
+// The convolution family's index functions and reference stencil, shared by the kernels and the
+// check on the GPU (nvcc), the access plans and the host tests (the C++ compiler alone).
 #include <cstddef>
 #include <vector>
 
@@ -46,15 +46,20 @@ BB_HD constexpr cell output_cell(int j, int tx, int ty, bool column_walk) {
   return column_walk ? cell{tx, other} : cell{other, tx};
 }
 
-/// The CPU stencil in the kernel's order of operations: bit-identical results. pixel(yy, xx) gives
-/// the input at (yy, xx), which is inside the n x n image.
-template <class Pixel> float reference_pixel_of(Pixel pixel, int n, int y, int x) {
+/// The reference stencil in the kernel's order of operations: bit-identical results, on the host
+/// or (for the check on the GPU) the device. pixel(yy, xx) gives the input at (yy, xx), which is
+/// inside the n x n image.
+template <class Pixel> BB_HD float reference_pixel_of(Pixel pixel, int n, int y, int x) {
   float acc = 0.0f;
   for (int dy = 0; dy < 3; ++dy)
     for (int dx = 0; dx < 3; ++dx) {
       const int yy = y - 1 + dy, xx = x - 1 + dx;
       const float v = yy >= 0 && yy < n && xx >= 0 && xx < n ? pixel(yy, xx) : 0.0f;
+#if defined(__CUDA_ARCH__)
+      acc = __fadd_rn(acc, __fmul_rn(weight(dy, dx), v)); // as the kernel: never contracted to an FMA
+#else
       acc = acc + weight(dy, dx) * v;
+#endif
     }
   return acc;
 }

@@ -9,11 +9,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "common/shared_load.cuh"
 #include "launch/cuda_call.hpp"
@@ -79,7 +78,16 @@ __global__ void __launch_bounds__(k_block) layout_kernel(const float4* __restric
   }
 }
 
-/// Buffers, seeded inputs, launch and the CPU check shared by every layout variant.
+/// Buffers, seeded inputs, launch and the check shared by every layout variant.
+/// Output i: x + y + z of particle i, field f of which is uniform_at(seed, 4 i + f); host or device.
+struct field_sum {
+  std::uint64_t seed;
+  BB_HD float expected(std::size_t i) const {
+    return (host::uniform_at(seed, 4 * i) + host::uniform_at(seed, 4 * i + 1)) + host::uniform_at(seed, 4 * i + 2);
+  }
+  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
+};
+
 template <class Layout> class layout_problem final : public problem {
 public:
   /// Field f of particle i is uniform_at(seed, 4 i + f): the particles are 4n consecutive floats.
@@ -97,16 +105,14 @@ public:
 
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
-  /// Bit-exact: the GPU adds (x + y) + z in float as the CPU does (no FMA: there is no multiply).
+  /// Bit-exact, on the GPU: the kernel adds (x + y) + z in float as the check does (no FMA: there
+  /// is no multiply).
   verify_result verify() override {
-    auto want = [&](std::size_t i) {
-      return (host::uniform_at(m_seed, 4 * i) + host::uniform_at(m_seed, 4 * i + 1)) + host::uniform_at(m_seed, 4 * i + 2);
-    };
-    return verify_elements(
-        m_out.get(), m_out.size(), [&](std::size_t i, float got) { return !host::same_bits(got, want(i)); },
-        [&](std::size_t i, float got) {
-          return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " + std::to_string(want(i));
-        });
+    const field_sum want{m_seed};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
+      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
+             std::to_string(want.expected(i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

@@ -12,11 +12,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_generate.cuh"
 #include "common/host_device.hpp"
-#include "common/readback.cuh"
 #include "common/seeded.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -130,7 +129,7 @@ __global__ void __launch_bounds__(k_block) padding_kernel(const T* __restrict__ 
 }
 
 /// Seeded input element i, which never holds the poison pattern (all bytes 0xff), so an unwritten
-/// element fails. Written on the GPU; the CPU check calls it for the elements it expects.
+/// element fails. Written on the GPU, where the check calls it too.
 template <class T> struct input_elements {
   std::uint64_t seed;
   BB_HD T operator()(std::uint64_t i) const {
@@ -158,7 +157,22 @@ template <class T> std::string show(const T& v) {
     return "(" + std::to_string(v.a) + ", " + std::to_string(v.b) + ", " + std::to_string(v.c) + ")";
 }
 
-/// Buffers, seeded inputs, launch and the CPU check for one element type and direction.
+/// Output i of a batch of 32 x cols tiles transposed in direction D; host or device.
+template <class T, direction D> struct tile_transposed {
+  input_elements<T> input;
+  std::size_t cols;
+  BB_HD std::size_t per_tile() const { return k_rows * cols; }
+  BB_HD T expected(std::size_t i) const {
+    const std::size_t t = i / per_tile(), e = i % per_tile();
+    // column_read: output e = c * 32 + r holds input r * cols + c; column_write the other way round.
+    const std::size_t source = D == direction::column_read ? (e % k_rows) * cols + e / k_rows
+                                                            : (e % cols) * k_rows + e / cols;
+    return input(t * per_tile() + source);
+  }
+  BB_HD bool operator()(std::size_t i, const T& got) const { return same_bytes(got, expected(i)); }
+};
+
+/// Buffers, seeded inputs, launch and the check for one element type and direction.
 template <class T, direction D> class padding_problem final : public problem {
 public:
   explicit padding_problem(const config& c, std::uint64_t seed) : m_config(c), m_input{seed} {
@@ -178,23 +192,13 @@ public:
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
   /// Bit-exact, it is a copy. column_read: out (cols x 32) = in (32 x cols) transposed, per tile;
-  /// column_write: out (32 x cols) = in (cols x 32) transposed.
+  /// column_write: out (32 x cols) = in (cols x 32) transposed. Checked on the GPU.
   verify_result verify() override {
-    const auto cols = static_cast<std::size_t>(m_config.shape.cols);
-    const auto per_tile = static_cast<std::size_t>(m_config.shape.elements());
-    auto want = [&](std::size_t i) {
-      const std::size_t t = i / per_tile, e = i % per_tile;
-      // column_read: output e = c * 32 + r holds input r * cols + c; column_write the other way round.
-      const std::size_t source = D == direction::column_read ? (e % k_rows) * cols + e / k_rows
-                                                              : (e % cols) * k_rows + e / cols;
-      return m_input(t * per_tile + source);
-    };
-    return verify_elements(
-        m_out.get(), m_out.size(), [&](std::size_t i, const T& got) { return !host::same_bits(got, want(i)); },
-        [&](std::size_t i, const T& got) {
-          return "out[" + std::to_string(i) + "] (tile " + std::to_string(i / per_tile) + ") = " + show(got) +
-                 ", expected " + show(want(i));
-        });
+    const tile_transposed<T, D> want{m_input, static_cast<std::size_t>(m_config.shape.cols)};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, const T& got) {
+      return "out[" + std::to_string(i) + "] (tile " + std::to_string(i / want.per_tile()) + ") = " + show(got) +
+             ", expected " + show(want.expected(i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }

@@ -13,8 +13,8 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "reduction/tree.hpp"
@@ -127,7 +127,35 @@ template <class Tree> model::access_plan tree_access_plan(const nlohmann::json& 
   return plan;
 }
 
-// ---- the shared problem: buffers, input generated on the GPU, per-block CPU sums ----
+// ---- the shared problem: buffers, input generated on the GPU, per-block sums checked on the GPU ----
+
+/// Partial sum j checked against block j's inputs, regenerated and added in double in input order:
+/// `bound` (depth * unit roundoff) times their sum of magnitudes is the tolerance.
+struct block_sum_check {
+  struct sums_t {
+    double sum = 0, magnitude = 0;
+  };
+  std::uint64_t seed;
+  std::int64_t n;
+  std::int64_t per_block;
+  double bound;
+  BB_HD sums_t sums(std::size_t j) const {
+    const auto begin = static_cast<std::int64_t>(j) * per_block;
+    const std::int64_t end = begin + per_block < n ? begin + per_block : n;
+    sums_t s;
+    for (std::int64_t i = begin; i < end; ++i) {
+      const float x = host::uniform_at(seed, static_cast<std::uint64_t>(i));
+      s.sum += x;
+      s.magnitude += fabs(x);
+    }
+    return s;
+  }
+  // NaN (the poison) fails: the comparison is written so that it must hold.
+  BB_HD bool operator()(std::size_t j, float got) const {
+    const sums_t s = sums(j);
+    return fabs(static_cast<double>(got) - s.sum) <= bound * s.magnitude;
+  }
+};
 
 /// A variant: `k_items` elements per thread, a launcher, and the longest chain of float additions
 /// any input passes through on its way to a partial sum (for the verification tolerance).
@@ -148,46 +176,18 @@ public:
     BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
   }
 
+  /// On the GPU: each partial sum against its block's sum, recomputed in double from the generator.
   verify_result verify() override {
     // Any order of float additions in which no term passes through more than d additions is off
     // the exact sum by at most gamma_d * sum|x| (Higham, Accuracy and Stability, eq. 4.4),
     // gamma_d ~ d * 2^-24; the reference is summed in double, exact enough to stand for the
     // true sum. d + 1 absorbs gamma's denominator and the double rounding.
     const double depth = Variant::k_items + log2_exact(m_shape.block) + 1;
-    const double unit = std::ldexp(1.0, -24);
-    // Block b's sum and sum of magnitudes, in input order, from the generator: no input is kept.
-    auto block_sums = [&](std::size_t b, double& sum, double& magnitude) {
-      const auto per_block = static_cast<std::size_t>(m_shape.per_block());
-      const std::size_t begin = b * per_block;
-      const std::size_t end = std::min(static_cast<std::size_t>(m_shape.n), begin + per_block);
-      sum = 0;
-      magnitude = 0;
-      for (std::size_t i = begin; i < end; ++i) {
-        const float x = host::uniform_at(m_seed, i);
-        sum += x;
-        magnitude += std::fabs(x);
-      }
-    };
-    auto check = [&](std::size_t first, const float* got, std::size_t count) {
-      // 64 blocks per task: each block regenerates and adds all of its inputs.
-      return host::count_mismatches_walk(
-          count, 64,
-          [&](std::size_t begin, std::size_t end, auto report) {
-            for (std::size_t j = begin; j < end; ++j) {
-              double sum = 0, magnitude = 0;
-              block_sums(first + j, sum, magnitude);
-              // NaN (the poison) fails: the comparison is written so that it must hold.
-              if (!(std::fabs(static_cast<double>(got[j]) - sum) <= depth * unit * magnitude)) report(j);
-            }
-          },
-          [&](std::size_t j) {
-            double sum = 0, magnitude = 0;
-            block_sums(first + j, sum, magnitude);
-            return "partial[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
-                   std::to_string(sum);
-          });
-    };
-    return verify_pieces(m_out.get(), m_out.size(), check);
+    const block_sum_check want{m_seed, m_shape.n, m_shape.per_block(), depth * std::ldexp(1.0, -24)};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t j, float got) {
+      return "partial[" + std::to_string(j) + "] = " + std::to_string(got) + ", expected " +
+             std::to_string(want.sums(j).sum);
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

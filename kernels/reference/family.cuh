@@ -4,16 +4,14 @@
 // bytes (a copy kernel, or cudaMemcpyAsync); neither touches shared memory.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_generate.cuh"
-#include "common/readback.cuh"
 #include "common/seeded.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -48,6 +46,26 @@ struct input_bytes {
   BB_HD unsigned char operator()(std::uint64_t i) const { return host::byte7_at(seed, i); }
 };
 
+/// How many bytes of output word w are wrong (0 to 8): the check on the GPU.
+struct wrong_word_bytes {
+  std::uint64_t seed;
+  BB_HD unsigned operator()(std::size_t w, std::uint64_t got) const {
+    const std::uint64_t diff = got ^ host::byte7_word_at(seed, w);
+    unsigned wrong = 0;
+    for (int k = 0; k < 8; ++k) wrong += ((diff >> (8 * k)) & 0xff) != 0 ? 1u : 0u;
+    return wrong;
+  }
+};
+
+/// 1 where output byte first + i, one of the bytes after the last whole word, is wrong.
+struct wrong_tail_byte {
+  std::uint64_t seed;
+  std::uint64_t first;
+  BB_HD unsigned operator()(std::size_t i, unsigned char got) const {
+    return got != host::byte7_at(seed, first + i) ? 1u : 0u;
+  }
+};
+
 /// Buffers, seeded input and the byte-exact check shared by both variants; Mover enqueues the copy.
 template <class Mover> class copy_problem final : public problem {
 public:
@@ -67,28 +85,30 @@ public:
 
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_bytes)); }
 
-  /// Byte-exact, eight bytes at a time; the bytes of a wrong word are counted one by one.
+  /// Byte-exact, on the GPU: eight bytes at a time, then the m_bytes % 8 bytes of the tail one by
+  /// one; the wrong bytes are counted, and the first is worded.
   verify_result verify() override {
-    auto check = [&](std::size_t first, const unsigned char* got, std::size_t count) {
-      return host::count_mismatches_walk(
-          count, std::size_t{1} << 22,
-          [&](std::size_t begin, std::size_t end, auto report) {
-            for (std::size_t j = begin; j < end; j += 8) { // first and chunks are multiples of 8
-              const std::uint64_t want = host::byte7_word_at(m_seed, (first + j) / 8);
-              const std::size_t n = std::min<std::size_t>(8, end - j);
-              std::uint64_t word = 0;
-              std::memcpy(&word, got + j, n);
-              if (n == 8 && word == want) continue;
-              for (std::size_t k = 0; k < n; ++k)
-                if (got[j + k] != static_cast<unsigned char>(want >> (8 * k))) report(j + k);
-            }
-          },
-          [&](std::size_t j) {
-            return "out[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
-                   std::to_string(host::byte7_at(m_seed, first + j));
-          });
-    };
-    return verify_pieces(m_out.get(), m_bytes, check);
+    const std::uint64_t words = m_bytes / 8;
+    const device_tally head = tally_on_device(reinterpret_cast<const std::uint64_t*>(m_out.get()), words,
+                                              wrong_word_bytes{m_seed});
+    const device_tally tail = tally_on_device(m_out.get() + words * 8, m_bytes % 8, wrong_tail_byte{m_seed, words * 8});
+    verify_result r;
+    r.checked = m_bytes;
+    r.mismatches = head.wrong + tail.wrong;
+    r.ok = r.mismatches == 0;
+    if (r.ok) return r;
+    std::uint64_t first = 0; // the lowest wrong byte of the first wrong word, else of the tail
+    if (head.wrong != 0) {
+      const std::uint64_t diff = read_element(reinterpret_cast<const std::uint64_t*>(m_out.get()), head.first) ^
+                                 host::byte7_word_at(m_seed, head.first);
+      first = head.first * 8;
+      while (((diff >> (8 * (first % 8))) & 0xff) == 0) ++first;
+    } else {
+      first = words * 8 + tail.first;
+    }
+    r.first_mismatch = "out[" + std::to_string(first) + "] = " + std::to_string(read_element(m_out.get(), first)) +
+                       ", expected " + std::to_string(host::byte7_at(m_seed, first));
+    return r;
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2 * m_bytes; }

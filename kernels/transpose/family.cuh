@@ -3,7 +3,6 @@
 // tile of side 16, 32 or 64 per block. Variants differ in the tile layout (where element
 // (row, col) of the tile lives) and, for padded_wide, in how threads move the tile.
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,8 +11,8 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
 #include "common/host_device.hpp"
 #include "common/uniform.hpp"
@@ -23,7 +22,6 @@
 namespace bb::transpose {
 
 inline constexpr int k_max_n = 46340; // n*n stays below 2^31, as the experiment files promise
-inline constexpr std::size_t k_verify_band_bytes = std::size_t{64} << 20; // host memory per copied band
 
 inline const family_info& family() {
   static const family_info f{
@@ -142,9 +140,17 @@ template <class Layout, class T, int S, int R> void launch_tiled(const T* in, T*
   transpose_kernel<Layout, T, S, R><<<grid, block, 0, stream>>>(in, out, n);
 }
 
+/// Output element i = row * n + col of a transpose of in[i] = T(uniform_at(seed, i)): the input's
+/// (col, row), the same bits on host and device.
+template <class T> struct transposed_input {
+  std::uint64_t seed;
+  std::size_t n;
+  BB_HD T expected(std::size_t i) const { return static_cast<T>(host::uniform_at(seed, (i % n) * n + i / n)); }
+  BB_HD bool operator()(std::size_t i, const T& got) const { return same_bytes(got, expected(i)); }
+};
+
 /// Buffers, inputs generated on the GPU, launch and the check shared by every transpose variant.
-/// in[i] = T(uniform_at(seed, i)); no host copy of the input exists, and verify() holds one band
-/// of rows of the output at a time, so host memory stays under k_verify_band_bytes at any n.
+/// in[i] = T(uniform_at(seed, i)); no host copy of the input or the output exists.
 template <class T> class transpose_problem final : public problem {
 public:
   transpose_problem(const config& c, std::uint64_t seed, launcher<T> launch)
@@ -164,35 +170,14 @@ public:
     BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float and double becomes a NaN
   }
 
-  /// Bit-exact, it is a copy: out[row, col] must hold T(uniform_at(seed, col * n + row)).
+  /// Bit-exact, it is a copy, checked on the GPU: out[row, col] must hold the bits of
+  /// T(uniform_at(seed, col * n + row)).
   verify_result verify() override {
-    const auto n = static_cast<std::size_t>(m_n);
-    const std::size_t band_rows = std::max<std::size_t>(1, k_verify_band_bytes / (n * sizeof(T)));
-    std::vector<T> got(std::min(n, band_rows) * n);
-    verify_result total;
-    for (std::size_t row0 = 0; row0 < n; row0 += band_rows) {
-      const std::size_t rows = std::min(band_rows, n - row0);
-      BB_CUDA_CALL(cudaMemcpy(got.data(), m_out.get() + row0 * n, rows * n * sizeof(T), cudaMemcpyDeviceToHost));
-      auto want = [&](std::size_t i) { // i counts elements of the band
-        const std::size_t row = row0 + i / n, col = i % n;
-        return static_cast<T>(host::uniform_at(m_seed, col * n + row));
-      };
-      const verify_result band = host::count_mismatches(
-          rows * n,
-          [&](std::size_t i) {
-            const T w = want(i);
-            return std::memcmp(&w, &got[i], sizeof(T)) != 0;
-          },
-          [&](std::size_t i) {
-            return "out[" + std::to_string(row0 + i / n) + "," + std::to_string(i % n) + "] = " +
-                   std::to_string(got[i]) + ", expected " + std::to_string(want(i));
-          });
-      total.checked += band.checked;
-      total.mismatches += band.mismatches;
-      if (!band.ok && total.first_mismatch.empty()) total.first_mismatch = band.first_mismatch;
-    }
-    total.ok = total.mismatches == 0;
-    return total;
+    const transposed_input<T> want{m_seed, static_cast<std::size_t>(m_n)};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, const T& got) {
+      return "out[" + std::to_string(i / want.n) + "," + std::to_string(i % want.n) + "] = " + std::to_string(got) +
+             ", expected " + std::to_string(want.expected(i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }

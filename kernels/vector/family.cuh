@@ -10,11 +10,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
 #include "common/host_device.hpp"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
@@ -85,7 +84,13 @@ __global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict
   }
 }
 
-/// Buffers, seeded inputs, launch and the CPU check for loads of V floats.
+/// Buffers, seeded inputs, launch and the check for loads of V floats.
+/// Output i must hold the bits of input i, uniform_at(seed, i).
+struct copied_input {
+  std::uint64_t seed;
+  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, host::uniform_at(seed, i)); }
+};
+
 template <int V> class vector_problem final : public problem {
 public:
   vector_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
@@ -104,15 +109,12 @@ public:
 
   void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
-  /// Bit-exact, it is a copy: out = in.
+  /// Bit-exact, it is a copy: out = in, checked on the GPU.
   verify_result verify() override {
-    return verify_elements(
-        m_out.get(), m_out.size(),
-        [&](std::size_t i, float got) { return !host::same_bits(got, host::uniform_at(m_seed, i)); },
-        [&](std::size_t i, float got) {
-          return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
-                 std::to_string(host::uniform_at(m_seed, i));
-        });
+    return verify_on_device(m_out.get(), m_out.size(), copied_input{m_seed}, [&](std::size_t i, float got) {
+      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
+             std::to_string(host::uniform_at(m_seed, i));
+    });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

@@ -63,10 +63,10 @@ TEST(gpu_transpose, every_shape_and_type_matches_at_ragged_sizes) {
   EXPECT_EQ(verified, (3 * 16 + 10) * 6);
 }
 
-TEST(gpu_transpose, an_unwritten_double_output_fails_in_every_band) {
+TEST(gpu_transpose, an_unwritten_double_output_fails_everywhere) {
   BB_REQUIRE_GPU();
   bb::launch::open_device(0);
-  // 3000 x 3000 doubles = 72 MB: two bands of rows on the host; nothing launched, so all NaN.
+  // 3000 x 3000 doubles = 72 MB, checked on the GPU; nothing launched, so all NaN.
   auto p = wide_double(3000);
   p->poison_output();
   const auto r = p->verify();
