@@ -8,7 +8,7 @@ usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
    (default 2): the first run's wall time is bankbench's time; the runs' spread is its noise.
 2. `ncu --metrics <the bank_conflicts set> --csv` over `bankbench run --launch-once --no-isolation`
    (each configuration set up, launched once inside the NVTX range "bankbench-measure", verified;
-   no profiler of its own, no timing), N times (default 2): the first run's wall time is ncu's
+   no profiler of its own, no timing), N times (default 3): the first run's wall time is ncu's
    time; the runs' spread is ncu's own noise. Only the measured launches are profiled
    (`--nvtx --nvtx-include bankbench-measure/`), never set-up kernels.
 3. Per configuration and metric: both tools' values, their difference, ncu's run-to-run spread,
@@ -194,7 +194,7 @@ def main():
     ap.add_argument("--experiments", default="experiments", help="suite to run (default: experiments)")
     ap.add_argument("--out", default="parity-out", help="folder for the databases, logs and results")
     ap.add_argument("--bankbench-runs", type=int, default=2)
-    ap.add_argument("--ncu-runs", type=int, default=2)
+    ap.add_argument("--ncu-runs", type=int, default=3)
     ap.add_argument("--ncu-option", action="append", default=[], help="extra ncu option (repeatable)")
     ap.add_argument("--bankbench-option", action="append", default=[],
                     help="extra `bankbench run` option for the compared runs (repeatable)")

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -107,16 +108,67 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   return r;
 }
 
-/// Measures (GPU) or predicts (model) one configuration.
-using config_runner = std::function<launch::config_result(const config::experiment&, const config::configuration&,
-                                                          const variant_info&, const launch::exec_options&)>;
+/// Measures (GPU) or predicts (model) an experiment's configurations, one or several at a time:
+/// add() takes one, finish() gives back the results of those added since the last finish().
+class config_runner {
+public:
+  virtual ~config_runner() = default;
+  virtual void add(std::size_t tag, const config::configuration& c, const variant_info& v,
+                   const std::string& nvtx_name) = 0;
+  /// Whether finish() should come before the next add().
+  [[nodiscard]] virtual bool full() const = 0;
+  /// `before_timing(tag)` is called as the timing pass of the configuration added with `tag` begins.
+  virtual std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>& before_timing) = 0;
+};
+
+/// The GPU: configurations grouped as launch::group decides.
+class gpu_runner final : public config_runner {
+public:
+  gpu_runner(const config::experiment& e, const launch::exec_options& x, profile::session* counters)
+      : m_seed(e.seed), m_group(x, counters) {}
+  void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string& nvtx_name) override {
+    m_group.add(tag, v, c.params, m_seed, nvtx_name);
+  }
+  [[nodiscard]] bool full() const override { return m_group.full(); }
+  std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>& before_timing) override {
+    return m_group.finish(before_timing);
+  }
+
+private:
+  std::uint64_t m_seed;
+  launch::group m_group;
+};
+
+/// The bank model: each configuration is predicted as it is added.
+class model_runner final : public config_runner {
+public:
+  explicit model_runner(const config::experiment& e) : m_experiment(e) {}
+  void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string&) override {
+    m_done.push_back({tag, predict_configuration(m_experiment, c, v)});
+  }
+  [[nodiscard]] bool full() const override { return !m_done.empty(); }
+  std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>&) override {
+    return std::exchange(m_done, {});
+  }
+
+private:
+  const config::experiment& m_experiment;
+  std::vector<launch::group::finished> m_done;
+};
 
 struct backend {
   store::gpu_record gpu;
   int sm_clock_max_mhz = 0;
-  config_runner runner;
+  bool model = false;
   // Every metric list is checked against the chip before any kernel runs.
   std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
+
+  [[nodiscard]] std::unique_ptr<config_runner> runner_for(const config::experiment& e, const launch::exec_options& x,
+                                                          const run_options& o) const {
+    if (model) return std::make_unique<model_runner>(e);
+    auto* counters = o.no_counters || o.launch_once ? nullptr : sessions.at(e.metrics).get();
+    return std::make_unique<gpu_runner>(e, x, counters);
+  }
 };
 
 void open_gpu_backend(backend& b, const std::vector<config::experiment>& experiments, const run_options& o,
@@ -129,7 +181,7 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
     for (const auto& e : experiments)
       if (!b.sessions.count(e.metrics)) {
         b.sessions[e.metrics] = profile::session::create(o.device, e.metrics);
-        launch::warm_up_profiler(*b.sessions[e.metrics]);
+        launch::warm_up_profiler(*b.sessions[e.metrics], o.cache_control == "all");
       }
     b.gpu.chip = b.sessions.begin()->second->chip();
     spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
@@ -140,11 +192,6 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
                b.gpu.chip.empty() ? "" : b.gpu.chip + ", ", device.cc_major, device.cc_minor,
                device.driver_version.empty() ? "?" : device.driver_version, device.cuda_driver_version / 1000,
                device.cuda_driver_version % 1000 / 10);
-  b.runner = [&b, &o](const config::experiment& e, const config::configuration& c, const variant_info& v,
-                      const launch::exec_options& x) {
-    auto* counters = o.no_counters || o.launch_once ? nullptr : b.sessions.at(e.metrics).get();
-    return launch::execute(v, c.params, e.seed, x, counters);
-  };
 }
 
 /// Runs one experiment's remaining configurations; returns how many failed or missed an
@@ -168,31 +215,48 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.counter_launches = e.repeat.counter_launches;
   x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;
+  const auto runner = b.runner_for(e, x, o);
+  struct waiting {
+    const config::configuration* cfg;
+    std::string label;
+    std::string started_at;
+  };
+  std::vector<waiting> added; // by tag: configurations whose results finish() has not given yet
+  auto store_finished = [&] {
+    const auto before_timing = [&](std::size_t tag) {
+      if (events != nullptr) events->configuration_timing(index, static_cast<int>(added[tag].cfg->index));
+    };
+    for (auto& [tag, r] : runner->finish(before_timing)) {
+      const waiting& w = added[tag];
+      auto rec = configuration_record_of(e, *w.cfg, r, counters, b.sm_clock_max_mhz);
+      rec.started_at = w.started_at;
+      rec.finished_at = store::utc_now_iso8601();
+      db.add_configuration(run_id, rec);
+      const int seq = static_cast<int>(w.cfg->index);
+      if (events != nullptr) events->configuration_stored(index, seq);
+      context_lost = context_lost || r.context_lost;
+
+      std::size_t failed_expectations = 0;
+      for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
+      if (r.status != "ok" || failed_expectations > 0) ++failures;
+      cost.all.add(r);
+      cost.add_resources(r);
+      if (!r.samples_ns.empty() && median_of(r.samples_ns) < 100e3) cost.short_kernels.add(r);
+      spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label, short_result(r, failed_expectations));
+    }
+  };
   for (const auto& cfg : configs) {
     if (g_interrupted.load() || context_lost) break;
     const int seq = static_cast<int>(cfg.index);
     if (start.done[index].count(seq) != 0) continue;
     const variant_info* v = registry::instance().find_variant(e.family, cfg.variant);
-    const std::string label = e.family + "/" + cfg.variant + " " + config::describe_params(cfg.params);
-    x.nvtx_name = e.name + "/" + cfg.variant + "/" + config::describe_params(cfg.params);
+    const std::string params = config::describe_params(cfg.params);
     if (events != nullptr) events->configuration_started(index, seq);
-    const auto started = store::utc_now_iso8601();
-    const auto r = b.runner(e, cfg, *v, x);
-    auto rec = configuration_record_of(e, cfg, r, counters, b.sm_clock_max_mhz);
-    rec.started_at = started;
-    rec.finished_at = store::utc_now_iso8601();
-    db.add_configuration(run_id, rec);
-    if (events != nullptr) events->configuration_stored(index, seq);
-    context_lost = r.context_lost;
-
-    std::size_t failed_expectations = 0;
-    for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
-    if (r.status != "ok" || failed_expectations > 0) ++failures;
-    cost.all.add(r);
-    cost.add_resources(r);
-    if (!r.samples_ns.empty() && median_of(r.samples_ns) < 100e3) cost.short_kernels.add(r);
-    spdlog::info("[{}/{}] {}  {}", cfg.index + 1, configs.size(), label, short_result(r, failed_expectations));
+    added.push_back({&cfg, e.family + "/" + cfg.variant + " " + params, store::utc_now_iso8601()});
+    runner->add(added.size() - 1, cfg, *v, e.name + "/" + cfg.variant + "/" + params);
+    if (runner->full()) store_finished();
   }
+  store_finished(); // what an interruption or the end of the experiment left in the group
   if (!context_lost) db.finish_run(run_id, g_interrupted.load() ? "interrupted" : "completed");
   return failures;
 }
@@ -213,8 +277,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   if (o.backend == "model") {
     b.gpu = model_gpu_record();
     db.emplace(store::database::open(g.db));
-    b.runner = [](const config::experiment& e, const config::configuration& c, const variant_info& v,
-                  const launch::exec_options&) { return predict_configuration(e, c, v); };
+    b.model = true;
   } else {
     const auto device = launch::open_device(o.device); // no GPU: fail before creating any file
     db.emplace(store::database::open(g.db));

@@ -42,6 +42,8 @@ public:
   virtual ~session_events() = default;
   virtual void run_begun(std::size_t experiment, std::int64_t run_id) = 0;
   virtual void configuration_started(std::size_t experiment, int seq) = 0;
+  /// Configurations run in groups (launch::group): the timing pass of one started earlier begins.
+  virtual void configuration_timing(std::size_t experiment, int seq) = 0;
   virtual void configuration_stored(std::size_t experiment, int seq) = 0;
 };
 

@@ -5,11 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -27,6 +29,7 @@ public:
   explicit pipe_events(int fd) : m_fd(fd) {}
   void run_begun(std::size_t e, std::int64_t id) override { send("run", e, id); }
   void configuration_started(std::size_t e, int seq) override { send("start", e, seq); }
+  void configuration_timing(std::size_t e, int seq) override { send("timing", e, seq); }
   void configuration_stored(std::size_t e, int seq) override { send("stored", e, seq); }
 
 private:
@@ -37,10 +40,15 @@ private:
   int m_fd;
 };
 
+/// The configurations a worker has started and not yet stored. The worker measures them in groups
+/// (launch::group): each is set up and verified as it starts, the group's counter passes follow,
+/// then each member's timing pass. The time limit runs from the newest start or timing pass, and a
+/// crash or timeout is blamed on the configuration that began last.
 struct in_flight {
   bool active = false;
   std::size_t experiment = 0;
-  int seq = 0;
+  std::vector<int> seqs; ///< started and not stored, oldest first
+  int blamed = 0;        ///< the one whose start or timing pass began last
   std::chrono::steady_clock::time_point since;
 };
 
@@ -132,10 +140,17 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
         std::int64_t value = 0;
         line >> what >> e >> value;
         if (what == "run") start.run_ids[e] = value;
-        if (what == "start") current = {true, e, static_cast<int>(value), std::chrono::steady_clock::now()};
+        if (what == "start" || what == "timing") {
+          if (!current.active) current = {true, e, {}, 0, {}};
+          current.experiment = e;
+          current.blamed = static_cast<int>(value);
+          current.since = std::chrono::steady_clock::now();
+          if (what == "start") current.seqs.push_back(current.blamed);
+        }
         if (what == "stored") {
           start.done[e].insert(static_cast<int>(value));
-          current.active = false;
+          std::erase(current.seqs, static_cast<int>(value));
+          current.active = !current.seqs.empty();
         }
       }
     }
@@ -157,13 +172,17 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
       return code;
     }
     any_failure = true;
-    if (current.active) {
+    // A worker whose context broke stored the configuration that broke it; the members of its
+    // group it had not stored yet were never measured and run again in the fresh worker.
+    if (current.active && code != k_exit_context_lost) {
       const auto& e = experiments[current.experiment];
       const double limit = o.time_limit_s > 0 ? o.time_limit_s : e.time_limit_s;
       const std::string reason = timed_out ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
                                            : describe_exit(status) + " during this configuration";
-      record_lost(g, e, start.run_ids[current.experiment], current.seq, reason);
-      start.done[current.experiment].insert(current.seq);
+      const bool blamed_in_flight = std::find(current.seqs.begin(), current.seqs.end(), current.blamed) != current.seqs.end();
+      const int seq = blamed_in_flight ? current.blamed : current.seqs.back();
+      record_lost(g, e, start.run_ids[current.experiment], seq, reason);
+      start.done[current.experiment].insert(seq);
     }
     if (g_interrupted.load()) {
       std::signal(SIGINT, previous);

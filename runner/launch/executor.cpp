@@ -96,8 +96,9 @@ void timing_pass(problem& p, const exec_options& o, config_result& r) {
   }
 }
 
-void run_passes(problem& p, const exec_options& o, profile::session* counters, config_result& r) {
-  auto t0 = clock_type::now();
+// Poisons the output, launches once and checks the result.
+void verify_pass(problem& p, const exec_options& o, config_result& r) {
+  const auto t0 = clock_type::now();
   p.poison_output();
   {
     nvtx_range measured(o.launch_once ? "bankbench-measure" : "verified launch");
@@ -106,38 +107,48 @@ void run_passes(problem& p, const exec_options& o, profile::session* counters, c
   }
   r.verify = p.verify();
   r.verify_ms = ms_since(t0);
+  spdlog::debug("set-up {:.2f} ms, launch and verification {:.2f} ms", r.setup_ms, r.verify_ms);
   if (!r.verify.ok) {
     r.status = "wrong_result";
     r.reason = std::to_string(r.verify.mismatches) + " of " + std::to_string(r.verify.checked) +
                " elements wrong; first: " + r.verify.first_mismatch;
-    return;
   }
-  if (o.launch_once) return;
-  const auto expected_ranges = static_cast<std::size_t>(o.counter_launches) * p.kernels_per_launch();
-  if (counters != nullptr && expected_ranges > 0) {
-    nvtx_range range("counter pass");
-    t0 = clock_type::now();
-    if (o.cache_control == "once") flush_l2();
-    const auto launches = [&] {
-      for (int i = 0; i < o.counter_launches; ++i) p.launch(nullptr);
-    };
-    r.ranges = o.cache_control == "all" ? counters->profile(launches, expected_ranges, [] { flush_l2(); })
-                                        : counters->profile(launches, expected_ranges);
-    r.counter_ms = ms_since(t0);
-    spdlog::debug("counter pass: {}", counters->last_breakdown());
-    if (r.ranges.size() != expected_ranges) {
-      r.status = "failed";
-      r.reason = "profiler returned " + std::to_string(r.ranges.size()) + " ranges for " +
-                 std::to_string(o.counter_launches) + " launch(es) of " +
-                 std::to_string(p.kernels_per_launch()) + " kernel(s)";
-      return;
-    }
+}
+
+// Records a failure of the configuration itself; rethrows what concerns the whole run.
+template <class Body> void recorded(config_result& r, Body body) {
+  try {
+    body();
+  } catch (const unsupported_parameter& e) {
+    r.status = "unsupported";
+    r.reason = e.what();
+  } catch (const environment_error&) {
+    throw; // permission or profiler conflicts concern the whole run
+  } catch (const std::bad_alloc&) {
+    r.status = "failed";
+    r.reason = "out of host memory";
+  } catch (const error& e) {
+    r.status = "failed";
+    r.reason = e.what();
   }
-  if (o.samples <= 0) return; // --no-timing
-  nvtx_range range("timing pass");
-  t0 = clock_type::now();
-  timing_pass(p, o, r);
-  r.timing_ms = ms_since(t0);
+}
+
+// After a failure: an allocation failure becomes "skipped" (nothing ran); a sticky error (illegal
+// address, trap, device assert) poisons the context for good.
+void classify_failure(config_result& r) {
+  if (r.reason.find("cudaErrorMemoryAllocation") != std::string::npos) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    cudaGetLastError(); // an allocation failure is not sticky; clear it
+    cudaMemGetInfo(&free_bytes, &total_bytes);
+    r.status = "skipped";
+    r.reason = "does not fit in device memory (" + std::to_string(free_bytes >> 20) + " MiB free of " +
+               std::to_string(total_bytes >> 20) + " MiB); nothing was launched";
+  } else if (r.status == "failed") {
+    const cudaError_t sticky = cudaDeviceSynchronize();
+    r.context_lost = sticky != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess;
+    if (r.context_lost && r.reason.find(cudaGetErrorName(sticky)) == std::string::npos)
+      r.reason += std::string(" (") + cudaGetErrorName(sticky) + ")";
+  }
 }
 
 // Peak RSS of this process so far, and device memory in use now that the buffers are freed.
@@ -151,48 +162,156 @@ void record_resources(config_result& r) {
 
 } // namespace
 
+struct group::member {
+  std::size_t tag = 0;
+  std::string nvtx_name;
+  std::unique_ptr<problem> p;
+  config_result r;
+  [[nodiscard]] bool verified() const { return p != nullptr && r.status == "ok"; }
+};
+
+group::group(const exec_options& options, profile::session* counters)
+    : m_options(options), m_counters(options.launch_once ? nullptr : counters) {}
+
+group::~group() = default;
+
+bool group::empty() const { return m_members.empty(); }
+
+bool group::full() const {
+  if (m_members.empty()) return false;
+  const bool shared_session = m_counters != nullptr && m_options.cache_control == "all";
+  return !shared_session || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
+}
+
+void group::add(std::size_t tag, const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
+                const std::string& nvtx_name) {
+  member m;
+  m.tag = tag;
+  m.nvtx_name = nvtx_name;
+  nvtx_range range(nvtx_name);
+  const auto t0 = clock_type::now();
+  recorded(m.r, [&] {
+    m.p = variant.make(params, seed);
+    m.r.bytes_moved = m.p->bytes_moved();
+    m.r.smem_access_bytes = m.p->smem_access_bytes();
+    m.r.setup_ms = ms_since(t0);
+    verify_pass(*m.p, m_options, m.r);
+  });
+  if (m.r.status != "ok") {
+    m.p.reset(); // device memory is released at once; nothing more runs for this configuration
+    classify_failure(m.r);
+  }
+  if (m.r.context_lost) {
+    // The members before it cannot be profiled on this context: their results are dropped (not
+    // stored), so a fresh worker runs them again.
+    m_members.clear();
+    m_context_lost = true;
+  }
+  if (m.p != nullptr) {
+    m_device_bytes += m.p->device_bytes();
+    if (m.p->kernels_per_launch() > 0) m_ranges += static_cast<std::size_t>(m_options.counter_launches);
+  }
+  m_members.push_back(std::move(m));
+}
+
+void group::counter_passes() {
+  if (m_counters == nullptr) return;
+  struct profiled {
+    member* m;
+    std::size_t ranges;
+  };
+  // With --cache-control all, one user range per launch (every kernel it enqueues); otherwise one
+  // auto range per kernel.
+  const bool grouped = m_options.cache_control == "all";
+  std::vector<profiled> todo;
+  for (auto& m : m_members) {
+    if (!m.verified()) continue;
+    const auto kernels = static_cast<std::size_t>(m.p->kernels_per_launch());
+    const auto launches = static_cast<std::size_t>(m_options.counter_launches);
+    if (kernels > 0) todo.push_back({&m, grouped ? launches : launches * kernels});
+  }
+  if (todo.empty()) return;
+  const auto t0 = clock_type::now();
+  nvtx_range range("counter pass");
+  config_result failure;
+  std::vector<std::vector<profile::range_values>> ranges(todo.size());
+  recorded(failure, [&] {
+    if (grouped) {
+      std::vector<profile::session::group_item> items;
+      for (const auto& t : todo) {
+        problem* p = t.m->p.get();
+        items.push_back({[p] { p->launch(nullptr); }, t.ranges});
+      }
+      ranges = m_counters->profile_group(items, [] { flush_l2(); });
+    } else { // a group of one: CUPTI's kernel replay restores memory between passes
+      problem& p = *todo.front().m->p;
+      if (m_options.cache_control == "once") flush_l2();
+      ranges[0] = m_counters->profile(
+          [&] {
+            for (int i = 0; i < m_options.counter_launches; ++i) p.launch(nullptr);
+          },
+          todo.front().ranges);
+    }
+  });
+  const double per_member = ms_since(t0) / static_cast<double>(todo.size());
+  spdlog::debug("counter passes of {} configuration(s): {}", todo.size(), m_counters->last_breakdown());
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    config_result& r = todo[i].m->r;
+    r.counter_ms = per_member;
+    if (failure.status != "ok") {
+      r.status = failure.status;
+      r.reason = failure.reason;
+    } else if (ranges[i].size() != todo[i].ranges) {
+      r.status = "failed";
+      r.reason = "profiler returned " + std::to_string(ranges[i].size()) + " ranges for " +
+                 std::to_string(m_options.counter_launches) + " launch(es) of " +
+                 std::to_string(todo[i].m->p->kernels_per_launch()) + " kernel(s)";
+    } else {
+      r.ranges = std::move(ranges[i]);
+    }
+  }
+  if (failure.status != "ok") classify_failure(failure);
+  if (failure.context_lost) {
+    m_context_lost = true;
+    for (auto& t : todo) t.m->r.context_lost = true;
+  }
+}
+
+std::vector<group::finished> group::finish(const std::function<void(std::size_t tag)>& before_timing) {
+  if (!m_context_lost) counter_passes();
+  for (auto& m : m_members) {
+    if (m_context_lost || !m.verified() || m_options.launch_once || m_options.samples <= 0) continue;
+    if (before_timing) before_timing(m.tag);
+    nvtx_range name(m.nvtx_name);
+    recorded(m.r, [&] {
+      nvtx_range range("timing pass");
+      const auto t0 = clock_type::now();
+      timing_pass(*m.p, m_options, m.r);
+      m.r.timing_ms = ms_since(t0);
+    });
+    if (m.r.status != "ok") classify_failure(m.r);
+    if (m.r.context_lost) m_context_lost = true;
+  }
+  std::vector<finished> out;
+  for (auto& m : m_members) {
+    m.p.reset(); // device memory is released before the next group
+    out.push_back({m.tag, std::move(m.r)});
+  }
+  m_members.clear();
+  m_device_bytes = 0;
+  m_ranges = 0;
+  if (!m_context_lost)
+    for (auto& f : out) record_resources(f.result);
+  m_context_lost = false;
+  return out;
+}
+
 config_result execute(const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
                       const exec_options& options, profile::session* counters) {
-  config_result r;
-  nvtx_range range(options.nvtx_name);
-  std::unique_ptr<problem> p;
-  auto t0 = clock_type::now();
-  try {
-    p = variant.make(params, seed);
-    r.bytes_moved = p->bytes_moved();
-    r.smem_access_bytes = p->smem_access_bytes();
-    r.setup_ms = ms_since(t0);
-    run_passes(*p, options, counters, r);
-  } catch (const unsupported_parameter& e) {
-    r.status = "unsupported";
-    r.reason = e.what();
-  } catch (const environment_error&) {
-    throw; // permission or profiler conflicts concern the whole run
-  } catch (const std::bad_alloc&) {
-    r.status = "failed";
-    r.reason = "out of host memory";
-  } catch (const error& e) {
-    r.status = "failed";
-    r.reason = e.what();
-  }
-  const bool out_of_memory = r.reason.find("cudaErrorMemoryAllocation") != std::string::npos;
-  p.reset(); // device memory is released before the next configuration
-  if (out_of_memory) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    cudaGetLastError(); // an allocation failure is not sticky; clear it
-    cudaMemGetInfo(&free_bytes, &total_bytes);
-    r.status = "skipped";
-    r.reason = "does not fit in device memory (" + std::to_string(free_bytes >> 20) + " MiB free of " +
-               std::to_string(total_bytes >> 20) + " MiB); nothing was launched";
-  } else if (r.status == "failed") {
-    // A sticky error (illegal address, trap, device assert) poisons the context for good.
-    const cudaError_t sticky = cudaDeviceSynchronize();
-    r.context_lost = sticky != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess;
-    if (r.context_lost && r.reason.find(cudaGetErrorName(sticky)) == std::string::npos)
-      r.reason += std::string(" (") + cudaGetErrorName(sticky) + ")";
-  }
-  if (!r.context_lost) record_resources(r);
-  return r;
+  group g(options, counters);
+  g.add(0, variant, params, seed, options.nvtx_name);
+  auto results = g.finish();
+  return std::move(results.front().result);
 }
 
 } // namespace bb::launch

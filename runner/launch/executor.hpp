@@ -2,6 +2,7 @@
 /// Runs one configuration: set up, verify, counter pass, timing pass. Never throws for a failure
 /// of the configuration itself (bad parameter, wrong result, kernel error): it is recorded.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,7 @@ struct exec_options {
   /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
   /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
   bool launch_once = false;
-  std::string nvtx_name; ///< "experiment/variant/params", for Nsight Systems and Compute filters
+  std::string nvtx_name; ///< execute(): "experiment/variant/params", for Nsight Systems and Compute filters
 };
 
 struct config_result {
@@ -43,14 +44,64 @@ struct config_result {
   std::uint64_t clock_event_reasons = 0; ///< every sample's reasons, or-ed
   std::uint64_t host_rss_peak_bytes = 0; ///< this process's peak resident memory after the configuration
   std::uint64_t device_used_bytes = 0;   ///< device memory in use once its buffers were released
+  /// counter_ms: a group's counter passes, shared evenly among the members that have a kernel.
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
   /// The CUDA context is unusable after this configuration (illegal address, trap, assert):
   /// the process must end for later configurations to run.
   bool context_lost = false;
 };
 
-/// `counters` may be null (--no-counters). A CUDA error that leaves the context unusable is
-/// recorded and flagged in config_result::context_lost.
+/// Configurations run as a group: each is set up and verified as it is added; finish() then
+/// profiles the counter passes of every member in one CUPTI session (with `--cache-control all`,
+/// an L2 flush before each member's launch in every pass), times each member alone, and frees
+/// every buffer. The session's set-up cost, about 3 ms on an H200, is then paid once per group
+/// rather than once per configuration. A group closes when its members hold k_group_bytes of
+/// device memory or need the profiled ranges (one per launch) a session holds,
+/// profile::session::k_capacity. In the other cache-control modes, and with --launch-once, every
+/// configuration is a group of its own.
+class group {
+public:
+  static constexpr std::uint64_t k_group_bytes = std::uint64_t{2} << 30;
+  static constexpr std::size_t k_group_ranges = profile::session::k_capacity;
+
+  /// `counters` may be null (--no-counters).
+  group(const exec_options& options, profile::session* counters);
+  ~group();
+  group(const group&) = delete;
+  group& operator=(const group&) = delete;
+
+  /// A member's result, with the tag it was added with.
+  struct finished {
+    std::size_t tag;
+    config_result result;
+  };
+
+  /// Sets up and verifies one configuration. Never throws for a failure of the configuration
+  /// itself (bad parameter, wrong result, kernel error): it is recorded in its result. A CUDA error
+  /// that leaves the context unusable is flagged in config_result::context_lost; the group must
+  /// then be finished at once, and only that member's result comes back (the members before it
+  /// cannot be measured on this context any more).
+  void add(std::size_t tag, const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
+           const std::string& nvtx_name);
+  /// Whether the next configuration should wait for finish().
+  [[nodiscard]] bool full() const;
+  [[nodiscard]] bool empty() const;
+  /// Counter passes (one CUPTI session), timing passes, buffers freed; results in the order added.
+  /// `before_timing(tag)`, where given, is called as each member's timing pass begins.
+  std::vector<finished> finish(const std::function<void(std::size_t tag)>& before_timing = {});
+
+private:
+  struct member;
+  void counter_passes();
+  exec_options m_options;
+  profile::session* m_counters;
+  std::vector<member> m_members;
+  std::uint64_t m_device_bytes = 0;
+  std::size_t m_ranges = 0; ///< ranges the members' counter passes need, flushes included
+  bool m_context_lost = false;
+};
+
+/// One configuration as a group of its own. `counters` may be null (--no-counters).
 config_result execute(const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
                       const exec_options& options, profile::session* counters);
 

@@ -8,13 +8,13 @@ namespace {
 __global__ void empty_kernel() {}
 } // namespace
 
-void warm_up_profiler(profile::session& counters) {
-  counters.profile(
-      [] {
-        empty_kernel<<<1, 32>>>();
-        BB_CUDA_CALL(cudaGetLastError());
-      },
-      1);
+void warm_up_profiler(profile::session& counters, bool grouped) {
+  const auto launch = [] {
+    empty_kernel<<<1, 32>>>();
+    BB_CUDA_CALL(cudaGetLastError());
+  };
+  if (grouped) counters.profile_group({{launch, 1}}, [] {});
+  else counters.profile(launch, 1);
 }
 
 } // namespace bb::launch

@@ -1,6 +1,8 @@
 #include "profile/session.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -212,12 +214,61 @@ void session::reset_counter_data() {
 
 std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges,
                                            const std::function<void()>& before_each_pass) {
-  stopwatch watch(m_last_breakdown);
-  enable();
-  if (max_ranges > m_max_ranges) { // the counter data image is sized for the most ranges asked yet
-    m_max_ranges = max_ranges;
-    m_counter_data.clear();
+  return collect(before_each_pass, launch, max_ranges, static_cast<bool>(before_each_pass), false);
+}
+
+std::vector<std::vector<range_values>> session::profile_group(const std::vector<group_item>& items,
+                                                              const std::function<void()>& before_each) {
+  std::size_t total = 0;
+  for (const auto& item : items) total += item.launches;
+  auto flat = collect(
+      {},
+      [&] {
+        for (std::size_t i = 0; i < items.size(); ++i) {
+          before_each(); // outside every range: not counted
+          for (std::size_t k = 0; k < items[i].launches; ++k) {
+            const std::string name = std::to_string(i) + "." + std::to_string(k);
+            CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE, nullptr};
+            push.pRangeProfilerObject = m_impl->range;
+            push.pRangeName = name.c_str();
+            BB_CUPTI_CALL(cuptiRangeProfilerPushRange(&push));
+            items[i].launch();
+            CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE, nullptr};
+            pop.pRangeProfilerObject = m_impl->range;
+            BB_CUPTI_CALL(cuptiRangeProfilerPopRange(&pop));
+          }
+        }
+      },
+      total, true, true);
+  if (flat.size() != total)
+    throw api_error("profiler returned " + std::to_string(flat.size()) + " ranges for a group of " +
+                    std::to_string(items.size()) + " configurations (" + std::to_string(total) + " expected)");
+  std::vector<std::vector<range_values>> out;
+  auto next = flat.begin();
+  for (const auto& item : items) {
+    const auto n = static_cast<std::ptrdiff_t>(item.launches);
+    out.emplace_back(std::make_move_iterator(next), std::make_move_iterator(next + n));
+    next += n;
   }
+  return out;
+}
+
+std::vector<range_values> session::collect(const std::function<void()>& before_pass, const std::function<void()>& run_pass,
+                                           std::size_t max_ranges, bool user_replay, bool user_range) {
+  stopwatch watch(m_last_breakdown);
+  // One capacity for the session's life: a range profiler keeps the capacity of its first
+  // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
+  // range profiler costs 10-17 ms to enable plus about 120 ms in its first pass. Its last pass
+  // costs about 0.12 ms per range of capacity, and CUPTI holds about 1 MiB of host and of device
+  // memory per range, hence a modest capacity (launch::group closes a group at it).
+  // It keeps its first range mode too (PushRange failed with CUPTI_ERROR_INVALID_PARAMETER after
+  // an auto-range session): a run uses one mode, and warm_up_profiler() sets it up front.
+  if (max_ranges > m_max_ranges || (m_impl->range != nullptr && m_user_range != user_range)) {
+    disable();
+    m_max_ranges = std::max(max_ranges, k_capacity);
+  }
+  enable();
+  m_user_range = user_range;
   reset_counter_data();
 
   CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, nullptr};
@@ -226,8 +277,7 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   cfg.pConfig = m_config.data();
   cfg.counterDataImageSize = m_counter_data.size();
   cfg.pCounterDataImage = m_counter_data.data();
-  cfg.range = CUPTI_AutoRange;
-  const bool user_replay = static_cast<bool>(before_each_pass);
+  cfg.range = user_range ? CUPTI_UserRange : CUPTI_AutoRange;
   cfg.replayMode = user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cfg.maxRangesPerPass = m_max_ranges;
   cfg.numNestingLevels = 1;
@@ -241,13 +291,13 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   // pass, until CUPTI says every pass was submitted.
   const std::size_t attempts = user_replay ? m_passes + 1 : 1;
   bool all_submitted = false;
-  for (std::size_t pass = 0; pass < attempts && !all_submitted; ++pass) {
-    if (user_replay) before_each_pass();
+  for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
+    if (user_replay && before_pass) before_pass();
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
     start.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
     try {
-      launch();
+      run_pass();
     } catch (...) {
       CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
       stop.pRangeProfilerObject = m_impl->range;
@@ -261,8 +311,8 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
     stop.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
     all_submitted = stop.isAllPassSubmitted != 0;
+    watch.lap(user_replay ? "pass" : "launch+replay");
   }
-  watch.lap("launch+replay");
   if (!all_submitted)
     throw api_error(std::string("CUPTI ") + (user_replay ? "user" : "kernel") + " replay did not submit every pass (" +
                     std::to_string(m_passes) + " needed)");

@@ -43,12 +43,33 @@ public:
   std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges,
                                     const std::function<void()>& before_each_pass = {});
 
+  /// One configuration of a group: launch() enqueues one launch of its kernel, `launches` times.
+  struct group_item {
+    std::function<void()> launch;
+    std::size_t launches = 1;
+  };
+  /// Profiles a group of configurations in one CUPTI session with bankbench's own passes (user
+  /// replay) and one user range per launch: every pass calls `before_each` and then the item's
+  /// launches, for each item in order, so the session's set-up and first-pass cost (about 3 ms on
+  /// an H200) is paid once per group rather than once per configuration. What `before_each`
+  /// launches is outside every range and not counted. A range covers every kernel its launch
+  /// enqueues. Memory is not restored between passes. Returns each item's ranges, in order.
+  std::vector<std::vector<range_values>> profile_group(const std::vector<group_item>& items,
+                                                       const std::function<void()>& before_each);
+
+  /// The ranges a session's counter data image holds unless a call needs more.
+  static constexpr std::size_t k_capacity = 64;
+
   /// Where the last profile() call spent its time, e.g. "setup 0.4 ms, launch+replay 3.1 ms, ...".
   [[nodiscard]] const std::string& last_breakdown() const { return m_last_breakdown; }
 
 private:
   session() = default;
   void reset_counter_data();
+  /// The passes of one session: before_pass() (user replay only) then Start, pass(), Stop, until
+  /// every pass is submitted; then the values of every range.
+  std::vector<range_values> collect(const std::function<void()>& before_pass, const std::function<void()>& pass,
+                                    std::size_t max_ranges, bool user_replay, bool user_range);
   void enable();
   void disable() noexcept;
   static session* s_active; ///< the session whose range profiler is enabled, if any
@@ -62,6 +83,7 @@ private:
   std::vector<std::uint8_t> m_config;
   std::vector<std::uint8_t> m_counter_data;
   std::size_t m_max_ranges = 0;
+  bool m_user_range = false; ///< the range mode the enabled range profiler was set up with
   std::string m_last_breakdown;
   struct impl;
   std::unique_ptr<impl> m_impl;

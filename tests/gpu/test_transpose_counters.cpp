@@ -78,3 +78,98 @@ TEST(gpu_counters, unknown_metric_is_refused_naming_the_chip) {
     EXPECT_NE(std::string(e.what()).find("not known on chip G"), std::string::npos) << e.what();
   }
 }
+
+// A group profiles its members in one CUPTI session: each member must get its own ranges, in the
+// order added, with the same requests and wavefronts it reads when profiled alone; a member that
+// fails verification or is refused takes no range and does not shift the others.
+TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
+  BB_REQUIRE_GPU();
+  const auto* transpose_naive = bb::registry::instance().find_variant("transpose", "naive");
+  const auto* transpose_padded = bb::registry::instance().find_variant("transpose", "padded");
+  ASSERT_NE(transpose_naive, nullptr);
+  ASSERT_NE(transpose_padded, nullptr);
+  bb::launch::exec_options o;
+  o.samples = 0; // counters only
+  bb::launch::group g(o, &counters());
+  g.add(10, *transpose_naive, {{"n", 1024}}, 1, "group/naive-1024");
+  g.add(11, *transpose_padded, {{"n", 2048}}, 1, "group/padded-2048");
+  g.add(12, *transpose_naive, {{"n", 0}}, 1, "group/refused");
+  g.add(13, *transpose_padded, {{"n", 512}}, 1, "group/padded-512");
+  EXPECT_FALSE(g.full());
+  const auto done = g.finish();
+  ASSERT_EQ(done.size(), 4u);
+  EXPECT_TRUE(g.empty());
+  const std::size_t tags[] = {10, 11, 12, 13};
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(done[i].tag, tags[i]);
+  EXPECT_EQ(done[2].result.status, "unsupported");
+  EXPECT_TRUE(done[2].result.ranges.empty());
+  // n*n/32 load and store requests; naive reads 32 wavefronts per request, padded 1.
+  const struct {
+    std::size_t index;
+    double requests, load_wf_per_req;
+  } want[] = {{0, 1024.0 * 1024 / 32, 32}, {1, 2048.0 * 2048 / 32, 1}, {3, 512.0 * 512 / 32, 1}};
+  for (const auto& w : want) {
+    const auto& r = done[w.index].result;
+    ASSERT_EQ(r.status, "ok") << r.reason;
+    ASSERT_EQ(r.ranges.size(), 1u);
+    const auto d = bb::metrics::derive(r.ranges.at(0), r.smem_access_bytes);
+    EXPECT_EQ(d.at("load_requests"), w.requests) << w.index;
+    EXPECT_EQ(d.at("store_requests"), w.requests) << w.index;
+    EXPECT_NEAR(d.at("load_wavefronts_per_request"), w.load_wf_per_req, 0.5) << w.index;
+    EXPECT_GT(r.counter_ms, 0) << w.index;
+    EXPECT_GT(r.device_used_bytes, 0u) << w.index;
+  }
+  // Alone, the first member reads the same requests and wavefronts as in the group.
+  const auto alone = bb::launch::execute(*transpose_naive, {{"n", 1024}}, 1, o, &counters());
+  ASSERT_EQ(alone.status, "ok") << alone.reason;
+  const auto a = bb::metrics::derive(alone.ranges.at(0), alone.smem_access_bytes);
+  const auto b = bb::metrics::derive(done[0].result.ranges.at(0), done[0].result.smem_access_bytes);
+  EXPECT_EQ(a.at("load_requests"), b.at("load_requests"));
+  EXPECT_EQ(a.at("load_wavefronts"), b.at("load_wavefronts"));
+  EXPECT_EQ(a.at("store_wavefronts"), b.at("store_wavefronts"));
+}
+
+// Without the shared session (cache control once or none, no counters) every configuration is a
+// group of its own; a group also closes at its member limit.
+TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
+  BB_REQUIRE_GPU();
+  const auto* v = bb::registry::instance().find_variant("transpose", "padded");
+  ASSERT_NE(v, nullptr);
+  bb::launch::exec_options o;
+  o.samples = 0;
+  o.cache_control = "once";
+  bb::launch::group once(o, &counters());
+  once.add(0, *v, {{"n", 256}}, 1, "group/once");
+  EXPECT_TRUE(once.full());
+  ASSERT_EQ(once.finish().at(0).result.ranges.size(), 1u);
+  o.cache_control = "all";
+  bb::launch::group none(o, nullptr);
+  none.add(0, *v, {{"n", 256}}, 1, "group/no-counters");
+  EXPECT_TRUE(none.full());
+  // One launch per member: the group is full at k_group_ranges members.
+  bb::launch::group shared(o, &counters());
+  const std::size_t members = bb::launch::group::k_group_ranges;
+  for (std::size_t i = 0; i < members; ++i) {
+    EXPECT_FALSE(shared.full()) << i;
+    shared.add(i, *v, {{"n", 64}}, 1, "group/member");
+  }
+  EXPECT_TRUE(shared.full());
+  const auto done = shared.finish();
+  ASSERT_EQ(done.size(), members);
+  for (const auto& f : done) EXPECT_EQ(f.result.ranges.size(), 1u) << f.tag;
+  // Four launches per member: every range still comes back, in order.
+  o.counter_launches = 4;
+  bb::launch::group longer(o, &counters());
+  std::size_t added = 0;
+  for (; !longer.full(); ++added)
+    longer.add(added, *v, {{"n", 64 + 32 * static_cast<int>(added)}}, 1, "group/four-launches");
+  EXPECT_EQ(added, bb::launch::group::k_group_ranges / 4);
+  const auto four = longer.finish();
+  ASSERT_EQ(four.size(), added);
+  for (const auto& f : four) {
+    ASSERT_EQ(f.result.ranges.size(), 4u) << f.tag << " " << f.result.reason;
+    const double n = 64 + 32 * static_cast<double>(f.tag);
+    for (const auto& range : f.result.ranges)
+      EXPECT_EQ(bb::metrics::derive(range, 4).at("load_requests"), n * n / 32) << f.tag;
+  }
+}
