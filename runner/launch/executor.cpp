@@ -255,6 +255,7 @@ void group::counter_passes() {
   });
   const double per_member = ms_since(t0) / static_cast<double>(todo.size());
   spdlog::debug("counter passes of {} configuration(s): {}", todo.size(), m_counters->last_breakdown());
+  if (failure.status != "ok") classify_failure(failure); // every member shares the session's failure
   for (std::size_t i = 0; i < todo.size(); ++i) {
     config_result& r = todo[i].m->r;
     r.counter_ms = per_member;
@@ -270,7 +271,6 @@ void group::counter_passes() {
       r.ranges = std::move(ranges[i]);
     }
   }
-  if (failure.status != "ok") classify_failure(failure);
   if (failure.context_lost) {
     m_context_lost = true;
     for (auto& t : todo) t.m->r.context_lost = true;
