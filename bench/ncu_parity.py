@@ -3,6 +3,7 @@
 
 usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
                            [--bankbench-runs N] [--ncu-runs N] [--ncu-option OPT ...]
+       bench/ncu_parity.py --calibrate DIR/parity.csv
 
 1. `bankbench run` over the suite, as a user runs it (counters, timing, verification), N times
    (default 2): the first run's wall time is bankbench's time; the runs' spread is its noise.
@@ -14,6 +15,8 @@ usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
 3. Per configuration and metric: both tools' values, their difference, ncu's run-to-run spread,
    and whether the targets hold: requests and wavefronts equal to ncu's wherever ncu agrees with
    itself; conflicts within max(0.5 %, ncu's own spread).
+4. The same conflicts rule applied to each ncu run against the other ncu runs (with three or more):
+   how often ncu itself meets it. `--calibrate DIR/parity.csv` prints that table for an earlier run.
 
 ncu runs with `--clock-control none`: the lent GPUs this runs on must keep their clock settings,
 and bankbench does not lock clocks either; cache control stays at ncu's default (`all`), which
@@ -188,6 +191,43 @@ def judge(c):
     return rows
 
 
+def within_rule(value, reference_runs):
+    """The conflicts rule: |value - first reference run| <= max(0.5 %, the reference runs' spread)."""
+    ref = reference_runs[0]
+    return abs(value - ref) <= max(CONFLICT_FLOOR * ref, max(reference_runs) - min(reference_runs))
+
+
+def calibration(table):
+    """How often one of ncu's own runs meets the conflicts rule when judged against its other runs,
+    beside bankbench judged against the same number of ncu runs: the rule's noise floor. Markdown
+    lines; empty with fewer than three ncu runs."""
+    lines = []
+    for metric in ("ld conflicts", "st conflicts"):
+        rows = [r for r in table if r["metric"] == metric and len(r["ncu"]) >= 3]
+        if not rows:
+            continue
+        runs = len(rows[0]["ncu"])
+        held = [sum(1 for r in rows if within_rule(r["ncu"][k], [v for j, v in enumerate(r["ncu"]) if j != k]))
+                for k in range(runs)]
+        ours = sum(1 for r in rows if within_rule(r["bankbench"], r["ncu"][:runs - 1]))
+        lines.append(f"| {metric} | {len(rows)} | {', '.join(str(h) for h in held)} | {ours} |")
+    if not lines:
+        return []
+    return ["| metric | compared | each ncu run against its other runs | bankbench against ncu's first runs (as many) |",
+            "|---|---|---|---|"] + lines
+
+
+def calibrate_csv(path):
+    """--calibrate: the calibration table from an earlier run's parity.csv."""
+    table = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["ncu_runs"] and r["bankbench"]:
+                table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
+                              "ncu": [float(v) for v in r["ncu_runs"].split()]})
+    print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bankbench", default=None, help="the binary (default: the newest build*/bankbench)")
@@ -198,7 +238,12 @@ def main():
     ap.add_argument("--ncu-option", action="append", default=[], help="extra ncu option (repeatable)")
     ap.add_argument("--bankbench-option", action="append", default=[],
                     help="extra `bankbench run` option for the compared runs (repeatable)")
+    ap.add_argument("--calibrate", metavar="CSV",
+                    help="print how often ncu's own runs meet the conflicts rule, from an earlier parity.csv, and exit")
     a = ap.parse_args()
+    if a.calibrate:
+        calibrate_csv(a.calibrate)
+        return
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     bb = a.bankbench
     if bb is None:
@@ -293,6 +338,11 @@ def main():
         miss = sum(1 for r in rows if r["verdict"] == "MISS")
         selfdis = sum(1 for r in rows if r["ncu_spread"] != 0)
         lines.append(f"| {kind} {what} | {len(rows)} | {ok} | {unstable} | {miss} | {selfdis} |")
+    calib = calibration(table)
+    if calib:
+        lines += ["", "## The conflicts rule applied to ncu itself", "",
+                  "Each ncu run judged by the same rule against the other ncu runs (their first run, their spread), "
+                  "beside bankbench judged against as many ncu runs: configurations within the allowance.", ""] + calib
     misses = [r for r in table if r["verdict"] != "ok"]
     lines += ["", f"## Configurations off target or where ncu disagrees with itself ({len(misses)})", ""]
     if misses:
