@@ -168,6 +168,11 @@ def versions(bb):
     }
 
 
+def conflicts_allowance(reference_runs):
+    """How far a conflict count may be from the first reference run: max(0.5 % of it, the runs' spread)."""
+    return max(CONFLICT_FLOOR * reference_runs[0], max(reference_runs) - min(reference_runs))
+
+
 def judge(c):
     """Per metric: bankbench, the ncu values, the verdict."""
     rows = []
@@ -178,10 +183,9 @@ def judge(c):
         if ours is None or not theirs:
             continue
         spread = max(theirs) - min(theirs)
-        ref = theirs[0]
-        diff = ours - ref
+        diff = ours - theirs[0]
         if what == "conflicts":
-            allowed = max(CONFLICT_FLOOR * ref, spread)
+            allowed = conflicts_allowance(theirs)
             verdict = "ok" if abs(diff) <= allowed else "MISS"
         else:
             allowed = 0.0
@@ -192,9 +196,8 @@ def judge(c):
 
 
 def within_rule(value, reference_runs):
-    """The conflicts rule: |value - first reference run| <= max(0.5 %, the reference runs' spread)."""
-    ref = reference_runs[0]
-    return abs(value - ref) <= max(CONFLICT_FLOOR * ref, max(reference_runs) - min(reference_runs))
+    """The conflicts rule: |value - first reference run| <= conflicts_allowance(reference_runs)."""
+    return abs(value - reference_runs[0]) <= conflicts_allowance(reference_runs)
 
 
 def calibration(table):
