@@ -223,11 +223,23 @@ def calibration(table):
 def calibrate_csv(path):
     """--calibrate: the calibration table from an earlier run's parity.csv."""
     table = []
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            if r["ncu_runs"] and r["bankbench"]:
-                table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
-                              "ncu": [float(v) for v in r["ncu_runs"].split()]})
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            missing = [c for c in ("metric", "bankbench", "ncu_runs") if c not in (reader.fieldnames or [])]
+            if missing:
+                fail(f"{path}: line 1: no column {', '.join(missing)}; pass the parity.csv this script wrote")
+            for line, r in enumerate(reader, start=2):
+                if not (r["ncu_runs"] and r["bankbench"]):
+                    continue
+                try:
+                    table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
+                                  "ncu": [float(v) for v in r["ncu_runs"].split()]})
+                except ValueError:
+                    fail(f"{path}: line {line}: 'bankbench' or 'ncu_runs' is not a number: "
+                         f"{r['bankbench']!r}, {r['ncu_runs']!r}")
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
     print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
 
 
