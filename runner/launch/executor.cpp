@@ -1,6 +1,9 @@
 #include "launch/executor.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
+#include <cstdlib>
+#include <cstring>
 
 #include <algorithm>
 #include <cmath>
@@ -180,7 +183,9 @@ bool group::empty() const { return m_members.empty(); }
 bool group::full() const {
   if (m_members.empty()) return false;
   const bool shared_session = m_counters != nullptr && m_options.cache_control == "all";
-  return !shared_session || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
+  static const bool probe_group1 = std::getenv("BANKBENCH_PROBE") && std::strstr(std::getenv("BANKBENCH_PROBE"), "group1");
+  static const bool probe_group8 = std::getenv("BANKBENCH_PROBE") && std::strstr(std::getenv("BANKBENCH_PROBE"), "group8");
+  return !shared_session || probe_group1 || (probe_group8 && m_ranges >= 8) || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
 }
 
 void group::add(std::size_t tag, const variant_info& variant, const nlohmann::json& params, std::uint64_t seed,
@@ -242,7 +247,14 @@ void group::counter_passes() {
         problem* p = t.m->p.get();
         items.push_back({[p] { p->launch(nullptr); }, t.ranges});
       }
-      ranges = m_counters->profile_group(items, [] { flush_l2(); });
+      static const bool probe_pre = std::getenv("BANKBENCH_PROBE") && std::strstr(std::getenv("BANKBENCH_PROBE"), "pre");
+      ranges = m_counters->profile_group(items, [&](std::size_t i) {
+        if (probe_pre) {
+          items[i].launch();
+          BB_CUDA_CALL(cudaDeviceSynchronize());
+        }
+        flush_l2();
+      });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;
       if (m_options.cache_control == "once") flush_l2();

@@ -218,14 +218,14 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
 }
 
 std::vector<std::vector<range_values>> session::profile_group(const std::vector<group_item>& items,
-                                                              const std::function<void()>& before_each) {
+                                                              const std::function<void(std::size_t item)>& before_each) {
   std::size_t total = 0;
   for (const auto& item : items) total += item.launches;
   auto flat = collect(
       {},
       [&] {
         for (std::size_t i = 0; i < items.size(); ++i) {
-          before_each(); // outside every range: not counted
+          before_each(i); // outside every range: not counted
           for (std::size_t k = 0; k < items[i].launches; ++k) {
             const std::string name = std::to_string(i) + "." + std::to_string(k);
             CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE, nullptr};

@@ -55,7 +55,7 @@ public:
   /// launches is outside every range and not counted. A range covers every kernel its launch
   /// enqueues. Memory is not restored between passes. Returns each item's ranges, in order.
   std::vector<std::vector<range_values>> profile_group(const std::vector<group_item>& items,
-                                                       const std::function<void()>& before_each);
+                                                       const std::function<void(std::size_t item)>& before_each);
 
   /// The ranges a session's counter data image holds unless a call needs more.
   static constexpr std::size_t k_capacity = 64;
