@@ -23,7 +23,8 @@ parity() { # name, then ncu_parity.py options
   python3 bench/ncu_parity.py --bankbench "$b" --experiments "$suite" --out "$out/$name" "$@" > "$out/$name.txt" 2>&1
   phase "end $name rc=$?"
 }
-# Each variant: a BANKBENCH_PROBE setting (read by this commit's executor.cpp and run_session.cpp)
+# Each variant: a BANKBENCH_PROBE setting, read by executor.cpp and run_session.cpp at commit 85f8b81
+# only (later commits run every variant as base; check out 85f8b81 to repeat the probe)
 # and how many runs of each tool. pre: an unprofiled launch of the same configuration before its
 # flush and range; group1/group8: groups closed at 1 or 8 ranges; shift=N: N MiB held before any
 # buffer (both tools' buffers move).

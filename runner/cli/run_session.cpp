@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
-#include <cstdlib>
-#include <cuda_runtime_api.h>
 #include <csignal>
 #include <filesystem>
 #include <functional>
@@ -177,12 +174,6 @@ struct backend {
 void open_gpu_backend(backend& b, const std::vector<config::experiment>& experiments, const run_options& o,
                       const launch::device_info& device) {
   launch::nvml::instance().bind(device.uuid);
-  if (const char* probe = std::getenv("BANKBENCH_PROBE"); probe && std::strstr(probe, "shift=")) {
-    static void* held = nullptr; // probe: shift every later allocation
-    const auto mib = std::strtoull(std::strstr(probe, "shift=") + 6, nullptr, 10);
-    if (cudaMalloc(&held, mib << 20) != cudaSuccess) cudaGetLastError();
-    spdlog::warn("probe: holding {} MiB", mib);
-  }
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
   if (!o.no_counters && !o.launch_once) {

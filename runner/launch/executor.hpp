@@ -53,7 +53,8 @@ struct config_result {
 
 /// Configurations run as a group: each is set up and verified as it is added; finish() then
 /// profiles the counter passes of every member in one CUPTI session (with `--cache-control all`,
-/// an L2 flush before each member's launch in every pass), times each member alone, and frees
+/// in every pass, an unprofiled launch of the member and an L2 flush before its profiled launch,
+/// as Nsight Compute restores memory and flushes before each pass), times each member alone, and frees
 /// every buffer. The session's set-up cost, about 3 ms on an H200, is then paid once per group
 /// rather than once per configuration. A group closes when its members hold k_group_bytes of
 /// device memory or need the profiled ranges (one per launch) a session holds,

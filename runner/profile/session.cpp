@@ -212,9 +212,8 @@ void session::reset_counter_data() {
   BB_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init));
 }
 
-std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges,
-                                           const std::function<void()>& before_each_pass) {
-  return collect(before_each_pass, launch, max_ranges, static_cast<bool>(before_each_pass), false);
+std::vector<range_values> session::profile(const std::function<void()>& launch, std::size_t max_ranges) {
+  return collect(launch, max_ranges, false);
 }
 
 std::vector<std::vector<range_values>> session::profile_group(const std::vector<group_item>& items,
@@ -222,7 +221,6 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
   std::size_t total = 0;
   for (const auto& item : items) total += item.launches;
   auto flat = collect(
-      {},
       [&] {
         for (std::size_t i = 0; i < items.size(); ++i) {
           before_each(i); // outside every range: not counted
@@ -239,7 +237,7 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
           }
         }
       },
-      total, true, true);
+      total, true);
   if (flat.size() != total)
     throw api_error("profiler returned " + std::to_string(flat.size()) + " ranges for a group of " +
                     std::to_string(items.size()) + " configurations (" + std::to_string(total) + " expected)");
@@ -253,8 +251,9 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
   return out;
 }
 
-std::vector<range_values> session::collect(const std::function<void()>& before_pass, const std::function<void()>& run_pass,
-                                           std::size_t max_ranges, bool user_replay, bool user_range) {
+std::vector<range_values> session::collect(const std::function<void()>& run_pass, std::size_t max_ranges,
+                                           bool grouped) {
+  const bool user_replay = grouped, user_range = grouped;
   stopwatch watch(m_last_breakdown);
   // One capacity for the session's life: a range profiler keeps the capacity of its first
   // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
@@ -292,7 +291,6 @@ std::vector<range_values> session::collect(const std::function<void()>& before_p
   const std::size_t attempts = user_replay ? m_passes + 1 : 1;
   bool all_submitted = false;
   for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
-    if (user_replay && before_pass) before_pass();
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
     start.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));

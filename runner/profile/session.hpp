@@ -37,11 +37,7 @@ public:
 
   /// Profiles what `launch` enqueues: every kernel launch becomes one range, replayed as many
   /// passes as the metrics need with memory restored between passes. Returns one entry per range.
-  /// With `before_each_pass`, the passes are bankbench's own (CUPTI user replay): it is called,
-  /// then `launch` runs, once per pass, and memory is not restored between passes: only for
-  /// kernels whose shared-memory accesses do not depend on the data they read.
-  std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges,
-                                    const std::function<void()>& before_each_pass = {});
+  std::vector<range_values> profile(const std::function<void()>& launch, std::size_t max_ranges);
 
   /// One configuration of a group: launch() enqueues one launch of its kernel, `launches` times.
   struct group_item {
@@ -49,7 +45,7 @@ public:
     std::size_t launches = 1;
   };
   /// Profiles a group of configurations in one CUPTI session with bankbench's own passes (user
-  /// replay) and one user range per launch: every pass calls `before_each` and then the item's
+  /// replay) and one user range per launch: every pass calls `before_each(i)` and then item i's
   /// launches, for each item in order, so the session's set-up and first-pass cost (about 3 ms on
   /// an H200) is paid once per group rather than once per configuration. What `before_each`
   /// launches is outside every range and not counted. A range covers every kernel its launch
@@ -66,10 +62,10 @@ public:
 private:
   session() = default;
   void reset_counter_data();
-  /// The passes of one session: before_pass() (user replay only) then Start, pass(), Stop, until
-  /// every pass is submitted; then the values of every range.
-  std::vector<range_values> collect(const std::function<void()>& before_pass, const std::function<void()>& pass,
-                                    std::size_t max_ranges, bool user_replay, bool user_range);
+  /// The passes of one session, then the values of every range. Grouped: CUPTI user replay and
+  /// user ranges, Start, pass(), Stop until every pass is submitted. Otherwise: kernel replay and
+  /// auto ranges, one Start, pass(), Stop.
+  std::vector<range_values> collect(const std::function<void()>& pass, std::size_t max_ranges, bool grouped);
   void enable();
   void disable() noexcept;
   static session* s_active; ///< the session whose range profiler is enabled, if any
