@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call, everything packed into one archive under $OUT (the device tool brings back only
 # a few files). usage: scripts/gpu-session.sh [MODE]
-#   all (default)  gpu-check.sh main, the transpose bandwidth file, the suite with
+#   all (default)  gpu-check.sh main, the suite twice more and the spread of the three runs'
+#                  medians (as stability), the transpose bandwidth file, the suite with
 #                  --cache-control once and none, and the Nsight Compute parity benchmark
 #   no-parity      the same without the parity benchmark
 #   parity-only    build, then the parity benchmark
@@ -21,7 +22,7 @@ if [ "$mode" = parity-only ]; then
 else
   bash scripts/gpu-check.sh main > "$OUT/gpu-check.txt" 2>&1
 fi
-if [ "$mode" = stability ]; then
+if [ "$mode" = stability ] || [ "$mode" = all ]; then
   for i in 2 3; do "$b" --db "$OUT/gpu-check.sqlite" -q run experiments > /dev/null 2>&1; done
   python3 bench/timing_stability.py "$OUT/gpu-check.sqlite" > "$OUT/stability.txt" 2>&1
   cp "$OUT/stability.txt" "$final/"
