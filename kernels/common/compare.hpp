@@ -1,9 +1,7 @@
 #pragma once
 /// Element-by-element checks of a kernel's output against its CPU reference, on every core, in
 /// fixed chunks so the first mismatch reported never depends on the core count. Host code only.
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -49,9 +47,6 @@ verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
       describe);
 }
 
-/// Whether a and b hold the same bytes, the test of a bit-exact check (a NaN never == itself).
-template <class T> bool same_bits(const T& a, const T& b) { return std::memcmp(&a, &b, sizeof(T)) == 0; }
-
 /// Adds the result of one piece of an output, checked after the pieces before it, to `total`:
 /// mismatches add up, and the first mismatch stays that of the earliest piece with one.
 inline void add_piece(verify_result& total, const verify_result& piece) {
@@ -59,20 +54,6 @@ inline void add_piece(verify_result& total, const verify_result& piece) {
   total.mismatches += piece.mismatches;
   if (total.first_mismatch.empty()) total.first_mismatch = piece.first_mismatch;
   total.ok = total.mismatches == 0 && total.first_mismatch.empty();
-}
-
-/// Bit-exact comparison, for copies and permutations: got[i] must hold the bytes of expected[i].
-template <class T, class Describe>
-verify_result compare_bitwise(const std::vector<T>& expected, const std::vector<T>& got, Describe describe) {
-  const std::size_t count = std::min(expected.size(), got.size());
-  verify_result r = count_mismatches(
-      count, [&](std::size_t i) { return std::memcmp(&expected[i], &got[i], sizeof(T)) != 0; }, describe);
-  if (expected.size() != got.size()) { // a size mismatch is a bug in the problem, never a pass
-    r.ok = false;
-    r.first_mismatch = "output holds " + std::to_string(got.size()) + " elements, expected " +
-                       std::to_string(expected.size());
-  }
-  return r;
 }
 
 } // namespace bb::host

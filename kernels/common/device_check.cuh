@@ -5,14 +5,14 @@
 /// a 16-byte copy at any output size, and no host memory.
 #include <climits>
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <string>
 #include <type_traits>
 
 #include <cuda_runtime.h>
 
+#include "common/grid_stride.hpp"
 #include "common/host_device.hpp"
+#include "common/same_bytes.hpp"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 
@@ -24,20 +24,6 @@ struct device_tally {
   unsigned long long wrong = 0;
   unsigned long long first = ULLONG_MAX;
 };
-
-/// Whether a and b hold the same bytes, on host or device: the test of a bit-exact check (the 0xff
-/// poison, a NaN, never holds the bytes of a generated value).
-template <class T> BB_HD bool same_bytes(const T& a, const T& b) {
-  using word = std::conditional_t<sizeof(T) % 8 == 0, std::uint64_t,
-                                  std::conditional_t<sizeof(T) % 4 == 0, std::uint32_t, unsigned char>>;
-  constexpr std::size_t k_words = sizeof(T) / sizeof(word);
-  word x[k_words], y[k_words];
-  memcpy(x, &a, sizeof(T));
-  memcpy(y, &b, sizeof(T));
-  for (std::size_t k = 0; k < k_words; ++k)
-    if (x[k] != y[k]) return false;
-  return true;
-}
 
 namespace detail {
 
@@ -101,9 +87,7 @@ template <class T, class Wrong> device_tally tally_on_device(const T* got, std::
   BB_CUDA_CALL(cudaMemsetAsync(&tally->wrong, 0, sizeof(tally->wrong), nullptr));
   BB_CUDA_CALL(cudaMemsetAsync(&tally->first, 0xff, sizeof(tally->first), nullptr)); // ULLONG_MAX
   constexpr int k_threads = 256;
-  const std::size_t wanted = (count + k_threads - 1) / k_threads;
-  const int blocks = static_cast<int>(wanted < 65536 ? wanted : 65536);
-  detail::tally_kernel<T, Wrong><<<blocks, k_threads>>>(got, count, wrong, tally);
+  detail::tally_kernel<T, Wrong><<<grid_stride_blocks(count, k_threads), k_threads>>>(got, count, wrong, tally);
   BB_CUDA_CALL(cudaGetLastError());
   BB_CUDA_CALL(cudaMemcpyAsync(&result, tally, sizeof(result), cudaMemcpyDeviceToHost, nullptr));
   BB_CUDA_CALL(cudaStreamSynchronize(nullptr));

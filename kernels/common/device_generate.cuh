@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/grid_stride.hpp"
 #include "launch/cuda_call.hpp"
 
 namespace bb {
@@ -22,9 +23,7 @@ __global__ void generate_kernel(T* __restrict__ out, std::size_t count, Gen gen,
 template <class T, class Gen> void generate_device(T* out, std::size_t count, Gen gen, std::uint64_t first = 0) {
   if (count == 0) return;
   constexpr int k_threads = 256;
-  const std::size_t wanted = (count + k_threads - 1) / k_threads;
-  const int blocks = static_cast<int>(wanted < 65536 ? wanted : 65536);
-  generate_kernel<T, Gen><<<blocks, k_threads>>>(out, count, gen, first);
+  generate_kernel<T, Gen><<<grid_stride_blocks(count, k_threads), k_threads>>>(out, count, gen, first);
   BB_CUDA_CALL(cudaGetLastError());
   BB_CUDA_CALL(cudaStreamSynchronize(nullptr));
 }

@@ -10,6 +10,7 @@
 #include "common/device_fill.cuh"
 #include "common/device_generate.cuh"
 #include "common/readback.cuh"
+#include "common/same_bytes.hpp"
 #include "common/seeded.hpp"
 #include "gpu_test_util.hpp"
 #include "launch/device.hpp"
@@ -80,7 +81,7 @@ TEST(gpu_inputs, pieces_report_every_wrong_element_and_the_first) {
   auto check = [&](std::size_t piece) {
     return bb::verify_elements(
         d.get(), k_count,
-        [](std::size_t i, float got) { return !bb::host::same_bits(got, bb::host::uniform_at(5, i)); },
+        [](std::size_t i, float got) { return !bb::same_bytes(got, bb::host::uniform_at(5, i)); },
         [](std::size_t i, float) { return "out[" + std::to_string(i) + "]"; }, piece);
   };
   for (const std::size_t piece : {std::size_t{0}, std::size_t{1000}, std::size_t{65537}}) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -59,13 +58,6 @@ TEST(kernels_common_compare, count_mismatches_keeps_its_behaviour) {
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.mismatches, 2u);
   EXPECT_EQ(r.first_mismatch, "69999");
-}
-
-TEST(kernels_common_compare, same_bits_tells_nan_and_signed_zero_apart) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_TRUE(bb::host::same_bits(nan, nan));
-  EXPECT_FALSE(bb::host::same_bits(0.0f, -0.0f));
-  EXPECT_TRUE(bb::host::same_bits(1.5f, 1.5f));
 }
 
 } // namespace
