@@ -44,18 +44,9 @@ private:
   device_tally* m_tally = nullptr;
 };
 
-/// Grid stride over got[0, count): each thread adds up wrong(i, got[i]) and keeps its first wrong
-/// i (its smallest, as i only grows), a warp combines its lanes, and one lane per warp with any
-/// wrong unit updates the tally. Blocks are whole warps and every thread reaches the shuffles.
-template <class T, class Wrong>
-__global__ void tally_kernel(const T* __restrict__ got, std::size_t count, Wrong wrong, device_tally* tally) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  unsigned long long mine = 0, first = ULLONG_MAX;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    const unsigned w = wrong(i, got[i]);
-    if (w != 0 && mine == 0) first = i;
-    mine += w;
-  }
+/// Adds a thread's wrong units and its smallest wrong index to the tally: the warp combines its
+/// lanes, and one lane with any wrong unit updates the tally. Every lane of the warp must call it.
+__device__ inline void warp_add_to_tally(unsigned long long mine, unsigned long long first, device_tally* tally) {
   for (int offset = 16; offset > 0; offset >>= 1) {
     mine += __shfl_down_sync(0xffffffffu, mine, offset);
     const unsigned long long other = __shfl_down_sync(0xffffffffu, first, offset);
@@ -67,6 +58,20 @@ __global__ void tally_kernel(const T* __restrict__ got, std::size_t count, Wrong
   }
 }
 
+/// Grid stride over got[0, count): each thread adds up wrong(i, got[i]) and keeps its first wrong
+/// i (its smallest, as i only grows). Blocks are whole warps and every thread reaches the shuffles.
+template <class T, class Wrong>
+__global__ void tally_kernel(const T* __restrict__ got, std::size_t count, Wrong wrong, device_tally* tally) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  unsigned long long mine = 0, first = ULLONG_MAX;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    const unsigned w = wrong(i, got[i]);
+    if (w != 0 && mine == 0) first = i;
+    mine += w;
+  }
+  warp_add_to_tally(mine, first, tally);
+}
+
 /// Turns a check's ok(i, got_i) into the unit count tally_kernel adds: 1 where it does not hold.
 template <class Ok> struct one_if_not_ok {
   Ok ok;
@@ -75,23 +80,32 @@ template <class Ok> struct one_if_not_ok {
 
 } // namespace detail
 
+/// Runs a check kernel after the work already queued on the default stream: launch(tally)
+/// enqueues it on the default stream, with the tally cleared, and it adds to the tally through
+/// detail::warp_add_to_tally. Returns what the kernel found.
+template <class Launch> device_tally tally_with(Launch launch) {
+  device_tally result;
+  device_tally* tally = detail::tally_slot::get();
+  BB_CUDA_CALL(cudaMemsetAsync(&tally->wrong, 0, sizeof(tally->wrong), nullptr));
+  BB_CUDA_CALL(cudaMemsetAsync(&tally->first, 0xff, sizeof(tally->first), nullptr)); // ULLONG_MAX
+  launch(tally);
+  BB_CUDA_CALL(cudaGetLastError());
+  BB_CUDA_CALL(cudaMemcpyAsync(&result, tally, sizeof(result), cudaMemcpyDeviceToHost, nullptr));
+  BB_CUDA_CALL(cudaStreamSynchronize(nullptr));
+  return result;
+}
+
 /// Runs wrong(i, got[i]) on the device for every i in [0, count), after the work already queued
 /// on the default stream, and adds up what it returns: the number of wrong units (bytes of a word,
 /// say) in element i, 0 where it is right. Wrong is trivially copyable, with a BB_HD
 /// `unsigned operator()(std::size_t i, const T& got_i) const`.
 template <class T, class Wrong> device_tally tally_on_device(const T* got, std::size_t count, Wrong wrong) {
   static_assert(std::is_trivially_copyable_v<Wrong>, "a check functor is copied to the device");
-  device_tally result;
-  if (count == 0) return result;
-  device_tally* tally = detail::tally_slot::get();
-  BB_CUDA_CALL(cudaMemsetAsync(&tally->wrong, 0, sizeof(tally->wrong), nullptr));
-  BB_CUDA_CALL(cudaMemsetAsync(&tally->first, 0xff, sizeof(tally->first), nullptr)); // ULLONG_MAX
-  constexpr int k_threads = 256;
-  detail::tally_kernel<T, Wrong><<<grid_stride_blocks(count, k_threads), k_threads>>>(got, count, wrong, tally);
-  BB_CUDA_CALL(cudaGetLastError());
-  BB_CUDA_CALL(cudaMemcpyAsync(&result, tally, sizeof(result), cudaMemcpyDeviceToHost, nullptr));
-  BB_CUDA_CALL(cudaStreamSynchronize(nullptr));
-  return result;
+  if (count == 0) return device_tally{};
+  return tally_with([&](device_tally* tally) {
+    constexpr int k_threads = 256;
+    detail::tally_kernel<T, Wrong><<<grid_stride_blocks(count, k_threads), k_threads>>>(got, count, wrong, tally);
+  });
 }
 
 /// Element i of a device array, copied back alone (to word a mismatch).

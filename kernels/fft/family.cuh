@@ -14,8 +14,8 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_fill.cuh"
-#include "common/readback.cuh"
 #include "common/uniform.hpp"
 #include "fft/pease.hpp"
 #include "launch/cuda_call.hpp"
@@ -73,6 +73,50 @@ __global__ void __launch_bounds__(k_threads) fft_kernel(const float2* __restrict
   out[base + j + k_threads] = make_float2(re[cur][q], im[cur][q]);
 }
 
+/// Checks FFT blockIdx.x of `got` on the GPU: the exact transform of its 1024 input floats,
+/// regenerated, by the same radix-2 decimation in time as reference_fft (bit-reversed input) in
+/// double, then every output against it within tolerance() (sum of |X_k|^2 over the block).
+/// One instance per layout, like fft_kernel, so each variant's file defines its own.
+template <class Layout>
+__global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restrict__ got, std::uint64_t seed,
+                                                          device_tally* tally) {
+  __shared__ double2 x[k_points];
+  __shared__ double2 w[k_points / 2];
+  __shared__ double norm_parts[k_threads / 32];
+  const int t = static_cast<int>(threadIdx.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_points;
+  double s, c;
+  sincospi(-static_cast<double>(t) / (k_points / 2), &s, &c); // W_512^t
+  w[t] = make_double2(c, s);
+  for (int i = t; i < k_points; i += k_threads)
+    x[bit_reverse(i)] = make_double2(host::uniform_at(seed, 2 * (base + i)), host::uniform_at(seed, 2 * (base + i) + 1));
+  for (int len = 2; len <= k_points; len *= 2) {
+    __syncthreads();
+    const int half = len / 2, k = t % half, a = (t / half) * len + k, b = a + half;
+    const double2 tw = w[k * (k_points / len)], u = x[a], v0 = x[b];
+    const double2 v = make_double2(v0.x * tw.x - v0.y * tw.y, v0.x * tw.y + v0.y * tw.x);
+    x[a] = make_double2(u.x + v.x, u.y + v.y);
+    x[b] = make_double2(u.x - v.x, u.y - v.y);
+  }
+  __syncthreads();
+  double norm2 = 0;
+  for (int k = t; k < k_points; k += k_threads) norm2 += x[k].x * x[k].x + x[k].y * x[k].y;
+  for (int offset = 16; offset > 0; offset >>= 1) norm2 += __shfl_down_sync(0xffffffffu, norm2, offset);
+  if (t % 32 == 0) norm_parts[t / 32] = norm2;
+  __syncthreads();
+  norm2 = 0;
+  for (int i = 0; i < k_threads / 32; ++i) norm2 += norm_parts[i];
+  const double tol = k_log_points * 8 * 0x1p-24 * sqrt(norm2);
+  unsigned long long wrong = 0, first = ULLONG_MAX;
+  for (int k = t; k < k_points; k += k_threads) {
+    const float2 g = got[base + k];
+    if (!(hypot(g.x - x[k].x, g.y - x[k].y) <= tol)) { // a NaN (the poison) fails
+      if (wrong++ == 0) first = base + k;
+    }
+  }
+  detail::warp_add_to_tally(wrong, first, tally);
+}
+
 template <class Layout> class fft_problem final : public problem {
 public:
   fft_problem(const nlohmann::json& params, std::uint64_t seed) : m_batch(checked_batch(params)), m_seed(seed) {
@@ -94,39 +138,27 @@ public:
   }
 
   verify_result verify() override {
-    // FFT f's exact transform, from its 1024 input floats regenerated.
-    auto transform = [&](std::size_t f, std::complex<double>* X) {
+    // Every FFT checked on the GPU; the first wrong element is worded from FFT f's exact
+    // transform on the CPU, its 1024 input floats regenerated.
+    const device_tally t = tally_with([&](device_tally* tally) {
+      check_kernel<Layout><<<static_cast<unsigned>(m_batch), k_threads>>>(m_out.get(), m_seed, tally);
+    });
+    verify_result r;
+    r.checked = m_out.size();
+    r.mismatches = t.wrong;
+    if (t.wrong != 0) {
+      const std::size_t f = t.first / k_points, k = t.first % k_points;
       float in[2 * k_points];
-      for (int k = 0; k < 2 * k_points; ++k) in[k] = host::uniform_at(m_seed, 2 * f * k_points + k);
-      reference_fft(in, X);
-    };
-    // Pieces and chunks of whole FFTs: a chunk of 64 FFTs is 32768 outputs.
-    auto check = [&](std::size_t first, const float2* got, std::size_t count) {
-      return host::count_mismatches_walk(
-          count, 64 * k_points,
-          [&](std::size_t begin, std::size_t end, auto report) {
-            std::vector<std::complex<double>> X(k_points);
-            for (std::size_t j = begin; j < end; j += k_points) {
-              transform((first + j) / k_points, X.data());
-              const double tol = tolerance(X.data());
-              for (int k = 0; k < k_points; ++k) {
-                const float2 g = got[j + k];
-                // Written so that a NaN (the poison) fails.
-                if (!(std::abs(std::complex<double>(g.x, g.y) - X[k]) <= tol)) report(j + k);
-              }
-            }
-          },
-          [&](std::size_t j) {
-            std::vector<std::complex<double>> X(k_points);
-            transform((first + j) / k_points, X.data());
-            const float2 g = got[j];
-            const std::complex<double> want = X[(first + j) % k_points];
-            return "fft " + std::to_string((first + j) / k_points) + " X[" + std::to_string((first + j) % k_points) +
-                   "] = (" + std::to_string(g.x) + ", " + std::to_string(g.y) + "), expected (" +
-                   std::to_string(want.real()) + ", " + std::to_string(want.imag()) + ")";
-          });
-    };
-    return verify_pieces(m_out.get(), m_out.size(), check);
+      for (int i = 0; i < 2 * k_points; ++i) in[i] = host::uniform_at(m_seed, 2 * f * k_points + i);
+      std::vector<std::complex<double>> X(k_points);
+      reference_fft(in, X.data());
+      const float2 g = read_element(m_out.get(), t.first);
+      r.first_mismatch = "fft " + std::to_string(f) + " X[" + std::to_string(k) + "] = (" + std::to_string(g.x) + ", " +
+                         std::to_string(g.y) + "), expected (" + std::to_string(X[k].real()) + ", " +
+                         std::to_string(X[k].imag()) + ")";
+    }
+    r.ok = r.mismatches == 0;
+    return r;
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }

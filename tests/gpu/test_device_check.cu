@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "common/seeded.hpp"
 #include "common/uniform.hpp"
 #include "convolution/stencil.hpp"
+#include "fft/family.cuh"
 #include "gpu_test_util.hpp"
 #include "launch/device.hpp"
 #include "registry/registry.hpp"
@@ -134,6 +136,53 @@ TEST(gpu_device_check, a_tally_adds_the_units_each_element_reports) {
   EXPECT_EQ(bb::read_element(d.get(), 299), 7u);
 }
 
+namespace {
+
+/// Element i of the fft tests' kernel at word i (the unpadded layout).
+struct fft_words {
+  static constexpr int k_words = bb::fft::k_points;
+  __host__ __device__ static constexpr int offset(int i) { return i; }
+};
+
+bb::device_tally check_fft(const bb::device_buffer<float2>& out, unsigned batch, std::uint64_t seed) {
+  return bb::tally_with([&](bb::device_tally* tally) {
+    bb::fft::check_kernel<fft_words><<<batch, bb::fft::k_threads>>>(out.get(), seed, tally);
+  });
+}
+
+} // namespace
+
+// FFTs are checked on the GPU against a double-precision transform of the regenerated input: the
+// kernel's float results pass, an error far below the bound passes, and every element past it is
+// counted, the smallest index first.
+TEST(gpu_device_check, fft_outputs_are_checked_against_a_double_transform) {
+  BB_REQUIRE_GPU();
+  bb::launch::open_device(0);
+  constexpr unsigned k_batch = 5;
+  constexpr std::uint64_t k_seed = 11;
+  constexpr std::size_t k_count = std::size_t{k_batch} * bb::fft::k_points;
+  bb::device_buffer<float2> in(k_count), out(k_count);
+  bb::fill_uniform_device(reinterpret_cast<float*>(in.get()), 2 * k_count, k_seed);
+  bb::fft::fft_kernel<fft_words><<<k_batch, bb::fft::k_threads>>>(in.get(), out.get());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  bb::device_tally t = check_fft(out, k_batch, k_seed);
+  EXPECT_EQ(t.wrong, 0u);
+  EXPECT_EQ(t.first, ULLONG_MAX);
+  EXPECT_NE(check_fft(out, k_batch, k_seed + 1).wrong, 0u); // another input's transform is not this one
+
+  auto shift = [&](std::size_t i, float by) {
+    float2 v = bb::read_element(out.get(), i);
+    v.x += by;
+    ASSERT_EQ(cudaMemcpy(out.get() + i, &v, sizeof v, cudaMemcpyHostToDevice), cudaSuccess);
+  };
+  shift(1 * 512 + 7, 1e-5f); // the bound is about 2e-3 here (||X|| about 418)
+  shift(4 * 512 + 0, 1.0f);
+  shift(2 * 512 + 300, -1.0f);
+  t = check_fft(out, k_batch, k_seed);
+  EXPECT_EQ(t.wrong, 2u);
+  EXPECT_EQ(t.first, 2u * 512 + 300);
+}
+
 // The families checked on the GPU word their first wrong element as their CPU checks did.
 TEST(gpu_device_check, families_word_the_first_unwritten_element) {
   BB_REQUIRE_GPU();
@@ -155,4 +204,13 @@ TEST(gpu_device_check, families_word_the_first_unwritten_element) {
   r = unwritten("convolution", "padded", {{"n", 100}, {"walk", "rows"}}, 6);
   EXPECT_EQ(r.mismatches, 100u * 100u);
   EXPECT_EQ(r.first_mismatch, "out[0,0] = -nan, expected " + std::to_string(pixel));
+  float in[2 * bb::fft::k_points];
+  for (int i = 0; i < 2 * bb::fft::k_points; ++i) in[i] = bb::host::uniform_at(8, static_cast<std::uint64_t>(i));
+  std::complex<double> X[bb::fft::k_points];
+  bb::fft::reference_fft(in, X);
+  r = unwritten("fft", "padded", {{"batch", 3}}, 8);
+  EXPECT_EQ(r.checked, 3u * 512);
+  EXPECT_EQ(r.mismatches, 3u * 512);
+  EXPECT_EQ(r.first_mismatch, "fft 0 X[0] = (-nan, -nan), expected (" + std::to_string(X[0].real()) + ", " +
+                                  std::to_string(X[0].imag()) + ")");
 }
