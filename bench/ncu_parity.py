@@ -16,7 +16,8 @@ usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
    and whether the targets hold: requests and wavefronts equal to ncu's wherever ncu agrees with
    itself; conflicts within max(0.5 %, ncu's own spread).
 4. The same conflicts rule applied to each ncu run against the other ncu runs (with three or more):
-   how often ncu itself meets it. `--calibrate DIR/parity.csv` prints that table for an earlier run.
+   how often ncu itself meets it; and per experiment, which way bankbench's conflict counts differ
+   from ncu's. `--calibrate DIR/parity.csv` prints both tables for an earlier run.
 
 ncu runs with `--clock-control none`: the lent GPUs this runs on must keep their clock settings,
 and bankbench does not lock clocks either; cache control stays at ncu's default (`all`), which
@@ -34,6 +35,7 @@ import json
 import os
 import platform
 import sqlite3
+import statistics
 import subprocess
 import sys
 import time
@@ -220,6 +222,38 @@ def calibration(table):
             "|---|---|---|---|"] + lines
 
 
+def direction(table):
+    """Per experiment, for the conflict counts: where bankbench's runs sit against ncu's. A
+    difference that noise would explain goes both ways; one experiment whose counts sit above (or
+    below) every ncu run points at a condition the two tools do not share. Relative differences
+    (bankbench's mean against ncu's median) only where that median is at least 1000. Markdown lines."""
+    groups = {}
+    for r in table:
+        if not r["metric"].endswith("conflicts") or not r["ncu"]:
+            continue
+        ours = [r["bankbench"]] + list(r.get("bankbench_repeats", []))
+        median = statistics.median(r["ncu"])
+        g = groups.setdefault(r["experiment"], {"counts": 0, "rel": [], "above": 0, "below": 0})
+        g["counts"] += 1
+        if median >= 1000:
+            g["rel"].append((statistics.mean(ours) - median) / median)
+        if min(ours) > max(r["ncu"]):
+            g["above"] += 1
+        elif max(ours) < min(r["ncu"]):
+            g["below"] += 1
+    if not groups:
+        return []
+    lines = ["| experiment | conflict counts | of them over 1000 | mean difference | mean abs. difference | "
+             "bankbench above every ncu run | below every ncu run |", "|---|---|---|---|---|---|---|"]
+    for name in sorted(groups):
+        g = groups[name]
+        rel = g["rel"]
+        mean = f"{statistics.mean(rel) * 100:+.2f} %" if rel else "-"
+        mean_abs = f"{statistics.mean(abs(x) for x in rel) * 100:.2f} %" if rel else "-"
+        lines.append(f"| {name} | {g['counts']} | {len(rel)} | {mean} | {mean_abs} | {g['above']} | {g['below']} |")
+    return lines
+
+
 def calibrate_csv(path):
     """--calibrate: the calibration table from an earlier run's parity.csv."""
     table = []
@@ -234,13 +268,17 @@ def calibrate_csv(path):
                     continue
                 try:
                     table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
-                                  "ncu": [float(v) for v in r["ncu_runs"].split()]})
+                                  "bankbench_repeats": [float(v) for v in (r.get("bankbench_repeats") or "").split()],
+                                  "ncu": [float(v) for v in r["ncu_runs"].split()],
+                                  "experiment": r.get("experiment") or "?"})
                 except ValueError:
                     fail(f"{path}: line {line}: 'bankbench' or 'ncu_runs' is not a number: "
                          f"{r['bankbench']!r}, {r['ncu_runs']!r}")
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
     print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
+    print()
+    print("\n".join(direction(table)) or "no conflict counts")
 
 
 def main():
@@ -314,6 +352,7 @@ def main():
             repeat_values = [rep[idx]["values"].get(r["name"]) for rep in repeats]
             r["bankbench_repeats"] = [v for v in repeat_values if v is not None]
             r["configuration"] = c["key"]
+            r["experiment"] = c["key"].split("|", 1)[0]
             r["kernel"] = c.get("kernel_names", "")
             table.append(r)
     with open(os.path.join(a.out, "parity.csv"), "w", newline="") as f:
@@ -358,6 +397,9 @@ def main():
         lines += ["", "## The conflicts rule applied to ncu itself", "",
                   "Each ncu run judged by the same rule against the other ncu runs (their first run, their spread), "
                   "beside bankbench judged against as many ncu runs: configurations within the allowance.", ""] + calib
+    lines += ["", "## Conflicts per experiment: which way bankbench differs", "",
+              "Noise goes both ways; an experiment whose counts sit on one side of every ncu run points at a "
+              "condition the two tools do not share (docs/ncu-parity.md).", ""] + direction(table)
     misses = [r for r in table if r["verdict"] != "ok"]
     lines += ["", f"## Configurations off target or where ncu disagrees with itself ({len(misses)})", ""]
     if misses:
