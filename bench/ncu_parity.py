@@ -277,8 +277,9 @@ def direction(table):
 
 
 def calibrate_csv(path):
-    """--calibrate: the calibration table from an earlier run's parity.csv."""
-    table = []
+    """--calibrate: the calibration and per-experiment tables from an earlier run's parity.csv, for
+    the whole-set ncu runs and, where the file has them, the runs of the counters alone."""
+    tables = {"ncu_runs": [], "ncu_counters_alone_runs": []}
     try:
         with open(path, newline="") as f:
             reader = csv.DictReader(f)
@@ -286,21 +287,28 @@ def calibrate_csv(path):
             if missing:
                 fail(f"{path}: line 1: no column {', '.join(missing)}; pass the parity.csv this script wrote")
             for line, r in enumerate(reader, start=2):
-                if not (r["ncu_runs"] and r["bankbench"]):
-                    continue
-                try:
-                    table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
-                                  "bankbench_repeats": [float(v) for v in (r.get("bankbench_repeats") or "").split()],
-                                  "ncu": [float(v) for v in r["ncu_runs"].split()],
-                                  "experiment": r.get("experiment") or "?"})
-                except ValueError:
-                    fail(f"{path}: line {line}: 'bankbench' or 'ncu_runs' is not a number: "
-                         f"{r['bankbench']!r}, {r['ncu_runs']!r}")
+                for column, table in tables.items():
+                    if not (r.get(column) and r["bankbench"]):
+                        continue
+                    try:
+                        table.append({"metric": r["metric"], "bankbench": float(r["bankbench"]),
+                                      "bankbench_repeats": [float(v) for v in (r.get("bankbench_repeats") or "").split()],
+                                      "ncu": [float(v) for v in r[column].split()],
+                                      "experiment": r.get("experiment") or "?"})
+                    except ValueError:
+                        fail(f"{path}: line {line}: 'bankbench' or '{column}' is not a number: "
+                             f"{r['bankbench']!r}, {r[column]!r}")
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
-    print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
-    print()
-    print("\n".join(direction(table)) or "no conflict counts")
+    for column, title in (("ncu_runs", None), ("ncu_counters_alone_runs", "ncu's hardware counters alone")):
+        table = tables[column]
+        if title is not None:
+            if not table:
+                continue
+            print(f"\n## Against {title}\n")
+        print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
+        print()
+        print("\n".join(direction(table)) or "no conflict counts")
 
 
 def main():
