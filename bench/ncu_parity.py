@@ -300,15 +300,15 @@ def calibrate_csv(path):
                              f"{r['bankbench']!r}, {r[column]!r}")
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
-    for column, title in (("ncu_runs", None), ("ncu_counters_alone_runs", "ncu's hardware counters alone")):
-        table = tables[column]
-        if title is not None:
-            if not table:
-                continue
-            print(f"\n## Against {title}\n")
+    def show(table):
         print("\n".join(calibration(table)) or "fewer than three ncu runs: nothing to calibrate")
         print()
         print("\n".join(direction(table)) or "no conflict counts")
+
+    show(tables["ncu_runs"])
+    if tables["ncu_counters_alone_runs"]:
+        print("\n## Against ncu's hardware counters alone\n")
+        show(tables["ncu_counters_alone_runs"])
 
 
 def main():

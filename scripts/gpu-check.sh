@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
 # experiment and the default suite, and run compute-sanitizer over the GPU tests.
-# usage: scripts/gpu-check.sh [all|main|sanitize|parity] (parity: bench/ncu_parity.py over the default
-# suite, bankbench against Nsight Compute; not part of all). Logs go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put them
-# in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them). Where the
+# usage: scripts/gpu-check.sh [all|main|sanitize|parity|build] (parity: bench/ncu_parity.py over the
+# default suite, bankbench against Nsight Compute; not part of all. build: the build alone). Logs
+# go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put
+# them in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them). Where the
 # tree is a copy whose .git is not the commit it holds, set BB_GIT_COMMIT=<hash> so runs record it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity
-case "$phase" in all | main | sanitize | parity) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity | build
+case "$phase" in all | main | sanitize | parity | build) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
 out="${OUT:-gpu-check-out}"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -34,6 +35,7 @@ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
 rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
 [ $rc -eq 0 ] || exit $rc
+[ "$phase" = build ] && exit 0
 
 if [ "$phase" = parity ]; then
   echo "== counters and wall time against Nsight Compute (bench/ncu_parity.py)"

@@ -6,11 +6,11 @@
 #                  --cache-control once and none, and the Nsight Compute parity benchmark
 #   no-parity      the same without the parity benchmark
 #   parity-only    build, then the parity benchmark
+#   stability      no-parity, plus the suite twice more into gpu-check's database and the spread
+#                  of the three runs' medians for kernels over 20 us
 # On an H200, all took 470 s before the parity benchmark gained its three ncu runs of the hardware
 # counters alone (each about a quarter of a whole-set run); where one call may run 600 s at most,
 # run no-parity and parity-only as two calls.
-#   stability      no-parity, plus the suite twice more into gpu-check's database and the spread
-#                  of the three runs' medians for kernels over 20 us
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"

@@ -3,21 +3,15 @@
 # layout, vector and reduction experiments: bench/ncu_parity.py (bankbench twice, ncu twice with
 # the whole bank_conflicts set), then ncu twice more with the whole set and twice with the four
 # l1tex counters alone (no smsp__sass_inst_executed_op_shared_*). Launch i of every ncu run is
-# configuration i of parity.csv. usage (on a GPU machine): scripts/parity-probe-sass.sh; the
-# CSVs and parity.csv go to $OUT/pass.tgz.
+# configuration i of parity.csv. usage (on a GPU machine, after scripts/gpu-check.sh build):
+# scripts/parity-probe-sass.sh; the CSVs and parity.csv go to $OUT/pass.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH
 o="${OUT:-probe-out}/p"
 mkdir -p "$o/suite"
-extra=()
-if [ -f .deps/include/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
-  extra+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/include" -DSQLite3_LIBRARY=/usr/lib/x86_64-linux-gnu/libsqlite3.so.0)
-fi
-[ -d .deps/include/valijson ] && extra+=(-DVALIJSON_INCLUDE_DIR="$PWD/.deps/include")
-(cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${extra[@]}" &&
-  cmake --build build/gpu -j "$(nproc)" --target bankbench) > "$o/build.log" 2>&1 || { tail -20 "$o/build.log"; exit 1; }
 b=build/gpu/bankbench
+[ -x "$b" ] || { echo "parity-probe-sass.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
 cp experiments/colsum/colsum.yaml experiments/layout/layout.yaml experiments/vector/vector.yaml \
   experiments/reduction/reduction.yaml "$o/suite/"
 python3 bench/ncu_parity.py --bankbench "$b" --experiments "$o/suite" --out "$o/parity" --ncu-runs 2 > "$o/parity.txt" 2>&1

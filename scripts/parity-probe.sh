@@ -2,12 +2,13 @@
 # Where do bankbench's and Nsight Compute's conflict counts part? Runs bench/ncu_parity.py over a
 # subset of the suite (transposes, colsum, convolution, layout, vector: the configurations whose
 # conflicts differed most) under several conditions, with an nvidia-smi clock trace alongside.
-# usage (on a GPU machine, after a build in build/gpu): scripts/parity-probe.sh; results in $OUT.
+# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/parity-probe.sh; results in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-probe-out}"
 mkdir -p "$out"
 b=build/gpu/bankbench
+[ -x "$b" ] || { echo "parity-probe.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
 suite="$out/suite"
 mkdir -p "$suite"
 cp experiments/transpose/tiles.yaml experiments/transpose/transpose.yaml experiments/transpose/wide.yaml \
