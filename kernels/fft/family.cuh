@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(k_threads) fft_kernel(const float2* __restrict
 
 /// Checks FFT blockIdx.x of `got` on the GPU: the exact transform of its 1024 input floats,
 /// regenerated, by the same radix-2 decimation in time as reference_fft (bit-reversed input) in
-/// double, then every output against it within tolerance() (sum of |X_k|^2 over the block).
+/// double, then every output against it within tolerance_of_norm2 (sum of |X_k|^2 over the block).
 /// One instance per layout, like fft_kernel, so each variant's file defines its own.
 template <class Layout>
 __global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restrict__ got, std::uint64_t seed,
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restri
   __syncthreads();
   norm2 = 0;
   for (int i = 0; i < k_threads / 32; ++i) norm2 += norm_parts[i];
-  const double tol = k_log_points * 8 * 0x1p-24 * sqrt(norm2);
+  const double tol = tolerance_of_norm2(norm2);
   unsigned long long wrong = 0, first = ULLONG_MAX;
   for (int k = t; k < k_points; k += k_threads) {
     const float2 g = got[base + k];

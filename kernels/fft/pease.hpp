@@ -79,10 +79,13 @@ inline void reference_fft(const float* in, std::complex<double>* out) {
 /// thm 24.2) bounds the 2-norm of the error of a radix-2 FFT by log2(N) * eta / (1 - log2(N) * eta)
 /// times the 2-norm of X, eta = mu + gamma_4 (sqrt 2 + mu), mu the twiddles' error (sincospif:
 /// within 2 ulp). eta < 8u, so 9 * 8u * ||X|| bounds every element's error; u = 2^-24.
+/// `norm2` is the sum of |X_k|^2; fft::check_kernel calls this on the GPU too.
+BB_HD inline double tolerance_of_norm2(double norm2) { return k_log_points * 8 * 0x1p-24 * sqrt(norm2); }
+
 inline double tolerance(const std::complex<double>* X) {
   double norm2 = 0;
   for (int k = 0; k < k_points; ++k) norm2 += std::norm(X[k]);
-  return k_log_points * 8 * std::ldexp(1.0, -24) * std::sqrt(norm2);
+  return tolerance_of_norm2(norm2);
 }
 
 } // namespace bb::fft

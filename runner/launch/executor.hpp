@@ -98,7 +98,7 @@ private:
   profile::session* m_counters;
   std::vector<member> m_members;
   std::uint64_t m_device_bytes = 0;
-  std::size_t m_ranges = 0; ///< ranges the members' counter passes need, flushes included
+  std::size_t m_ranges = 0; ///< profiled ranges the members' counter passes need (one per counted launch)
   bool m_context_lost = false;
 };
 

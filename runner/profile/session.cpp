@@ -253,7 +253,6 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
 
 std::vector<range_values> session::collect(const std::function<void()>& run_pass, std::size_t max_ranges,
                                            bool grouped) {
-  const bool user_replay = grouped, user_range = grouped;
   stopwatch watch(m_last_breakdown);
   // One capacity for the session's life: a range profiler keeps the capacity of its first
   // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
@@ -262,12 +261,12 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   // memory per range, hence a modest capacity (launch::group closes a group at it).
   // It keeps its first range mode too (PushRange failed with CUPTI_ERROR_INVALID_PARAMETER after
   // an auto-range session): a run uses one mode, and warm_up_profiler() sets it up front.
-  if (max_ranges > m_max_ranges || (m_impl->range != nullptr && m_user_range != user_range)) {
+  if (max_ranges > m_max_ranges || (m_impl->range != nullptr && m_grouped != grouped)) {
     disable();
     m_max_ranges = std::max(max_ranges, k_capacity);
   }
   enable();
-  m_user_range = user_range;
+  m_grouped = grouped;
   reset_counter_data();
 
   CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, nullptr};
@@ -276,8 +275,8 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   cfg.pConfig = m_config.data();
   cfg.counterDataImageSize = m_counter_data.size();
   cfg.pCounterDataImage = m_counter_data.data();
-  cfg.range = user_range ? CUPTI_UserRange : CUPTI_AutoRange;
-  cfg.replayMode = user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  cfg.range = grouped ? CUPTI_UserRange : CUPTI_AutoRange;
+  cfg.replayMode = grouped ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cfg.maxRangesPerPass = m_max_ranges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;
@@ -288,7 +287,7 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
 
   // Kernel replay: one Start/Stop, CUPTI replays each kernel. User replay: one Start/Stop per
   // pass, until CUPTI says every pass was submitted.
-  const std::size_t attempts = user_replay ? m_passes + 1 : 1;
+  const std::size_t attempts = grouped ? m_passes + 1 : 1;
   bool all_submitted = false;
   for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
@@ -309,10 +308,10 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
     stop.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
     all_submitted = stop.isAllPassSubmitted != 0;
-    watch.lap(user_replay ? "pass" : "launch+replay");
+    watch.lap(grouped ? "pass" : "launch+replay");
   }
   if (!all_submitted)
-    throw api_error(std::string("CUPTI ") + (user_replay ? "user" : "kernel") + " replay did not submit every pass (" +
+    throw api_error(std::string("CUPTI ") + (grouped ? "user" : "kernel") + " replay did not submit every pass (" +
                     std::to_string(m_passes) + " needed)");
 
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};

@@ -79,7 +79,7 @@ private:
   std::vector<std::uint8_t> m_config;
   std::vector<std::uint8_t> m_counter_data;
   std::size_t m_max_ranges = 0;
-  bool m_user_range = false; ///< the range mode the enabled range profiler was set up with
+  bool m_grouped = false; ///< whether the enabled range profiler was set up for user ranges and user replay
   std::string m_last_breakdown;
   struct impl;
   std::unique_ptr<impl> m_impl;
