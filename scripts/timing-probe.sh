@@ -5,11 +5,13 @@
 # (two experiment names, fresh buffers, a 256 MiB copy between them) and the copy kernel and
 # cudaMemcpyAsync at 256 MiB plus 0, 2, 4 and 6 MiB (per byte, to compare placements in one
 # process). scripts/timing-probe-summary.py prints the spread within and between processes.
-# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/timing-probe.sh [N];
+# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/timing-probe.sh [N [RUN OPTION...]]
+# (e.g. 8 --samples 200, to see whether a slow configuration is slow in every sample);
 # the databases and the summary go to $OUT/timing-probe.tgz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-8}"
+shift || true
 o="${OUT:-probe-out}/t"
 mkdir -p "$o/suite"
 b=build/gpu/bankbench
@@ -36,7 +38,7 @@ repeat:
 seed: 20261125
 YAML
 for i in $(seq 1 "$n"); do
-  "$b" --db "$o/p$i.sqlite" -q run --no-counters "$o/suite" > /dev/null 2>> "$o/stderr.txt"
+  "$b" --db "$o/p$i.sqlite" -q run --no-counters "$@" "$o/suite" > /dev/null 2>> "$o/stderr.txt"
   echo "process $i rc=$?"
 done
 python3 scripts/timing-probe-summary.py "$o"/p*.sqlite | tee "$o/summary.txt"
