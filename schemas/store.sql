@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -111,7 +111,8 @@ CREATE TABLE timings (
   throttle_reasons TEXT,
   bandwidth_gbps   REAL,                 -- bytes_moved / median_ns
   throttled_samples INTEGER NOT NULL DEFAULT 0 CHECK (throttled_samples >= 0),
-  launches_per_sample INTEGER NOT NULL DEFAULT 1 CHECK (launches_per_sample >= 1) -- samples are per launch
+  launches_per_sample INTEGER NOT NULL DEFAULT 1 CHECK (launches_per_sample >= 1), -- samples are per launch
+  placements       INTEGER NOT NULL DEFAULT 1 CHECK (placements >= 1) -- instances timed; median_ns is the fastest's
 );
 
 CREATE TABLE timing_samples (
@@ -120,6 +121,7 @@ CREATE TABLE timing_samples (
   gpu_time_ns      REAL    NOT NULL,
   sm_clock_mhz     INTEGER,              -- read when the host saw this sample finish
   throttled        INTEGER NOT NULL DEFAULT 0 CHECK (throttled IN (0, 1)),
+  placement        INTEGER NOT NULL DEFAULT 0 CHECK (placement >= 0), -- the instance timed, 0 = the verified one
   PRIMARY KEY (configuration_id, sample_index)
 ) WITHOUT ROWID;
 

@@ -79,6 +79,10 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");
   sub.add_option("--samples", o->samples, "timing samples per configuration (overrides the file)")
       ->check(CLI::Range(1, 100000));
+  sub.add_option("--placements", o->placements,
+                 "instances of each configuration the timing samples are split over, each with its own "
+                 "buffers; the median stored is the fastest instance's (overrides the file; default 3)")
+      ->check(CLI::Range(1, 100));
   sub.add_option("--warmup", o->warmup, "warm-up launches before timing (overrides the file)")
       ->check(CLI::Range(0, 100000));
   sub.add_option("--time-limit", o->time_limit_s, "seconds one configuration may take (overrides the file)")

@@ -98,7 +98,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   for (const auto& [name, value] : predicted) rec.launches.front().values.push_back({name, derived_unit(name), value, true});
 
   if (!r.samples_ns.empty()) {
-    auto t = store::summarize_samples(r.samples_ns);
+    auto t = store::summarize_samples(r.samples_ns, r.sample_placement);
     t.sm_clock_mhz = r.sm_clock_mhz;
     t.sm_clock_max_mhz = sm_clock_max_mhz;
     t.throttled = launch::nvml::is_throttled(r.clock_event_reasons);

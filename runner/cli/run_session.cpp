@@ -22,6 +22,7 @@
 #include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
 #include "registry/registry.hpp"
+#include "store/samples.hpp"
 
 namespace bb::cli {
 
@@ -31,10 +32,9 @@ namespace {
 
 extern "C" void on_sigint(int) { g_interrupted.store(true); }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+/// The median the database stores for `r` (the fastest placement's).
+double median_of(const launch::config_result& r) {
+  return store::fastest_placement_median(r.samples_ns, r.sample_placement);
 }
 
 /// Where the wall time of a run goes; kernels under 100 us are summed apart, since that is the
@@ -79,7 +79,7 @@ std::string short_result(const launch::config_result& r, std::size_t failed_expe
   if (!r.ranges.empty())
     if (auto wf = observed_value(r.ranges, r.smem_access_bytes, "load_wavefronts_per_request"))
       s += fmt::format("  ld {:.2f} wf/req", *wf);
-  if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r.samples_ns) / 1e3);
+  if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r) / 1e3);
   if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
   s += fmt::format("  (counters {:.1f} ms, timing {:.1f} ms)", r.counter_ms, r.timing_ms);
   return s;
@@ -212,6 +212,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   launch::exec_options x;
   x.warmup = record.warmup;
   x.samples = record.samples;
+  x.placements = o.placements > 0 ? o.placements : e.repeat.placements;
   x.counter_launches = e.repeat.counter_launches;
   x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;
@@ -241,7 +242,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
       if (r.status != "ok" || failed_expectations > 0) ++failures;
       cost.all.add(r);
       cost.add_resources(r);
-      if (!r.samples_ns.empty() && median_of(r.samples_ns) < 100e3) cost.short_kernels.add(r);
+      if (!r.samples_ns.empty() && median_of(r) < 100e3) cost.short_kernels.add(r);
       spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label, short_result(r, failed_expectations));
     }
   };

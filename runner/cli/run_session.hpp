@@ -23,6 +23,7 @@ struct run_options {
   bool dry_run = false;
   bool isolate = true;       ///< run configurations in a worker process that may crash
   int samples = 0;           ///< 0: as the experiment file says
+  int placements = 0;        ///< 0: as the experiment file says
   int warmup = -1;           ///< -1: as the experiment file says
   double time_limit_s = 0;   ///< 0: as the experiment file says
   std::int64_t resume = 0;   ///< run id to complete, or 0

@@ -16,6 +16,10 @@ namespace bb::launch {
 struct exec_options {
   int warmup = 3;
   int samples = 20;
+  /// Instances of the configuration the samples are split over, each set up while the ones before
+  /// are held, so each has its own place in device memory; the median reported is the fastest
+  /// instance's (see store::fastest_placement_median).
+  int placements = 3;
   int counter_launches = 1;
   /// all: bankbench runs each counter pass itself and empties L2 before each, as Nsight Compute
   /// does by default (`--cache-control all`); memory is not restored between passes, which the
@@ -36,6 +40,7 @@ struct config_result {
   int smem_access_bytes = 4;
   std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
   std::vector<double> samples_ns; ///< per launch: a sample's time over its launches
+  std::vector<int> sample_placement; ///< per sample: the instance (0 = the verified one) it timed
   int launches_per_sample = 1;    ///< back-to-back launches in one timed sample
   /// Per sample: the SM clock and NVML clock-event reasons read when the host saw it finish.
   std::vector<int> sample_sm_clock_mhz;
@@ -94,6 +99,7 @@ public:
 private:
   struct member;
   void counter_passes();
+  void time_member(member& m);
   exec_options m_options;
   profile::session* m_counters;
   std::vector<member> m_members;

@@ -57,6 +57,9 @@ struct timing_record {
   std::vector<unsigned char> sample_throttled;
   int throttled_samples = 0;
   int launches_per_sample = 1; ///< back-to-back launches one sample timed; samples are per launch
+  /// Per sample: the instance of the configuration it timed (0 = the verified one); how many.
+  std::vector<int> sample_placement;
+  int placements = 1;
 };
 
 /// One `expect:` check of the experiment, evaluated for one configuration.

@@ -4,21 +4,45 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
 namespace bb::store {
 
-timing_record summarize_samples(std::vector<double> samples_ns) {
+double median(std::vector<double> values) {
+  const std::size_t n = values.size();
+  if (n == 0) return 0;
+  std::sort(values.begin(), values.end());
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+double fastest_placement_median(const std::vector<double>& samples_ns, const std::vector<int>& placement) {
+  std::map<int, std::vector<double>> by_placement;
+  for (std::size_t i = 0; i < samples_ns.size(); ++i)
+    by_placement[i < placement.size() ? placement[i] : 0].push_back(samples_ns[i]);
+  double fastest = 0;
+  for (auto& [index, samples] : by_placement) {
+    const double m = median(std::move(samples));
+    if (fastest == 0 || m < fastest) fastest = m;
+  }
+  return fastest;
+}
+
+timing_record summarize_samples(std::vector<double> samples_ns, std::vector<int> placement) {
   timing_record t;
-  t.samples_ns = samples_ns;
   const std::size_t n = samples_ns.size();
+  placement.resize(n, placement.empty() ? 0 : placement.back());
+  t.median_ns = fastest_placement_median(samples_ns, placement);
+  t.placements = n == 0 ? 0 : static_cast<int>(std::set<int>(placement.begin(), placement.end()).size());
+  t.samples_ns = samples_ns;
+  t.sample_placement = std::move(placement);
   if (n == 0) return t;
-  std::sort(samples_ns.begin(), samples_ns.end());
+  std::sort(samples_ns.begin(), samples_ns.end()); // the mean summed in ascending order
   t.min_ns = samples_ns.front();
   t.max_ns = samples_ns.back();
-  t.median_ns = n % 2 == 1 ? samples_ns[n / 2] : (samples_ns[n / 2 - 1] + samples_ns[n / 2]) / 2;
   t.mean_ns = std::accumulate(samples_ns.begin(), samples_ns.end(), 0.0) / static_cast<double>(n);
   if (n > 1) {
     double sum_sq = 0;

@@ -11,6 +11,7 @@ namespace bb::embedded {
 extern const char store_schema[];
 extern const char store_migration_2[];
 extern const char store_migration_3[];
+extern const char store_migration_4[];
 }
 
 namespace bb::store::schema {
@@ -60,7 +61,9 @@ void check_header(const header& h, const std::string& path, int known_version) {
 } // namespace
 
 const plan& current() {
-  static const plan p{k_version, embedded::store_schema, {{2, embedded::store_migration_2}, {3, embedded::store_migration_3}}};
+  static const plan p{k_version,
+                      embedded::store_schema,
+                      {{2, embedded::store_migration_2}, {3, embedded::store_migration_3}, {4, embedded::store_migration_4}}};
   return p;
 }
 

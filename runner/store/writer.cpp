@@ -1,6 +1,8 @@
 // database's writing half: GPUs, runs and, one transaction each, configurations.
 #include <sqlite3.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -40,20 +42,22 @@ void insert_timing(sqlite3* db, const std::string& path, std::int64_t id, const 
       db, path,
       "INSERT INTO timings (configuration_id, samples, median_ns, min_ns, max_ns, mean_ns, stddev_ns, spread, "
       "sm_clock_mhz, sm_clock_max_mhz, throttled, throttle_reasons, bandwidth_gbps, throttled_samples, "
-      "launches_per_sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "launches_per_sample, placements) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   summary.run(id, t.samples_ns.size(), t.median_ns, t.min_ns, t.max_ns, t.mean_ns, t.stddev_ns, t.spread,
               null_if_zero(t.sm_clock_mhz), null_if_zero(t.sm_clock_max_mhz), t.throttled,
-              null_if_empty(t.throttle_reasons), t.bandwidth_gbps, t.throttled_samples, t.launches_per_sample);
+              null_if_empty(t.throttle_reasons), t.bandwidth_gbps, t.throttled_samples, t.launches_per_sample,
+              std::max(1, t.placements));
   sqlite::statement sample(
       db, path,
-      "INSERT INTO timing_samples (configuration_id, sample_index, gpu_time_ns, sm_clock_mhz, throttled) "
-      "VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO timing_samples (configuration_id, sample_index, gpu_time_ns, sm_clock_mhz, throttled, placement) "
+      "VALUES (?, ?, ?, ?, ?, ?)",
       operation);
   for (std::size_t i = 0; i < t.samples_ns.size(); ++i) {
     const int clock = i < t.sample_sm_clock_mhz.size() ? t.sample_sm_clock_mhz[i] : 0;
     const bool throttled = i < t.sample_throttled.size() && t.sample_throttled[i] != 0;
-    sample.run(id, i, t.samples_ns[i], null_if_zero(clock), throttled);
+    const int placement = i < t.sample_placement.size() ? t.sample_placement[i] : 0;
+    sample.run(id, i, t.samples_ns[i], null_if_zero(clock), throttled, placement);
   }
 }
 

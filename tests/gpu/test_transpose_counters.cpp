@@ -174,3 +174,27 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
       EXPECT_EQ(bb::metrics::derive(range, 4).at("load_requests"), n * n / 32) << f.tag;
   }
 }
+
+// The timing samples are split evenly over the placements, in order, each instance with its own
+// buffers; the buffers of every instance are released with the group.
+TEST(gpu_timing, samples_are_split_over_the_placements) {
+  BB_REQUIRE_GPU();
+  bb::launch::open_device(0);
+  const auto* v = bb::registry::instance().find_variant("transpose", "padded");
+  ASSERT_NE(v, nullptr);
+  bb::launch::exec_options o;
+  o.warmup = 1;
+  o.samples = 7;
+  o.placements = 1; // first, so that the kernel's module is loaded before memory is compared
+  EXPECT_EQ(bb::launch::execute(*v, {{"n", 2048}}, 1, o, nullptr).sample_placement, (std::vector<int>(7, 0)));
+  o.placements = 3;
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  const auto r = bb::launch::execute(*v, {{"n", 2048}}, 1, o, nullptr);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.sample_placement, (std::vector<int>{0, 0, 1, 1, 2, 2, 2}));
+  ASSERT_EQ(r.samples_ns.size(), 7u);
+  for (const double ns : r.samples_ns) EXPECT_GT(ns, 0);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+  EXPECT_EQ(free_after, free_before); // 3 x 32 MiB of buffers held while timing, none kept
+}

@@ -66,6 +66,7 @@ TEST(config_load, real_transpose_experiment) {
   EXPECT_EQ(e.metrics, bb::metrics::find_set("bank_conflicts")->metrics);
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
+  EXPECT_EQ(e.repeat.placements, 3);
   EXPECT_EQ(e.repeat.counter_launches, 1);
   EXPECT_EQ(e.seed, 20261121U);
   EXPECT_EQ(e.defaults, (nlohmann::json{{"n", 1024}, {"tile", 32}}));
@@ -104,6 +105,7 @@ TEST(config_load, every_key) {
                                       "smsp__sass_inst_executed_op_shared_ld.sum"}));
   EXPECT_EQ(e.repeat.warmup, 0);
   EXPECT_EQ(e.repeat.samples, 5);
+  EXPECT_EQ(e.repeat.placements, 2);
   EXPECT_EQ(e.repeat.counter_launches, 2);
   EXPECT_EQ(e.seed, 42U);
 
@@ -116,7 +118,7 @@ TEST(config_load, every_key) {
   EXPECT_FALSE(above.low_inclusive);
   EXPECT_FALSE(above.high.has_value());
   EXPECT_EQ(above.text, "load_conflicts > 5");
-  EXPECT_EQ(above.line, 23);
+  EXPECT_EQ(above.line, 24);
   EXPECT_EQ(above.column, 5);
   const auto& below = e.expectations[1];
   EXPECT_EQ(below.metric,
@@ -143,6 +145,7 @@ TEST(config_load, minimal_file_gets_defaults) {
   EXPECT_EQ(e.metrics.size(), 7U);
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
+  EXPECT_EQ(e.repeat.placements, 3);
   EXPECT_EQ(e.repeat.counter_launches, 1);
   EXPECT_EQ(e.seed, 1U);
   const auto configs = bb::config::expand(e);

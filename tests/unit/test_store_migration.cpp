@@ -62,7 +62,7 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   ASSERT_EQ(scalar(path, "PRAGMA user_version"), "1");
   {
     auto db = database::open_existing(path);
-    EXPECT_EQ(db.user_version(), 3);
+    EXPECT_EQ(db.user_version(), 4);
   }
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM metrics"), "2");
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM baselines"), "0");
@@ -76,6 +76,10 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   EXPECT_EQ(scalar(path, "SELECT ifnull(host_rss_peak_bytes, 'NULL') || ifnull(device_used_bytes, 'NULL') FROM "
                          "configurations"),
             "NULLNULL");
+  // Version 4's: old timings read as one placement, every sample from the verified instance.
+  EXPECT_EQ(scalar(path, "SELECT placements FROM timings"), "1");
+  EXPECT_EQ(scalar(path, "SELECT group_concat(name, ',') FROM pragma_table_info('timing_samples')"),
+            "configuration_id,sample_index,gpu_time_ns,sm_clock_mhz,throttled,placement");
 }
 
 TEST(store_migration, upgraded_and_new_databases_have_the_same_schema) {

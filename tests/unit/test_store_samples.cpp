@@ -42,6 +42,25 @@ TEST(store_samples, one_sample_and_none) {
   EXPECT_DOUBLE_EQ(none.spread, 0);
 }
 
+TEST(store_samples, the_median_is_the_fastest_placements) {
+  // Placement 0 runs slow in every sample (its buffers' place in memory), 1 and 2 fast.
+  const auto t = summarize_samples({21.5, 21.8, 21.6, 20.6, 20.4, 20.5, 20.7, 20.5}, {0, 0, 0, 1, 1, 1, 2, 2});
+  EXPECT_EQ(t.placements, 3);
+  EXPECT_EQ(t.sample_placement, (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2}));
+  EXPECT_DOUBLE_EQ(t.median_ns, 20.5); // placement 1: 20.5; placement 2: 20.6; placement 0: 21.6
+  EXPECT_DOUBLE_EQ(t.min_ns, 20.4);    // the rest over every sample
+  EXPECT_DOUBLE_EQ(t.max_ns, 21.8);
+  EXPECT_DOUBLE_EQ(t.spread, (21.8 - 20.4) / 20.5);
+  EXPECT_DOUBLE_EQ(bb::store::fastest_placement_median({3, 1, 2}, {}), 2); // no placements: one
+}
+
+TEST(store_samples, without_placements_every_sample_is_the_first_instances) {
+  const auto t = summarize_samples({5, 1, 3});
+  EXPECT_EQ(t.placements, 1);
+  EXPECT_EQ(t.sample_placement, (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(summarize_samples({}).placements, 0);
+}
+
 TEST(store_samples, bandwidth_is_bytes_per_nanosecond) {
   EXPECT_DOUBLE_EQ(bb::store::bandwidth_gbps(8'000, 4), 2000);
   EXPECT_DOUBLE_EQ(bb::store::bandwidth_gbps(8'000, 0), 0);

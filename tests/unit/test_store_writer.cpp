@@ -204,6 +204,17 @@ TEST_F(store_writer, run_with_two_configurations_writes_exactly_its_rows) {
   EXPECT_TRUE(rows[1].metric_means.empty());
 }
 
+TEST_F(store_writer, samples_keep_the_placement_they_timed) {
+  const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
+  auto c = measured_configuration();
+  c.timing = summarize_samples({21000, 21500, 20400, 20600, 20500}, {0, 0, 1, 1, 2});
+  m_db->add_configuration(run, c);
+  EXPECT_EQ(value("SELECT group_concat(placement, ' ') FROM (SELECT * FROM timing_samples ORDER BY sample_index)"),
+            "0 0 1 1 2");
+  EXPECT_EQ(value("SELECT placements || ' ' || median_ns || ' ' || min_ns || ' ' || max_ns FROM timings"),
+            "3 20500.0 20400.0 21500.0");
+}
+
 TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurations_their_resources) {
   const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
   auto c = measured_configuration();
@@ -218,6 +229,9 @@ TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurati
   EXPECT_EQ(value("SELECT group_concat(ifnull(sm_clock_mhz, 'NULL') || ':' || throttled, ' ') FROM "
                   "(SELECT * FROM timing_samples ORDER BY sample_index)"),
             "1980:0 1755:1 NULL:0");
+  EXPECT_EQ(value("SELECT group_concat(placement, ' ') FROM (SELECT * FROM timing_samples ORDER BY sample_index)"),
+            "0 0 0");
+  EXPECT_EQ(value("SELECT placements FROM timings"), "1");
   EXPECT_EQ(value("SELECT throttled_samples || ' ' || launches_per_sample FROM timings"), "1 4");
   EXPECT_EQ(value("SELECT group_concat(ifnull(host_rss_peak_bytes, 'NULL') || ':' || ifnull(device_used_bytes, "
                   "'NULL'), ' ') FROM (SELECT * FROM configurations ORDER BY seq)"),
