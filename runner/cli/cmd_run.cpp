@@ -81,7 +81,7 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->check(CLI::Range(1, 100000));
   sub.add_option("--placements", o->placements,
                  "instances of each configuration the timing samples are split over, each with its own "
-                 "buffers; the median stored is the fastest instance's (overrides the file; default 3)")
+                 "buffers; the median stored is the fastest instance's (overrides the file; default 1)")
       ->check(CLI::Range(1, 100));
   sub.add_option("--warmup", o->warmup, "warm-up launches before timing (overrides the file)")
       ->check(CLI::Range(0, 100000));

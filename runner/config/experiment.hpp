@@ -41,7 +41,7 @@ struct expectation {
 struct repeat_spec {
   int warmup = 3;           ///< untimed launches before sampling
   int samples = 20;         ///< timed launches
-  int placements = 3;       ///< instances the samples are split over (launch::exec_options)
+  int placements = 1;       ///< instances the samples are split over (launch::exec_options)
   int counter_launches = 1; ///< launches under the profiler
 };
 

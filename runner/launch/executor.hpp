@@ -18,8 +18,8 @@ struct exec_options {
   int samples = 20;
   /// Instances of the configuration the samples are split over, each set up while the ones before
   /// are held, so each has its own place in device memory; the median reported is the fastest
-  /// instance's (see store::fastest_placement_median).
-  int placements = 3;
+  /// instance's (see store::fastest_placement_median). 1: the verified instance alone.
+  int placements = 1;
   int counter_launches = 1;
   /// all: bankbench runs each counter pass itself and empties L2 before each, as Nsight Compute
   /// does by default (`--cache-control all`); memory is not restored between passes, which the

@@ -66,7 +66,7 @@ TEST(config_load, real_transpose_experiment) {
   EXPECT_EQ(e.metrics, bb::metrics::find_set("bank_conflicts")->metrics);
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
-  EXPECT_EQ(e.repeat.placements, 3);
+  EXPECT_EQ(e.repeat.placements, 1);
   EXPECT_EQ(e.repeat.counter_launches, 1);
   EXPECT_EQ(e.seed, 20261121U);
   EXPECT_EQ(e.defaults, (nlohmann::json{{"n", 1024}, {"tile", 32}}));
@@ -145,7 +145,7 @@ TEST(config_load, minimal_file_gets_defaults) {
   EXPECT_EQ(e.metrics.size(), 7U);
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
-  EXPECT_EQ(e.repeat.placements, 3);
+  EXPECT_EQ(e.repeat.placements, 1);
   EXPECT_EQ(e.repeat.counter_launches, 1);
   EXPECT_EQ(e.seed, 1U);
   const auto configs = bb::config::expand(e);
