@@ -137,8 +137,12 @@ template <class Body> void recorded(config_result& r, Body body) {
 
 // After a failure: an allocation failure becomes "skipped" (nothing ran); a sticky error (illegal
 // address, trap, device assert) poisons the context for good.
+bool is_allocation_failure(const std::string& message) {
+  return message.find("cudaErrorMemoryAllocation") != std::string::npos;
+}
+
 void classify_failure(config_result& r) {
-  if (r.reason.find("cudaErrorMemoryAllocation") != std::string::npos) {
+  if (is_allocation_failure(r.reason)) {
     std::size_t free_bytes = 0, total_bytes = 0;
     cudaGetLastError(); // an allocation failure is not sticky; clear it
     cudaMemGetInfo(&free_bytes, &total_bytes);
@@ -311,7 +315,7 @@ void group::time_member(member& m) {
         held.push_back(m.variant->make(m.params, m.seed));
         p = held.back().get();
       } catch (const error& e) {
-        if (std::string(e.what()).find("cudaErrorMemoryAllocation") == std::string::npos) throw;
+        if (!is_allocation_failure(e.what())) throw;
         (void)cudaGetLastError();
         spdlog::debug("timing over {} of {} placements: no device memory for another instance", j, placements);
         timing_pass(*p, m_options, samples - done, j - 1, m.r); // the rest on the last instance

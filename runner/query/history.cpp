@@ -39,7 +39,7 @@ history_point point_of(const store::run_info& run, const store::result_row& r, c
   history_point p{run, canonical_params(r.params_json), std::nullopt, std::nullopt, std::nullopt, 0};
   if (r.status != "ok") return p;
   if (metric == "median_ns" && !r.samples_ns.empty()) {
-    p.value = median(r.samples_ns);
+    p.value = r.sample_median();
     p.min = *std::min_element(r.samples_ns.begin(), r.samples_ns.end());
     p.max = *std::max_element(r.samples_ns.begin(), r.samples_ns.end());
     p.launches = static_cast<int>(r.samples_ns.size());

@@ -83,8 +83,8 @@ private:
     if (b.samples_ns.size() < 2 || c.samples_ns.size() < 2) return;
     ++m_out.times_compared;
     finding f = make_finding(b, c, "median_ns");
-    f.baseline = median(b.samples_ns);
-    f.candidate = median(c.samples_ns);
+    f.baseline = b.sample_median();
+    f.candidate = c.sample_median();
     f.change = relative_change(*f.baseline, *f.candidate);
     f.allowance = m_options.min_time_effect;
     f.p = mann_whitney_u(b.samples_ns, c.samples_ns).p;

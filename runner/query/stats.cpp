@@ -18,13 +18,6 @@ double relative_spread(std::span<const double> values) {
   return relative_spread(*lo, *hi, sum / static_cast<double>(values.size()));
 }
 
-double median(std::vector<double> values) {
-  const std::size_t n = values.size();
-  if (n == 0) return 0;
-  std::sort(values.begin(), values.end());
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 rank_test mann_whitney_u(std::span<const double> a, std::span<const double> b) {
   const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
   if (a.empty() || b.empty()) return {};

@@ -3,6 +3,8 @@
 #include <span>
 #include <vector>
 
+#include "store/samples.hpp"
+
 namespace bb::query {
 
 /// (max - min) / |mean|: how far repeated values of one quantity lie apart, relative to it;
@@ -13,7 +15,7 @@ double relative_spread(double min, double max, double mean);
 double relative_spread(std::span<const double> values);
 
 /// Median (mean of the middle two for an even count); 0 for no values.
-double median(std::vector<double> values);
+using store::median;
 
 /// Mann-Whitney U test of two samples: U of `a`, the z score of the normal approximation with
 /// the tie correction and a continuity correction, and the two-sided p value.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "store/samples.hpp"
 #include "store/sqlite.hpp"
 
 namespace bb::store {
@@ -74,7 +75,7 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
                   names);
   sqlite::statement metrics(h, path, metrics_sql.c_str(), operation);
   sqlite::statement samples(h, path,
-                            "SELECT s.configuration_id, s.gpu_time_ns FROM configurations c "
+                            "SELECT s.configuration_id, s.gpu_time_ns, s.placement FROM configurations c "
                             "JOIN timing_samples s ON s.configuration_id = c.id WHERE c.run_id = ? "
                             "ORDER BY s.configuration_id, s.sample_index",
                             operation);
@@ -111,7 +112,11 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
                                                                    metrics.int32(5)};
     if (query.samples) {
       samples.bind(run_id);
-      while (samples.step()) rows[index.at(samples.int64(0))].samples_ns.push_back(samples.real(1));
+      while (samples.step()) {
+        result_row& row = rows[index.at(samples.int64(0))];
+        row.samples_ns.push_back(samples.real(1));
+        row.sample_placement.push_back(samples.int32(2));
+      }
     }
     failed.bind(run_id);
     while (failed.step()) {
@@ -121,5 +126,7 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
   }
   return rows;
 }
+
+double result_row::sample_median() const { return fastest_placement_median(samples_ns, sample_placement); }
 
 } // namespace bb::store

@@ -45,6 +45,9 @@ struct result_row {
   std::map<std::string, metric_stats> metrics; ///< by metric name
   std::optional<double> median_ns, bandwidth_gbps;
   std::vector<double> samples_ns; ///< only when result_query::samples
+  std::vector<int> sample_placement; ///< the instance each sample timed, with samples_ns
+  /// The median median_ns stores, from the samples: the fastest placement's.
+  [[nodiscard]] double sample_median() const;
   std::vector<failed_expectation> failed_expectations;
 };
 

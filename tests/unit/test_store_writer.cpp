@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "store/database.hpp"
+#include "store/results.hpp"
 
 namespace {
 
@@ -213,6 +214,18 @@ TEST_F(store_writer, samples_keep_the_placement_they_timed) {
             "0 0 1 1 2");
   EXPECT_EQ(value("SELECT placements || ' ' || median_ns || ' ' || min_ns || ' ' || max_ns FROM timings"),
             "3 20500.0 20400.0 21500.0");
+}
+
+TEST_F(store_writer, samples_read_back_give_the_median_stored) {
+  const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
+  auto c = measured_configuration();
+  c.timing = summarize_samples({21000, 21500, 20400, 20600, 20500}, {0, 0, 1, 1, 2});
+  m_db->add_configuration(run, c);
+  const auto rows = bb::store::read_results(*m_db, {run}, {{}, true});
+  ASSERT_EQ(rows.size(), 1U);
+  EXPECT_EQ(rows[0].sample_placement, (std::vector<int>{0, 0, 1, 1, 2}));
+  EXPECT_DOUBLE_EQ(rows[0].sample_median(), 20500); // the fastest placement's, not 20600 of all five
+  EXPECT_DOUBLE_EQ(rows[0].sample_median(), *rows[0].median_ns);
 }
 
 TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurations_their_resources) {
