@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <thread>
 
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -259,9 +261,14 @@ void group::counter_passes() {
       // flushes before each pass; without the launch, a member's range followed the other members'
       // kernels, and its conflicts read 0.8 % above ncu's on average (H200; 0.1 % with it, see
       // docs/ncu-parity.md).
+      // BANKBENCH_PROBE (scripts/convolution-probe.sh, this commit only): nopre skips the launch
+      // before the flush, flush2 flushes twice, sleep idles the GPU for 2 ms before the range.
+      static const std::string probe = std::getenv("BANKBENCH_PROBE") ? std::getenv("BANKBENCH_PROBE") : "";
       ranges = m_counters->profile_group(items, [&](std::size_t i) {
-        items[i].launch();
+        if (probe != "nopre") items[i].launch();
         flush_l2();
+        if (probe == "flush2") flush_l2();
+        if (probe == "sleep") std::this_thread::sleep_for(std::chrono::milliseconds(2));
       });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;
