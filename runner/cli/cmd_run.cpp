@@ -76,6 +76,12 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "none: kernel replay on the cache as the verified launch left it")
       ->check(CLI::IsMember({"all", "once", "none"}))
       ->capture_default_str();
+  sub.add_option("--allocator", o->allocator,
+                 "pool: buffers come from a memory pool that keeps what a configuration frees mapped for the "
+                 "next, so no buffer lands on memory given back to the driver, where a DRAM-bound kernel can "
+                 "run slower; driver: cudaMalloc and cudaFree for every buffer")
+      ->check(CLI::IsMember({"pool", "driver"}))
+      ->capture_default_str();
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");
   sub.add_option("--samples", o->samples, "timing samples per configuration (overrides the file)")
       ->check(CLI::Range(1, 100000));

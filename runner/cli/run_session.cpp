@@ -18,6 +18,7 @@
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "common/sha256.hpp"
+#include "launch/device_memory.hpp"
 #include "launch/nvml.hpp"
 #include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
@@ -67,9 +68,13 @@ struct cost_totals {
     device_max = std::max(device_max, r.device_used_bytes);
   }
   [[nodiscard]] std::string resources() const {
-    return fmt::format("peak host memory {:.0f} MiB; device memory in use between configurations: first {:.0f} MiB, "
-                       "last {:.0f} MiB, most {:.0f} MiB",
-                       rss_peak / 1048576.0, device_first / 1048576.0, device_last / 1048576.0, device_max / 1048576.0);
+    std::string s = fmt::format("peak host memory {:.0f} MiB; device memory in use between configurations: first "
+                                "{:.0f} MiB, last {:.0f} MiB, most {:.0f} MiB",
+                                rss_peak / 1048576.0, device_first / 1048576.0, device_last / 1048576.0,
+                                device_max / 1048576.0);
+    if (const auto pool = launch::pool_reserved_peak_bytes(); pool > 0)
+      s += fmt::format("; the buffer pool held at most {:.0f} MiB", pool / 1048576.0);
+    return s;
   }
 };
 
@@ -173,6 +178,7 @@ struct backend {
 
 void open_gpu_backend(backend& b, const std::vector<config::experiment>& experiments, const run_options& o,
                       const launch::device_info& device) {
+  launch::use_allocator(launch::allocator_named(o.allocator));
   launch::nvml::instance().bind(device.uuid);
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;

@@ -20,6 +20,7 @@ struct run_options {
   bool no_timing = false;    ///< counters and verification only
   bool launch_once = false;  ///< one verified launch per configuration, no profiler, no timing
   std::string cache_control = "all"; ///< all | once | none: see launch::exec_options
+  std::string allocator = "pool";    ///< pool | driver: see launch/device_memory.hpp
   bool dry_run = false;
   bool isolate = true;       ///< run configurations in a worker process that may crash
   int samples = 0;           ///< 0: as the experiment file says

@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
-#include <thread>
 
 #include <cuda_runtime_api.h>
 #include <nvtx3/nvToolsExt.h>
@@ -16,6 +14,7 @@
 #include "common/error.hpp"
 #include "launch/cache_flush.hpp"
 #include "launch/cuda_call.hpp"
+#include "launch/device_memory.hpp"
 #include "launch/nvml.hpp"
 
 namespace bb::launch {
@@ -159,13 +158,18 @@ void classify_failure(config_result& r) {
   }
 }
 
-// Peak RSS of this process so far, and device memory in use now that the buffers are freed.
+// Peak RSS of this process so far, and device memory in use now that the buffers are given back:
+// what the driver counts as used, less what the buffer pool keeps mapped for the next configuration.
 void record_resources(config_result& r) {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) r.host_rss_peak_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
   std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) r.device_used_bytes = total_bytes - free_bytes;
-  else cudaGetLastError();
+  if (cudaDeviceSynchronize() == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+    const std::uint64_t used = total_bytes - free_bytes, idle = pool_idle_bytes();
+    r.device_used_bytes = used > idle ? used - idle : 0;
+  } else {
+    cudaGetLastError();
+  }
 }
 
 } // namespace
@@ -261,14 +265,9 @@ void group::counter_passes() {
       // flushes before each pass; without the launch, a member's range followed the other members'
       // kernels, and its conflicts read 0.8 % above ncu's on average (H200; 0.1 % with it, see
       // docs/ncu-parity.md).
-      // BANKBENCH_PROBE (scripts/convolution-probe.sh, this commit only): nopre skips the launch
-      // before the flush, flush2 flushes twice, sleep idles the GPU for 2 ms before the range.
-      static const std::string probe = std::getenv("BANKBENCH_PROBE") ? std::getenv("BANKBENCH_PROBE") : "";
       ranges = m_counters->profile_group(items, [&](std::size_t i) {
-        if (probe != "nopre") items[i].launch();
+        items[i].launch();
         flush_l2();
-        if (probe == "flush2") flush_l2();
-        if (probe == "sleep") std::this_thread::sleep_for(std::chrono::milliseconds(2));
       });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;

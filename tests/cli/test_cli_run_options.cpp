@@ -26,6 +26,15 @@ TEST(cli_run_options, cache_control_takes_all_or_none) {
   EXPECT_NE(r.err.find("some"), std::string::npos) << r.err;
 }
 
+TEST(cli_run_options, allocator_takes_pool_or_driver) {
+  const auto r = run_cli("run --allocator heap experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--allocator"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("heap"), std::string::npos) << r.err;
+  const auto help = run_cli("run --help");
+  EXPECT_NE(help.out.find("{pool,driver}"), std::string::npos) << help.out;
+}
+
 TEST(cli_run_options, help_explains_the_nsight_compute_target_and_cache_control) {
   const auto r = run_cli("run --help");
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -1,0 +1,129 @@
+#include "launch/device_memory.hpp"
+
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include <cuda_runtime_api.h>
+#include <spdlog/spdlog.h>
+
+#include "common/error.hpp"
+#include "launch/cuda_call.hpp"
+
+namespace bb::launch {
+
+namespace {
+
+std::mutex g_mutex;
+allocator g_allocator = allocator::pool;
+std::map<int, cudaMemPool_t> g_pools; // per device; nullptr where the device has no memory pools
+
+// The pool of the current device, made on first use; nullptr where pools are not supported.
+cudaMemPool_t current_pool() {
+  int device = 0;
+  BB_CUDA_CALL(cudaGetDevice(&device));
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  const auto found = g_pools.find(device);
+  if (found != g_pools.end()) return found->second;
+  int supported = 0;
+  if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess || supported == 0) {
+    (void)cudaGetLastError();
+    spdlog::debug("device {} has no memory pools: buffers come from cudaMalloc", device);
+    return g_pools[device] = nullptr;
+  }
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  cudaMemPool_t pool = nullptr;
+  BB_CUDA_CALL(cudaMemPoolCreate(&pool, &props));
+  std::uint64_t keep_everything = std::numeric_limits<std::uint64_t>::max();
+  BB_CUDA_CALL(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
+  return g_pools[device] = pool;
+}
+
+cudaMemPool_t existing_pool() {
+  {
+    const std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_pools.empty()) return nullptr; // no CUDA call in a process that never allocated
+  }
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  const auto found = g_pools.find(device);
+  return found == g_pools.end() ? nullptr : found->second;
+}
+
+std::uint64_t pool_attribute(cudaMemPoolAttr what) {
+  cudaMemPool_t pool = existing_pool();
+  if (pool == nullptr) return 0;
+  std::uint64_t value = 0;
+  if (cudaMemPoolGetAttribute(pool, what, &value) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return value;
+}
+
+} // namespace
+
+allocator allocator_named(const std::string& name) {
+  if (name == "pool") return allocator::pool;
+  if (name == "driver") return allocator::driver;
+  throw usage_error("unknown allocator '" + name + "': use pool or driver");
+}
+
+const char* name_of(allocator a) { return a == allocator::pool ? "pool" : "driver"; }
+
+void use_allocator(allocator a) {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  g_allocator = a;
+}
+
+allocator current_allocator() {
+  const std::lock_guard<std::mutex> lock(g_mutex);
+  return g_allocator;
+}
+
+device_block device_allocate(std::size_t bytes) {
+  device_block b;
+  if (bytes == 0) return b;
+  cudaMemPool_t pool = current_allocator() == allocator::pool ? current_pool() : nullptr;
+  if (pool == nullptr) {
+    BB_CUDA_CALL(cudaMalloc(&b.ptr, bytes));
+    return b;
+  }
+  cudaError_t status = cudaMallocFromPoolAsync(&b.ptr, bytes, pool, nullptr);
+  if (status == cudaErrorMemoryAllocation) {
+    // What the pool keeps mapped may be in the way: wait for the frees in flight, give the
+    // unused memory back to the driver and try once more.
+    (void)cudaGetLastError();
+    BB_CUDA_CALL(cudaDeviceSynchronize());
+    BB_CUDA_CALL(cudaMemPoolTrimTo(pool, 0));
+    spdlog::debug("memory pool trimmed to fit {} MiB", bytes >> 20);
+    status = cudaMallocFromPoolAsync(&b.ptr, bytes, pool, nullptr);
+  }
+  if (status != cudaSuccess) throw_cuda_error(status, "cudaMallocFromPoolAsync(&ptr, bytes, pool, nullptr)", __FILE__, __LINE__);
+  b.pooled = true;
+  return b;
+}
+
+void device_release(const device_block& b) noexcept {
+  if (b.ptr == nullptr) return;
+  // No throw from here (destructors call it); a sticky error shows elsewhere.
+  if (b.pooled) (void)cudaFreeAsync(b.ptr, nullptr);
+  else (void)cudaFree(b.ptr);
+}
+
+std::uint64_t pool_idle_bytes() {
+  const std::uint64_t reserved = pool_attribute(cudaMemPoolAttrReservedMemCurrent);
+  const std::uint64_t used = pool_attribute(cudaMemPoolAttrUsedMemCurrent);
+  return reserved > used ? reserved - used : 0;
+}
+
+std::uint64_t pool_reserved_peak_bytes() { return pool_attribute(cudaMemPoolAttrReservedMemHigh); }
+
+} // namespace bb::launch
