@@ -60,11 +60,14 @@ def fmt(x):
     return f"{x:.3f}".rstrip("0").rstrip(".")
 
 
-def bound_lines(where, metric, predicted, variants=None):
-    """One flow-style expectation: within max(0.1, 2%) of the prediction; `below` for zero. The
-    H200 counted up to 0.08 per request of arbitration noise on 16-byte column reads (padding
-    sweep, float4, pitch 34 and 35, with L2 emptied before each pass), hence 0.1."""
-    d = max(0.1, 0.02 * predicted)
+def bound_lines(where, metric, predicted, variants=None, allowance_of=None):
+    """One flow-style expectation: within max(0.1, 2%) of the prediction (or of `allowance_of`);
+    `below` for zero. The H200 counted up to 0.08 per request of arbitration noise on 16-byte
+    column reads (padding sweep, float4, pitch 34 and 35, with L2 emptied before each pass), hence
+    0.1. Conflicts are wavefronts less the ideal and carry the same noise, so the padding sweep
+    gives them the wavefronts' allowance (float4, pitch 34: 4.066 to 4.101 conflicts per request in
+    twelve runs on an H200, 2026-11-21, where 2 % of 4 allowed 4.08)."""
+    d = max(0.1, 0.02 * (predicted if allowance_of is None else allowance_of))
     head = "  - {"
     if variants:
         head += "variants: [" + ", ".join(variants) + "], "
@@ -213,7 +216,7 @@ def padding_sweep():
                 p = column_signature(t, pitch)
                 where = {"type": t, "pitch": pitch}
                 text += bound_lines(where, f"{side}_wavefronts_per_request", p, [variant]) + "\n"
-                text += bound_lines(where, f"{side}_conflicts_per_request", p - ideal(width), [variant]) + "\n"
+                text += bound_lines(where, f"{side}_conflicts_per_request", p - ideal(width), [variant], p) + "\n"
     return text
 
 
