@@ -4,6 +4,7 @@
 
 #include "gpu_test_util.hpp"
 #include "launch/device.hpp"
+#include "launch/device_memory.hpp"
 #include "registry/registry.hpp"
 
 namespace {
@@ -65,18 +66,25 @@ TEST(gpu_variants, unsupported_size_is_refused_before_any_allocation) {
 
 // One small problem per variant: what compute-sanitizer runs over (scripts/gpu-check.sh), where
 // every tool multiplies a kernel's time by tens to thousands.
+// Run under compute-sanitizer by scripts/gpu-check.sh sanitize: first with a cudaMalloc of its own
+// for every buffer, so memcheck sees the exact bounds of each, then from the buffer pool (the
+// default), whose memory one configuration hands to the next.
 TEST(gpu_variants, small_problems_for_sanitizers) {
   BB_REQUIRE_GPU();
   bb::launch::open_device(0);
-  for (const auto* v : all_variants()) {
-    auto params = default_params(*v);
-    if (params.contains("n")) params["n"] = 1000;
-    if (params.contains("bytes")) params["bytes"] = 1 << 20;
-    if (params.contains("batch")) params["batch"] = 8;
-    auto p = v->make(params, 5);
-    p->poison_output();
-    p->launch(nullptr);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->id();
-    EXPECT_TRUE(p->verify().ok) << v->id();
+  for (const auto a : {bb::launch::allocator::driver, bb::launch::allocator::pool}) {
+    bb::launch::use_allocator(a);
+    for (const auto* v : all_variants()) {
+      auto params = default_params(*v);
+      if (params.contains("n")) params["n"] = 1000;
+      if (params.contains("bytes")) params["bytes"] = 1 << 20;
+      if (params.contains("batch")) params["batch"] = 8;
+      auto p = v->make(params, 5);
+      p->poison_output();
+      p->launch(nullptr);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v->id() << " " << bb::launch::name_of(a);
+      EXPECT_TRUE(p->verify().ok) << v->id() << " " << bb::launch::name_of(a);
+    }
   }
+  bb::launch::use_allocator(bb::launch::allocator::pool);
 }
