@@ -89,6 +89,11 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "instances of each configuration the timing samples are split over, each with its own "
                  "buffers; the median stored is the fastest instance's (overrides the file; default 1)")
       ->check(CLI::Range(1, 100));
+  sub.add_option("--min-sample-us", o->min_sample_us,
+                 "shortest timing sample in microseconds: a shorter kernel is launched back to back (up to 64 "
+                 "times) and a sample's time is divided by its launches")
+      ->check(CLI::Range(1.0, 1e6))
+      ->capture_default_str();
   sub.add_option("--warmup", o->warmup, "warm-up launches before timing (overrides the file)")
       ->check(CLI::Range(0, 100000));
   sub.add_option("--time-limit", o->time_limit_s, "seconds one configuration may take (overrides the file)")

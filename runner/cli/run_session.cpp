@@ -219,6 +219,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.warmup = record.warmup;
   x.samples = record.samples;
   x.placements = o.placements > 0 ? o.placements : e.repeat.placements;
+  x.min_sample_ns = o.min_sample_us * 1e3;
   x.counter_launches = e.repeat.counter_launches;
   x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;

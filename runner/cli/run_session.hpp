@@ -26,6 +26,7 @@ struct run_options {
   int samples = 0;           ///< 0: as the experiment file says
   int placements = 0;        ///< 0: as the experiment file says
   int warmup = -1;           ///< -1: as the experiment file says
+  double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
   double time_limit_s = 0;   ///< 0: as the experiment file says
   std::int64_t resume = 0;   ///< run id to complete, or 0
   std::string command_line;

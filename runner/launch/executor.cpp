@@ -47,13 +47,17 @@ struct event_pair {
   event_pair& operator=(const event_pair&) = delete;
 };
 
-// A sample lasts at least this long: CUDA events resolve about 0.5 us, 2.5 % of a 20 us kernel, so
-// shorter kernels are timed as a batch of back-to-back launches per sample (as nvbench does).
-constexpr double k_min_sample_ns = 50e3;
+// CUDA events resolve about 0.5 us, 2.5 % of a 20 us kernel, and a pair of them costs 0.5 to 1.5 us
+// beyond the launches between them, so shorter kernels are timed as a batch of back-to-back launches
+// per sample (as nvbench does), lasting exec_options::min_sample_ns. With 50 us, a kernel of about
+// 25 us got 2 launches per sample in one run and 3 in the next, as its one probe launch fell, and
+// its median moved by the bracket's share: in six sets of three suite runs on an H200, every
+// configuration whose medians moved by more than 2 % was such a kernel; with 200 us, none moved by
+// more than 1.13 % in two sets (scripts/batch-probe.sh).
 constexpr int k_max_launches_per_sample = 64;
 
 // Launches per sample, from one timed launch after the warm-up.
-int launches_per_sample(problem& p) {
+int launches_per_sample(problem& p, double min_sample_ns) {
   event_pair probe;
   BB_CUDA_CALL(cudaEventRecord(probe.start, nullptr));
   p.launch(nullptr);
@@ -62,7 +66,7 @@ int launches_per_sample(problem& p) {
   float ms = 0;
   BB_CUDA_CALL(cudaEventElapsedTime(&ms, probe.start, probe.stop));
   const double ns = std::max(1.0, static_cast<double>(ms) * 1e6);
-  return static_cast<int>(std::clamp(std::ceil(k_min_sample_ns / ns), 1.0, double{k_max_launches_per_sample}));
+  return static_cast<int>(std::clamp(std::ceil(min_sample_ns / ns), 1.0, double{k_max_launches_per_sample}));
 }
 
 // Each sample is bracketed by its own events, so one slow batch shows as one slow sample; a
@@ -74,7 +78,7 @@ void timing_pass(problem& p, const exec_options& o, int samples, int placement, 
   std::vector<std::unique_ptr<event_pair>> events;
   for (int i = 0; i < samples; ++i) events.push_back(std::make_unique<event_pair>());
   for (int i = 0; i < o.warmup; ++i) p.launch(nullptr);
-  if (r.samples_ns.empty()) r.launches_per_sample = launches_per_sample(p);
+  if (r.samples_ns.empty()) r.launches_per_sample = launches_per_sample(p, o.min_sample_ns);
   for (auto& e : events) {
     BB_CUDA_CALL(cudaEventRecord(e->start, nullptr));
     for (int k = 0; k < r.launches_per_sample; ++k) p.launch(nullptr);

@@ -20,6 +20,11 @@ struct exec_options {
   /// are held, so each has its own place in device memory; the median reported is the fastest
   /// instance's (see store::fastest_placement_median). 1: the verified instance alone.
   int placements = 1;
+  /// A timing sample lasts at least this long: a shorter kernel is launched back to back, up to
+  /// 64 times, and the sample's time is divided by its launches. A pair of events costs about
+  /// 0.5 to 1.5 us beyond the launches it brackets (H200, bench/batch_probe.cu), a share that
+  /// changes with the launches per sample; at 200 us it stays under 0.75 % of a sample.
+  double min_sample_ns = 200e3;
   int counter_launches = 1;
   /// all: bankbench runs each counter pass itself and empties L2 before each, as Nsight Compute
   /// does by default (`--cache-control all`); memory is not restored between passes, which the

@@ -35,6 +35,14 @@ TEST(cli_run_options, allocator_takes_pool_or_driver) {
   EXPECT_NE(help.out.find("{pool,driver}"), std::string::npos) << help.out;
 }
 
+TEST(cli_run_options, min_sample_us_is_at_least_one_microsecond) {
+  const auto r = run_cli("run --min-sample-us 0 experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--min-sample-us"), std::string::npos) << r.err;
+  const auto help = run_cli("run --help");
+  EXPECT_NE(help.out.find("--min-sample-us"), std::string::npos) << help.out;
+}
+
 TEST(cli_run_options, help_explains_the_nsight_compute_target_and_cache_control) {
   const auto r = run_cli("run --help");
   EXPECT_EQ(r.exit_code, 0) << r.err;

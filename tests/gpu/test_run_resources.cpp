@@ -47,7 +47,7 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
                     "and s.throttled = 1)"),
             "9");
   EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"), "9");
-  // Kernels of a few microseconds are timed in batches that fill 50 us; 300 us ones one by one.
+  // Kernels of a few microseconds are timed in batches that fill 200 us; 300 us ones one by one.
   EXPECT_GT(std::stoi(one(db, "select min(t.launches_per_sample) from timings t join configurations c on "
                               "c.id = t.configuration_id where json_extract(c.params_json, '$.n') = 1024")),
             3);
@@ -57,6 +57,23 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
   // The transpose run holds no input on the host: far under the suite's 500 MB budget.
   EXPECT_LT(std::stod(one(db, "select max(host_rss_peak_bytes) from configurations")), 500e6);
   EXPECT_NE(r.err.find("resources: peak host memory"), std::string::npos) << r.err;
+}
+
+TEST(gpu_run_resources, min_sample_us_sets_the_launches_per_sample) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "batch.sqlite").string();
+  // A sample of at least 1 us is one launch of any kernel; the same kernels batched into 200 us
+  // samples (the default) take several launches each, the 1024 x 1024 ones more than 3.
+  auto r = run_cli("--db '" + db + "' -q run --no-counters --samples 3 --min-sample-us 1 experiments/transpose/transpose.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(one(db, "select count(*) || ' ' || max(launches_per_sample) from timings"), "9 1");
+  r = run_cli("--db '" + db + "' -q run --no-counters --samples 3 experiments/transpose/transpose.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::stoi(one(db, "select min(t.launches_per_sample) from timings t join configurations c on "
+                              "c.id = t.configuration_id where c.run_id = (select max(id) from runs) and "
+                              "json_extract(c.params_json, '$.n') = 1024")),
+            3);
 }
 
 TEST(gpu_run_resources, launch_once_launches_verifies_and_stores_no_counters_or_timings) {
