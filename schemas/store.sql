@@ -1,4 +1,4 @@
--- bankbench results database, schema version 3: the whole schema of a new database.
+-- bankbench results database, schema version 5: the whole schema of a new database.
 --
 -- This text is compiled into bankbench and applied in one transaction when a database is
 -- created. A later schema version adds schemas/migrations/<version>.sql for existing databases
@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -77,6 +77,7 @@ CREATE TABLE configurations (
   finished_at         TEXT,
   host_rss_peak_bytes INTEGER,              -- the measuring process's peak resident memory so far
   device_used_bytes   INTEGER,              -- device memory in use after the buffers were released
+  pool_reserved_bytes INTEGER,              -- then mapped by the buffer pool; NULL: the driver allocator
   UNIQUE (run_id, seq)
 );
 CREATE INDEX configurations_by_variant ON configurations (variant, params_json);

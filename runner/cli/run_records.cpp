@@ -76,6 +76,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.bytes_moved = r.bytes_moved;
   rec.host_rss_peak_bytes = r.host_rss_peak_bytes;
   rec.device_used_bytes = r.device_used_bytes;
+  rec.pool_reserved_bytes = r.pool_reserved_bytes;
   rec.smem_access_bytes = r.smem_access_bytes;
   rec.verified_elements = r.verify.checked;
   rec.mismatched_elements = r.verify.mismatches;

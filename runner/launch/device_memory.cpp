@@ -1,5 +1,7 @@
 #include "launch/device_memory.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -14,8 +16,8 @@ namespace bb::launch {
 
 namespace {
 
-std::mutex g_mutex;
-allocator g_allocator = allocator::pool;
+std::atomic<allocator> g_allocator{allocator::pool};
+std::mutex g_mutex; // guards g_pools
 std::map<int, cudaMemPool_t> g_pools; // per device; nullptr where the device has no memory pools
 
 // The pool of the current device, made on first use; nullptr where pools are not supported.
@@ -78,15 +80,9 @@ allocator allocator_named(const std::string& name) {
 
 const char* name_of(allocator a) { return a == allocator::pool ? "pool" : "driver"; }
 
-void use_allocator(allocator a) {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  g_allocator = a;
-}
+void use_allocator(allocator a) { g_allocator.store(a); }
 
-allocator current_allocator() {
-  const std::lock_guard<std::mutex> lock(g_mutex);
-  return g_allocator;
-}
+allocator current_allocator() { return g_allocator.load(); }
 
 device_block device_allocate(std::size_t bytes) {
   device_block b;
@@ -124,6 +120,21 @@ std::uint64_t pool_idle_bytes() {
   return reserved > used ? reserved - used : 0;
 }
 
+std::uint64_t pool_reserved_bytes() { return pool_attribute(cudaMemPoolAttrReservedMemCurrent); }
+
 std::uint64_t pool_reserved_peak_bytes() { return pool_attribute(cudaMemPoolAttrReservedMemHigh); }
+
+bool read_device_memory(device_memory_use& out) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaDeviceSynchronize() != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  out.total = total_bytes;
+  out.free = free_bytes;
+  out.pool_reserved = pool_reserved_bytes();
+  out.pool_idle = std::min(pool_idle_bytes(), out.total - out.free);
+  return true;
+}
 
 } // namespace bb::launch

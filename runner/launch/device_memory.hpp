@@ -45,7 +45,24 @@ void device_release(const device_block& b) noexcept;
 /// Memory the pool holds mapped but no buffer uses (0 with the driver allocator): device memory
 /// "in use" between configurations is the driver's count less this.
 std::uint64_t pool_idle_bytes();
+/// Memory the pool holds mapped now, used or not (0 with the driver allocator).
+std::uint64_t pool_reserved_bytes();
 /// The most memory the pool has held mapped at once in this process (0 with the driver allocator).
 std::uint64_t pool_reserved_peak_bytes();
+
+/// The current device's memory once the work in flight (frees included) is done.
+struct device_memory_use {
+  std::uint64_t total = 0;
+  std::uint64_t free = 0;          ///< as the driver counts it: the pool's idle memory is not free
+  std::uint64_t pool_reserved = 0; ///< mapped by the pool
+  std::uint64_t pool_idle = 0;     ///< mapped by the pool, in no buffer
+  /// What a buffer could have now: free, or idle in the pool.
+  [[nodiscard]] std::uint64_t available() const { return free + pool_idle; }
+  /// In use by this process's buffers and everything else on the device, the pool's idle part left out.
+  [[nodiscard]] std::uint64_t in_use() const { return total - available(); }
+};
+/// Waits for the device, then reads its memory; false where it cannot (a sticky error, cleared
+/// where it can be).
+bool read_device_memory(device_memory_use& out);
 
 } // namespace bb::launch

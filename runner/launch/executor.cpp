@@ -162,17 +162,16 @@ void classify_failure(config_result& r) {
   }
 }
 
-// Peak RSS of this process so far, and device memory in use now that the buffers are given back:
-// what the driver counts as used, less what the buffer pool keeps mapped for the next configuration.
+// Peak RSS of this process so far, and device memory now that the buffers are given back: in use
+// (what the driver counts as used, less what the buffer pool keeps mapped for the next
+// configuration), and what the pool keeps mapped.
 void record_resources(config_result& r) {
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) r.host_rss_peak_bytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;
-  std::size_t free_bytes = 0, total_bytes = 0;
-  if (cudaDeviceSynchronize() == cudaSuccess && cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
-    const std::uint64_t used = total_bytes - free_bytes, idle = pool_idle_bytes();
-    r.device_used_bytes = used > idle ? used - idle : 0;
-  } else {
-    cudaGetLastError();
+  device_memory_use m;
+  if (read_device_memory(m)) {
+    r.device_used_bytes = m.in_use();
+    r.pool_reserved_bytes = m.pool_reserved;
   }
 }
 

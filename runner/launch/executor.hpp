@@ -54,6 +54,7 @@ struct config_result {
   std::uint64_t clock_event_reasons = 0; ///< every sample's reasons, or-ed
   std::uint64_t host_rss_peak_bytes = 0; ///< this process's peak resident memory after the configuration
   std::uint64_t device_used_bytes = 0;   ///< device memory in use once its buffers were released
+  std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool (0: the driver allocator)
   /// counter_ms: a group's counter passes, shared evenly among the members that have a kernel.
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
   /// The CUDA context is unusable after this configuration (illegal address, trap, assert):

@@ -82,6 +82,7 @@ struct configuration_record {
   std::string started_at, finished_at;
   std::uint64_t host_rss_peak_bytes = 0; ///< peak resident memory of the measuring process; 0: unknown
   std::uint64_t device_used_bytes = 0;   ///< device memory in use after release; 0: unknown
+  std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool; 0: none (stored as NULL)
   std::vector<launch_record> launches;
   std::optional<timing_record> timing;
   std::vector<expectation_record> expectations;

@@ -12,6 +12,7 @@ extern const char store_schema[];
 extern const char store_migration_2[];
 extern const char store_migration_3[];
 extern const char store_migration_4[];
+extern const char store_migration_5[];
 }
 
 namespace bb::store::schema {
@@ -63,7 +64,10 @@ void check_header(const header& h, const std::string& path, int known_version) {
 const plan& current() {
   static const plan p{k_version,
                       embedded::store_schema,
-                      {{2, embedded::store_migration_2}, {3, embedded::store_migration_3}, {4, embedded::store_migration_4}}};
+                      {{2, embedded::store_migration_2},
+                       {3, embedded::store_migration_3},
+                       {4, embedded::store_migration_4},
+                       {5, embedded::store_migration_5}}};
   return p;
 }
 

@@ -45,10 +45,9 @@ TEST(gpu_device_memory, a_buffer_larger_than_what_is_free_beside_the_pool_still_
   BB_REQUIRE_GPU();
   bb::launch::open_device(0);
   const allocator_scope scope(allocator::pool);
-  std::size_t free_bytes = 0, total = 0;
-  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
-  const std::size_t available = free_bytes + bb::launch::pool_idle_bytes();
+  bb::launch::device_memory_use now;
+  ASSERT_TRUE(bb::launch::read_device_memory(now));
+  const std::size_t available = now.available();
   // 45 % held by the pool after its buffer is given back, then 70 %: more than the driver has
   // free beside the pool, and more than the pool's block, so the pool must give its memory up.
   const std::size_t first = available / 100 * 45 / k_mib * k_mib, second = available / 100 * 70 / k_mib * k_mib;

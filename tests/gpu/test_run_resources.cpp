@@ -105,6 +105,15 @@ TEST(gpu_run_resources, device_memory_does_not_grow_over_1009_configurations) {
   EXPECT_LE(last - settled, 2.0 * 1024 * 1024) << "settled " << settled << ", last " << last;
   std::printf("device memory in use after configuration 100: %.1f MiB, most after it: %.1f MiB, last: %.1f MiB\n",
               settled / 1048576, most / 1048576, last / 1048576);
+  // The buffer pool (the default allocator) keeps what the configurations gave back mapped, which
+  // device_used_bytes leaves out: it must not grow either once the first groups have run.
+  const auto pool_settled = std::stod(one(db, "select pool_reserved_bytes from configurations where seq = 99"));
+  const auto pool_most = std::stod(one(db, "select max(pool_reserved_bytes) from configurations where seq >= 99"));
+  EXPECT_GT(pool_settled, 0);
+  EXPECT_EQ(one(db, "select count(*) from configurations where pool_reserved_bytes is null"), "0");
+  EXPECT_LE(pool_most - pool_settled, 2.0 * 1024 * 1024) << "settled " << pool_settled << ", most " << pool_most;
+  std::printf("buffer pool after configuration 100: %.1f MiB, most after it: %.1f MiB\n", pool_settled / 1048576,
+              pool_most / 1048576);
 }
 
 } // namespace

@@ -192,10 +192,9 @@ TEST(gpu_timing, samples_are_split_over_the_placements) {
   // Memory free beside the buffer pool's (launch/device_memory.hpp): what the pool keeps mapped
   // for the next configuration is not held by this one.
   const auto available = [] {
-    std::size_t free_bytes = 0, total = 0;
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
-    return free_bytes + bb::launch::pool_idle_bytes();
+    bb::launch::device_memory_use now;
+    EXPECT_TRUE(bb::launch::read_device_memory(now));
+    return now.available();
   };
   const std::size_t free_before = available();
   const auto r = bb::launch::execute(*v, {{"n", 2048}}, 1, o, nullptr);

@@ -237,6 +237,7 @@ TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurati
   c.timing->launches_per_sample = 4;
   c.host_rss_peak_bytes = 123'456'789;
   c.device_used_bytes = 987'654'321;
+  c.pool_reserved_bytes = 2'097'152;
   m_db->add_configuration(run, c);
   m_db->add_configuration(run, failed_configuration());
   EXPECT_EQ(value("SELECT group_concat(ifnull(sm_clock_mhz, 'NULL') || ':' || throttled, ' ') FROM "
@@ -247,8 +248,9 @@ TEST_F(store_writer, samples_keep_their_clock_and_throttle_state_and_configurati
   EXPECT_EQ(value("SELECT placements FROM timings"), "1");
   EXPECT_EQ(value("SELECT throttled_samples || ' ' || launches_per_sample FROM timings"), "1 4");
   EXPECT_EQ(value("SELECT group_concat(ifnull(host_rss_peak_bytes, 'NULL') || ':' || ifnull(device_used_bytes, "
-                  "'NULL'), ' ') FROM (SELECT * FROM configurations ORDER BY seq)"),
-            "123456789:987654321 NULL:NULL");
+                  "'NULL') || ':' || ifnull(pool_reserved_bytes, 'NULL'), ' ') FROM (SELECT * FROM configurations "
+                  "ORDER BY seq)"),
+            "123456789:987654321:2097152 NULL:NULL:NULL");
 }
 
 TEST_F(store_writer, a_configuration_that_fails_half_way_leaves_no_rows) {
