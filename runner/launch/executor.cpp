@@ -56,17 +56,29 @@ struct event_pair {
 // more than 1.13 % in two sets (scripts/batch-probe.sh).
 constexpr int k_max_launches_per_sample = 64;
 
-// Launches per sample, from one timed launch after the warm-up.
-int launches_per_sample(problem& p, double min_sample_ns) {
+// Nanoseconds per launch of `launches` back-to-back launches, bracketed by events.
+double probe_ns(problem& p, int launches) {
   event_pair probe;
   BB_CUDA_CALL(cudaEventRecord(probe.start, nullptr));
-  p.launch(nullptr);
+  for (int i = 0; i < launches; ++i) p.launch(nullptr);
   BB_CUDA_CALL(cudaEventRecord(probe.stop, nullptr));
   BB_CUDA_CALL(cudaEventSynchronize(probe.stop));
   float ms = 0;
   BB_CUDA_CALL(cudaEventElapsedTime(&ms, probe.start, probe.stop));
-  const double ns = std::max(1.0, static_cast<double>(ms) * 1e6);
-  return static_cast<int>(std::clamp(std::ceil(min_sample_ns / ns), 1.0, double{k_max_launches_per_sample}));
+  return std::max(1.0, static_cast<double>(ms) * 1e6 / launches);
+}
+
+int launches_for(double min_sample_ns, double ns_per_launch) {
+  return static_cast<int>(std::clamp(std::ceil(min_sample_ns / ns_per_launch), 1.0, double{k_max_launches_per_sample}));
+}
+
+// Launches per sample, after the warm-up: from one timed launch, then from a batch of that many.
+// One launch alone runs slower than in a batch (on an H200 single launches of kernels that take
+// 4 to 5 us in a batch timed 6 to 20 us), which left their samples as short as 47 us; the batch
+// measures them as the samples will.
+int launches_per_sample(problem& p, double min_sample_ns) {
+  const int first = launches_for(min_sample_ns, probe_ns(p, 1));
+  return first == 1 ? 1 : launches_for(min_sample_ns, probe_ns(p, first));
 }
 
 // Each sample is bracketed by its own events, so one slow batch shows as one slow sample; a
