@@ -48,15 +48,15 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
             "9");
   EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"), "9");
   // Kernels of a few microseconds are timed in batches that fill 200 us: as many launches as a
-  // sample needs to last that long (from one probe launch, so within its noise) and no more.
+  // sample needs to last that long (from a probe batch, so within a factor of two of it) and no more.
   EXPECT_GT(std::stoi(one(db, "select min(t.launches_per_sample) from timings t join configurations c on "
                               "c.id = t.configuration_id where json_extract(c.params_json, '$.n') = 1024")),
             3);
   EXPECT_EQ(one(db, "select count(*) from timings where launches_per_sample < 64 and "
-                    "launches_per_sample * median_ns < 150e3"),
+                    "launches_per_sample * median_ns < 100e3"),
             "0");
   EXPECT_EQ(one(db, "select count(*) from timings where launches_per_sample > 1 and "
-                    "(launches_per_sample - 1) * median_ns > 250e3"),
+                    "(launches_per_sample - 1) * median_ns > 400e3"),
             "0");
   // The transpose run holds no input on the host: far under the suite's 500 MB budget.
   EXPECT_LT(std::stod(one(db, "select max(host_rss_peak_bytes) from configurations")), 500e6);
