@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "read_words.cuh"
+
 namespace {
 
 void check(cudaError_t e, const char* what) {
@@ -26,16 +28,6 @@ void check(cudaError_t e, const char* what) {
     std::fprintf(stderr, "bb_placement_probe: %s: %s\n", what, cudaGetErrorString(e));
     std::exit(1);
   }
-}
-
-__global__ void read_chunk(const uint4* __restrict__ words, std::size_t count, unsigned* sink) {
-  unsigned acc = 0;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    const uint4 v = __ldcg(words + i);
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x5eed5eedu) *sink = acc; // never, with the zeroed arena: the loads stay
 }
 
 template <class Launch> double median_us(int reps, Launch launch) {
@@ -120,8 +112,8 @@ int main(int argc, char** argv) {
   const std::size_t chunks = arena_bytes / chunk;
   for (std::size_t c = 0; c < chunks; ++c) {
     const auto* words = reinterpret_cast<const uint4*>(arena + c * chunk);
-    const double read = median_us(reps, [&] { read_chunk<<<4 * sms, 512>>>(words, chunk / sizeof(uint4), sink); });
-    check(cudaGetLastError(), "read_chunk");
+    const double read = median_us(reps, [&] { read_words<<<4 * sms, 512>>>(words, chunk / sizeof(uint4), sink); });
+    check(cudaGetLastError(), "read_words");
     double copy = 0;
     if (c + 1 < chunks)
       copy = median_us(reps, [&] {

@@ -59,15 +59,25 @@ cudaMemPool_t existing_pool() {
   return found == g_pools.end() ? nullptr : found->second;
 }
 
-std::uint64_t pool_attribute(cudaMemPoolAttr what) {
-  cudaMemPool_t pool = existing_pool();
-  if (pool == nullptr) return 0;
+std::uint64_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr what) {
+  if (pool == nullptr) return 0; // no CUDA call in a process that never allocated
   std::uint64_t value = 0;
   if (cudaMemPoolGetAttribute(pool, what, &value) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
   return value;
+}
+
+// The pool's mapped memory and the part of it in buffers; zeros without a pool.
+struct pool_usage {
+  std::uint64_t reserved = 0, used = 0;
+  [[nodiscard]] std::uint64_t idle() const { return reserved > used ? reserved - used : 0; }
+};
+
+pool_usage read_pool_usage() {
+  cudaMemPool_t pool = existing_pool();
+  return {pool_attribute(pool, cudaMemPoolAttrReservedMemCurrent), pool_attribute(pool, cudaMemPoolAttrUsedMemCurrent)};
 }
 
 } // namespace
@@ -114,15 +124,9 @@ void device_release(const device_block& b) noexcept {
   else (void)cudaFree(b.ptr);
 }
 
-std::uint64_t pool_idle_bytes() {
-  const std::uint64_t reserved = pool_attribute(cudaMemPoolAttrReservedMemCurrent);
-  const std::uint64_t used = pool_attribute(cudaMemPoolAttrUsedMemCurrent);
-  return reserved > used ? reserved - used : 0;
-}
+std::uint64_t pool_idle_bytes() { return read_pool_usage().idle(); }
 
-std::uint64_t pool_reserved_bytes() { return pool_attribute(cudaMemPoolAttrReservedMemCurrent); }
-
-std::uint64_t pool_reserved_peak_bytes() { return pool_attribute(cudaMemPoolAttrReservedMemHigh); }
+std::uint64_t pool_reserved_peak_bytes() { return pool_attribute(existing_pool(), cudaMemPoolAttrReservedMemHigh); }
 
 bool read_device_memory(device_memory_use& out) {
   std::size_t free_bytes = 0, total_bytes = 0;
@@ -132,8 +136,9 @@ bool read_device_memory(device_memory_use& out) {
   }
   out.total = total_bytes;
   out.free = free_bytes;
-  out.pool_reserved = pool_reserved_bytes();
-  out.pool_idle = std::min(pool_idle_bytes(), out.total - out.free);
+  const pool_usage pool = read_pool_usage();
+  out.pool_reserved = pool.reserved;
+  out.pool_idle = std::min(pool.idle(), out.total - out.free);
   return true;
 }
 

@@ -45,8 +45,6 @@ void device_release(const device_block& b) noexcept;
 /// Memory the pool holds mapped but no buffer uses (0 with the driver allocator): device memory
 /// "in use" between configurations is the driver's count less this.
 std::uint64_t pool_idle_bytes();
-/// Memory the pool holds mapped now, used or not (0 with the driver allocator).
-std::uint64_t pool_reserved_bytes();
 /// The most memory the pool has held mapped at once in this process (0 with the driver allocator).
 std::uint64_t pool_reserved_peak_bytes();
 
