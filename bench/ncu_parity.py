@@ -310,6 +310,13 @@ def both_readings(pairs):
             "|---|---|---|---|---|---|"] + lines
 
 
+def durations(c):
+    """[bankbench's gpu__time_duration, ncu's runs'] of one configuration, as parity.csv writes them."""
+    ours = c["values"].get(DURATION)
+    theirs = [n.get(DURATION) for n in c.get("ncu", []) if n and n.get(DURATION) is not None]
+    return [f"{ours:.0f}" if ours is not None else "", " ".join(f"{v:.0f}" for v in theirs)]
+
+
 def duration_offset(configs):
     """gpu__time_duration.sum is not judged: bankbench's is the duration of the user range around
     the launch, ncu's the kernel's. Their difference per configuration (bankbench minus the median
@@ -461,7 +468,8 @@ def main():
         w = csv.writer(f)
         w.writerow(["experiment", "variant", "params", "kernel", "metric", "bankbench", "bankbench_repeats",
                     "ncu_runs", "diff", "ncu_spread", "allowed", "verdict", "ncu_counters_alone_runs",
-                    "verdict_counters_alone"])
+                    "verdict_counters_alone", "bankbench_duration_ns", "ncu_duration_ns"])
+        by_key = {c["key"]: c for c in configs}
         for r in table:
             exp, variant, params = r["configuration"].split("|", 2)
             other = alone_by_key.get((r["configuration"], r["metric"]))
@@ -470,7 +478,7 @@ def main():
                         " ".join(f"{v:.0f}" for v in r["ncu"]), f"{r['diff']:+.0f}", f"{r['ncu_spread']:.0f}",
                         f"{r['allowed']:.1f}", r["verdict"],
                         " ".join(f"{v:.0f}" for v in other["ncu"]) if other else "",
-                        other["verdict"] if other else ""])
+                        other["verdict"] if other else "", *durations(by_key[r["configuration"]])])
 
     # Summary per metric kind.
     lines = ["# Counter parity and speed: bankbench against Nsight Compute", ""]

@@ -11,7 +11,7 @@ const std::vector<metric_set>& named_sets() {
        "duration",
        {k_ld_conflicts, k_st_conflicts, k_ld_wavefronts, k_st_wavefronts, k_ld_requests,
         k_st_requests, k_gpu_time}},
-      {"duration", "kernel duration under the profiler only", {k_gpu_time}},
+      {"duration", "duration of the profiled range around each launch only", {k_gpu_time}},
   };
   return sets;
 }
@@ -38,7 +38,7 @@ const std::vector<derived_metric>& derived_metrics() {
       {"store_excess_wavefronts", "wavefronts", "store wavefronts above the ideal for the access width"},
       {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests"},
       {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests"},
-      {"profiled_time_ns", "ns", "kernel duration under the profiler (gpu__time_duration.sum)"},
+      {"profiled_time_ns", "ns", "duration of the profiled range around the launch (gpu__time_duration.sum); longer than the kernel, whose time the timing pass gives"},
       // The bank model's prediction from the variant's access plan (docs/bank-model.md), stored
       // beside measured values for every variant that has a plan.
       {"predicted_load_requests", "requests", "shared load requests the bank model predicts"},
