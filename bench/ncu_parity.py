@@ -299,9 +299,10 @@ def both_readings(pairs):
                           or within_rule(p["alone"][k], p["ncu"])) for k in range(na)]
         ours_held = sum(1 for p in rows if within_rule(p["bankbench"], p["ncu"][:nw - 1])
                         or within_rule(p["bankbench"], p["alone"]))
-        ours_all = sum(1 for p in rows if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
-        lines.append(f"| {metric} | {len(rows)} | {', '.join(map(str, held_whole))} | {', '.join(map(str, held_alone))} | "
-                     f"{ours_held} | {ours_all} |")
+        ours_all = sum(1 for p in rows
+                       if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
+        lines.append(f"| {metric} | {len(rows)} | {', '.join(map(str, held_whole))} | "
+                     f"{', '.join(map(str, held_alone))} | {ours_held} | {ours_all} |")
     if not lines:
         return []
     return ["| metric | compared | each whole-set ncu run against its other runs or the counters alone | "
@@ -310,10 +311,15 @@ def both_readings(pairs):
             "|---|---|---|---|---|---|"] + lines
 
 
+def duration_values(c):
+    """(bankbench's gpu__time_duration of one configuration or None, ncu's runs' values)."""
+    theirs = [n.get(DURATION) for n in c.get("ncu", []) if n and n.get(DURATION) is not None]
+    return c["values"].get(DURATION), theirs
+
+
 def durations(c):
     """[bankbench's gpu__time_duration, ncu's runs'] of one configuration, as parity.csv writes them."""
-    ours = c["values"].get(DURATION)
-    theirs = [n.get(DURATION) for n in c.get("ncu", []) if n and n.get(DURATION) is not None]
+    ours, theirs = duration_values(c)
     return [f"{ours:.0f}" if ours is not None else "", " ".join(f"{v:.0f}" for v in theirs)]
 
 
@@ -323,8 +329,7 @@ def duration_offset(configs):
     of ncu's runs), in microseconds: (count, min, median, max), or None."""
     diffs = []
     for c in configs:
-        ours = c["values"].get(DURATION)
-        theirs = [n.get(DURATION) for n in c.get("ncu", []) if n and n.get(DURATION) is not None]
+        ours, theirs = duration_values(c)
         if ours is not None and theirs:
             diffs.append((ours - statistics.median(theirs)) / 1000.0)
     if not diffs:
@@ -356,8 +361,9 @@ def calibrate_csv(path):
                         fail(f"{path}: line {line}: 'bankbench' or '{column}' is not a number: "
                              f"{r['bankbench']!r}, {r[column]!r}")
                 if r.get("ncu_runs") and r.get("ncu_counters_alone_runs") and r["bankbench"]:
-                    pairs.append({"metric": r["metric"], "bankbench": tables["ncu_runs"][-1]["bankbench"],
-                                  "ncu": tables["ncu_runs"][-1]["ncu"], "alone": tables["ncu_counters_alone_runs"][-1]["ncu"]})
+                    whole, alone = tables["ncu_runs"][-1], tables["ncu_counters_alone_runs"][-1]
+                    pairs.append({"metric": r["metric"], "bankbench": whole["bankbench"], "ncu": whole["ncu"],
+                                  "alone": alone["ncu"]})
     except OSError as e:
         fail(f"cannot read {path}: {e.strerror}")
     def show(table):
