@@ -60,13 +60,45 @@ TEST(convolution_host, plans_give_the_signatures_of_the_experiment) {
   };
   for (const auto& e : {expected{"unpadded", "rows", 1, 39.0 / 37}, expected{"unpadded", "columns", 2, 39.0 / 37},
                         expected{"padded", "rows", 1, 1}, expected{"padded", "columns", 1, 1}}) {
-    const auto p = predict_of("convolution", e.variant, {{"walk", e.walk}, {"n", 100}});
-    EXPECT_EQ(p.load.requests, 16u * 288) << e.variant << " " << e.walk; // 4 x 4 tiles
+    const auto p = predict_of("convolution", e.variant, {{"walk", e.walk}, {"n", 128}});
+    EXPECT_EQ(p.load.requests, 16u * 288) << e.variant << " " << e.walk; // 4 x 4 full tiles
     EXPECT_EQ(p.store.requests, 16u * 37) << e.variant << " " << e.walk;
     EXPECT_DOUBLE_EQ(per_request(p.load), e.load) << e.variant << " " << e.walk;
     EXPECT_DOUBLE_EQ(per_request(p.store), e.store) << e.variant << " " << e.walk;
   }
   EXPECT_DOUBLE_EQ(conflicts_per_request(predict_of("convolution", "unpadded", {{"walk", "columns"}}).load), 1.0);
+}
+
+// n = 100: 4 x 4 tiles whose last row and column hold 4 outputs. Warps with no output inside issue
+// no load, the others load for their inside lanes only; the halo stores are the same everywhere.
+// Walking columns in the unpadded tile, a full warp is 2-way (pitch 34 puts rows r and r + 16 in
+// one bank); the bottom tiles' warps have 4 lanes (rows 96-99) and take 1 wavefront: 9 full
+// blocks x 288 and 3 right-edge blocks x 36 requests at 2, 3 bottom blocks x 288 and the corner's
+// 36 at 1.
+TEST(convolution_host, partial_tiles_load_only_for_outputs_inside_the_image) {
+  struct expected {
+    const char* variant;
+    const char* walk;
+    unsigned long long load_wavefronts;
+  };
+  for (const auto& e : {expected{"unpadded", "rows", 3600}, expected{"unpadded", "columns", 2 * 2700 + 900},
+                        expected{"padded", "rows", 3600}, expected{"padded", "columns", 3600}}) {
+    const auto p = predict_of("convolution", e.variant, {{"walk", e.walk}, {"n", 100}});
+    EXPECT_EQ(p.load.requests, 12u * 288 + 4 * 36) << e.variant << " " << e.walk; // 3600, as measured
+    EXPECT_EQ(p.load.wavefronts, e.load_wavefronts) << e.variant << " " << e.walk;
+    EXPECT_EQ(p.store.requests, 16u * 37) << e.variant << " " << e.walk;
+  }
+  // One pixel: one block, one warp with one lane, nine taps.
+  for (const char* walk : {"rows", "columns"}) {
+    const auto plan = bb::test::plan_of("convolution", "padded", {{"walk", walk}, {"n", 1}});
+    const auto p = bb::model::predict(plan);
+    EXPECT_EQ(p.load.requests, 9u) << walk;
+    for (const auto& e : plan.entries) {
+      if (e.access.kind == bb::model::access_kind::load) {
+        EXPECT_EQ(e.access.active, 1u) << walk;
+      }
+    }
+  }
 }
 
 TEST(convolution_host, unknown_walks_and_sizes_are_refused) {
