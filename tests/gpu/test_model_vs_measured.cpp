@@ -125,3 +125,30 @@ TEST(gpu_model, partial_tiles_at_n_100) {
   BB_REQUIRE_GPU();
   compare_all(100, true);
 }
+
+// The convolution plan follows where nvcc put the taps' loads against the output's bounds check,
+// which differs between the two walks (kernels/convolution/family.cuh): both walks, both pitches,
+// at partial tiles and at one pixel.
+TEST(gpu_model, convolution_plans_match_at_partial_tiles_in_both_walks) {
+  BB_REQUIRE_GPU();
+  for (const char* variant : {"unpadded", "padded"})
+    for (const char* walk : {"rows", "columns"})
+      for (const int n : {100, 1}) {
+        const nlohmann::json params = {{"n", n}, {"walk", walk}};
+        SCOPED_TRACE(std::string(variant) + " " + params.dump());
+        const auto* v = bb::registry::instance().find_variant("convolution", variant);
+        ASSERT_NE(v, nullptr);
+        const auto p = bb::model::predict(v->plan(params));
+        const auto [ld, st] = measure(*v, params);
+        const double ld_pred = static_cast<double>(p.load.wavefronts) / static_cast<double>(p.load.requests);
+        std::printf("convolution/%-9s n=%-4d walk=%-8s ld req %6llu pred, %6.0f measured; ld wf/req %.3f pred, %.3f "
+                    "measured\n",
+                    variant, n, walk, static_cast<unsigned long long>(p.load.requests), ld.requests, ld_pred,
+                    ld.per_request());
+        EXPECT_EQ(ld.requests, static_cast<double>(p.load.requests));
+        EXPECT_EQ(st.requests, static_cast<double>(p.store.requests));
+        EXPECT_TRUE(bb::model::agrees(ld.per_request(), ld_pred))
+            << "load wavefronts/request: measured " << ld.per_request() << ", predicted " << ld_pred;
+      }
+  std::fflush(stdout);
+}
