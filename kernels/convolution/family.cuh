@@ -160,10 +160,9 @@ template <class Layout> model::access_plan stencil_access_plan(const nlohmann::j
     int rows, cols; // output rows and columns inside the image
     std::uint64_t count;
   };
-  const std::vector<block_kind> kinds =
-      edge == k_tile ? std::vector<block_kind>{{k_tile, k_tile, blocks}}
-                     : std::vector<block_kind>{{k_tile, k_tile, inner * inner}, {k_tile, edge, inner}, {edge, k_tile, inner},
-                                               {edge, edge, 1}};
+  std::vector<block_kind> kinds{{k_tile, k_tile, blocks}};
+  if (edge != k_tile)
+    kinds = {{k_tile, k_tile, inner * inner}, {k_tile, edge, inner}, {edge, k_tile, inner}, {edge, edge, 1}};
   constexpr auto word = static_cast<std::uint32_t>(sizeof(float));
   model::access_plan plan;
   plan.access_bytes = sizeof(float);
