@@ -61,15 +61,6 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   return {ld, st};
 }
 
-/// A disagreement measured on an H200 (2026-11-21) and explained in docs/bank-model.md: the test
-/// checks it is still there, so that a fix of the plan or the kernel is noticed.
-const char* known_disagreement(const std::string& id) {
-  if (id == "scan/blelloch")
-    return "the compiler keeps temp[bi] in a register across the down-sweep swap: 32 fewer load and "
-           "16 fewer store requests per block than the source-level plan counts";
-  return nullptr;
-}
-
 void compare_all(int n, bool only_families_with_n) {
   std::printf("%-34s %-14s %12s %12s %9s %9s %12s %12s %9s %9s\n", "variant", "params", "ld req pred", "ld req meas",
               "ld wf/req", "measured", "st req pred", "st req meas", "st wf/req", "measured");
@@ -93,11 +84,6 @@ void compare_all(int n, bool only_families_with_n) {
                   params.dump().c_str(), static_cast<unsigned long long>(p.load.requests), ld.requests, ld_pred,
                   ld.per_request(), static_cast<unsigned long long>(p.store.requests), st.requests, st_pred,
                   st.per_request());
-      if (const char* why = known_disagreement(v->id())) {
-        EXPECT_NE(ld.requests, static_cast<double>(p.load.requests)) << "fixed? " << why;
-        std::printf("  known disagreement: %s\n", why);
-        continue;
-      }
       // Requests are instruction counts: the plan must have every one of them.
       EXPECT_EQ(ld.requests, static_cast<double>(p.load.requests));
       EXPECT_EQ(st.requests, static_cast<double>(p.store.requests));
