@@ -111,6 +111,7 @@ template <class Layout> void add_blelloch_block(model::access_plan& plan, std::u
     plan.add(count, la);
     plan.add(count, lb);
   }
+  constexpr bool paired_level0 = level0_pairs_are_8_byte_words<Layout>();
   for (int level = 0; level < k_log_elements; ++level) {
     const int offset = 1 << level;
     for (int w = 0; w < k_threads / 32; ++w) {
@@ -125,7 +126,7 @@ template <class Layout> void add_blelloch_block(model::access_plan& plan, std::u
       }
       auto ai_store = ai, bi_store = bi;
       ai_store.kind = bi_store.kind = model::access_kind::store;
-      if (level == 0 && level0_pairs_are_8_byte_words<Layout>()) {
+      if (level == 0 && paired_level0) {
         auto pair = ai; // the 8 bytes at temp[ai], temp[bi]
         pair.width = 8;
         auto pair_store = pair;

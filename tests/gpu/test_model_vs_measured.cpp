@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/metrics.hpp"
@@ -61,9 +62,33 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   return {ld, st};
 }
 
-void compare_all(int n, bool only_families_with_n) {
+void print_header() {
   std::printf("%-34s %-14s %12s %12s %9s %9s %12s %12s %9s %9s\n", "variant", "params", "ld req pred", "ld req meas",
               "ld wf/req", "measured", "st req pred", "st req meas", "st wf/req", "measured");
+}
+
+/// One case measured beside its prediction `p`, printed as a table row.
+struct compared_case {
+  side ld, st;
+  double ld_pred = 0, st_pred = 0; ///< predicted wavefronts per request
+};
+
+compared_case compare_case(const bb::variant_info& v, const nlohmann::json& params, const bb::model::prediction& p) {
+  auto per_request = [](const bb::model::side_totals& t) {
+    return t.requests ? static_cast<double>(t.wavefronts) / static_cast<double>(t.requests) : 0;
+  };
+  compared_case c;
+  std::tie(c.ld, c.st) = measure(v, params);
+  c.ld_pred = per_request(p.load);
+  c.st_pred = per_request(p.store);
+  std::printf("%-34s %-14s %12llu %12.0f %9.3f %9.3f %12llu %12.0f %9.3f %9.3f\n", v.id().c_str(), params.dump().c_str(),
+              static_cast<unsigned long long>(p.load.requests), c.ld.requests, c.ld_pred, c.ld.per_request(),
+              static_cast<unsigned long long>(p.store.requests), c.st.requests, c.st_pred, c.st.per_request());
+  return c;
+}
+
+void compare_all(int n, bool only_families_with_n) {
+  print_header();
   int compared = 0;
   for (const auto* f : bb::registry::instance().families())
     for (const auto* v : bb::registry::instance().variants(f->name)) {
@@ -77,13 +102,7 @@ void compare_all(int n, bool only_families_with_n) {
       } catch (const bb::unsupported_parameter&) {
         continue; // the factory refuses it too
       }
-      const auto [ld, st] = measure(*v, params);
-      const double ld_pred = p.load.requests ? static_cast<double>(p.load.wavefronts) / static_cast<double>(p.load.requests) : 0;
-      const double st_pred = p.store.requests ? static_cast<double>(p.store.wavefronts) / static_cast<double>(p.store.requests) : 0;
-      std::printf("%-34s %-14s %12llu %12.0f %9.3f %9.3f %12llu %12.0f %9.3f %9.3f\n", v->id().c_str(),
-                  params.dump().c_str(), static_cast<unsigned long long>(p.load.requests), ld.requests, ld_pred,
-                  ld.per_request(), static_cast<unsigned long long>(p.store.requests), st.requests, st_pred,
-                  st.per_request());
+      const auto [ld, st, ld_pred, st_pred] = compare_case(*v, params, p);
       // Requests are instruction counts: the plan must have every one of them.
       EXPECT_EQ(ld.requests, static_cast<double>(p.load.requests));
       EXPECT_EQ(st.requests, static_cast<double>(p.store.requests));
@@ -117,6 +136,7 @@ TEST(gpu_model, partial_tiles_at_n_100) {
 // at partial tiles and at one pixel.
 TEST(gpu_model, convolution_plans_match_at_partial_tiles_in_both_walks) {
   BB_REQUIRE_GPU();
+  print_header();
   for (const char* variant : {"unpadded", "padded"})
     for (const char* walk : {"rows", "columns"})
       for (const int n : {100, 1}) {
@@ -125,16 +145,11 @@ TEST(gpu_model, convolution_plans_match_at_partial_tiles_in_both_walks) {
         const auto* v = bb::registry::instance().find_variant("convolution", variant);
         ASSERT_NE(v, nullptr);
         const auto p = bb::model::predict(v->plan(params));
-        const auto [ld, st] = measure(*v, params);
-        const double ld_pred = static_cast<double>(p.load.wavefronts) / static_cast<double>(p.load.requests);
-        std::printf("convolution/%-9s n=%-4d walk=%-8s ld req %6llu pred, %6.0f measured; ld wf/req %.3f pred, %.3f "
-                    "measured\n",
-                    variant, n, walk, static_cast<unsigned long long>(p.load.requests), ld.requests, ld_pred,
-                    ld.per_request());
-        EXPECT_EQ(ld.requests, static_cast<double>(p.load.requests));
-        EXPECT_EQ(st.requests, static_cast<double>(p.store.requests));
-        EXPECT_TRUE(bb::model::agrees(ld.per_request(), ld_pred))
-            << "load wavefronts/request: measured " << ld.per_request() << ", predicted " << ld_pred;
+        const auto c = compare_case(*v, params, p);
+        EXPECT_EQ(c.ld.requests, static_cast<double>(p.load.requests));
+        EXPECT_EQ(c.st.requests, static_cast<double>(p.store.requests));
+        EXPECT_TRUE(bb::model::agrees(c.ld.per_request(), c.ld_pred))
+            << "load wavefronts/request: measured " << c.ld.per_request() << ", predicted " << c.ld_pred;
       }
   std::fflush(stdout);
 }
