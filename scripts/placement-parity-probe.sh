@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Do conflict counts depend on where a configuration's buffers lie? bankbench's two runs of the
+# parity benchmark differ from ncu's counters in the same direction configuration by configuration
+# (more than two ncu runs do), as if each tool had its own placement. Over the whole default suite:
+# bankbench `run --no-timing` twice with the memory pool (the default), twice with
+# `--allocator driver` and `run` (with its timing pass) twice, and ncu with the four l1tex counters alone, four times over the launch-once
+# target with the pool and four times with `--allocator driver`. Writes one row per configuration
+# and conflict metric with every reading to $OUT/placement.csv, and prints how far each condition's
+# mean lies from the others, in units of ncu's own run-to-run spread.
+# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/placement-parity-probe.sh [RUNS]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/cuda/bin:$PATH
+runs="${1:-4}"
+o="${OUT:-probe-out}/placement"
+mkdir -p "$o"
+b=build/gpu/bankbench
+[ -x "$b" ] || { echo "placement-parity-probe.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
+python3 - "$b" "$o" "$runs" <<'PY'
+import csv, os, statistics, sys
+sys.path.insert(0, "bench")
+import ncu_parity as p
+
+bb, out, runs = os.path.abspath(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+suite = "experiments"
+n_exp = p.experiment_count(bb, suite)
+names = tuple(p.COUNTERS_ALONE)
+conflicts = [n for n, (_, what) in p.COUNTERS_ALONE.items() if what == "conflicts"]
+readings = {}  # condition -> list of runs, each [values per configuration]
+keys = None
+
+
+def bankbench(label, options):
+    global keys
+    db = os.path.join(out, f"{label}.sqlite")
+    p.remove_database(db)
+    for i in range(2):
+        wall = p.bankbench_pass(bb, suite, db, os.path.join(out, f"{label}-{i + 1}.log"), options)
+        print(f"{label} {i + 1}: {wall:.2f} s", flush=True)
+    ids = p.newest_runs(db, 2 * n_exp)
+    for k in range(2):
+        configs = p.configurations(db, ids[k * n_exp:(k + 1) * n_exp])
+        keys = keys or [c["key"] for c in configs]
+        readings.setdefault(label, []).append([c["values"] for c in configs])
+    return configs
+
+
+def ncu(label, target_options, configs):
+    for i in range(runs):
+        db = os.path.join(out, f"{label}-target.sqlite")
+        p.remove_database(db)
+        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options)
+        target = p.configurations(db, p.newest_runs(db, n_exp))
+        per = p.split_launches([c["kernels"] for c in configs], [t["status"] for t in target], launches, kernels,
+                               f"{label} {i + 1}")
+        readings.setdefault(label, []).append([g[0] if g else {} for g in per])
+        print(f"{label} {i + 1}: {wall:.2f} s", flush=True)
+
+
+def ncu_target(db, log, target_options):
+    cmd = ["ncu", "--metrics", ",".join(names), "--csv", "--print-units", "base", "--clock-control", "none",
+           "--nvtx", "--nvtx-include", f"{p.NVTX_RANGE}/", bb, "--db", db, "-q", "run", "--launch-once",
+           "--no-isolation", *target_options, suite]
+    proc, wall = p.run_timed(cmd, log)
+    lines = proc.stdout.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
+    if start is None:
+        p.fail(f"ncu wrote no CSV; see {log}")
+    launches, kernels = {}, {}
+    for row in csv.DictReader(lines[start:]):
+        if row.get("Metric Name") in names:
+            launch = int(row["ID"])
+            launches.setdefault(launch, {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
+            kernels[launch] = row.get("Kernel Name", "")
+    order = sorted(launches)
+    return [launches[k] for k in order], [kernels[k] for k in order], wall
+
+
+configs = bankbench("bb-pool", ["--no-timing"])
+bankbench("bb-driver", ["--no-timing", "--allocator", "driver"])
+bankbench("bb-timed", [])
+ncu("ncu-pool", [], configs)
+ncu("ncu-driver", ["--allocator", "driver"], configs)
+
+labels = list(readings)
+with open(os.path.join(out, "placement.csv"), "w", newline="") as f:
+    w = csv.writer(f)
+    w.writerow(["configuration", "metric"] + [f"{l} {i + 1}" for l in labels for i in range(len(readings[l]))])
+    for idx, key in enumerate(keys):
+        for name in conflicts:
+            row = [readings[l][i][idx].get(name) for l in labels for i in range(len(readings[l]))]
+            if any(v is None for v in row):
+                continue
+            w.writerow([key, p.COUNTERS_ALONE[name][0]] + [f"{v:.0f}" for v in row])
+
+# How far apart the conditions' means lie, against ncu's spread within one condition.
+print("\ncounts with ncu's median >= 5000; z = (mean of A - mean of B) / ncu-pool's run-to-run sd")
+pairs = [("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-timed", "bb-pool"), ("bb-driver", "ncu-driver"),
+         ("ncu-driver", "ncu-pool"), ("bb-driver", "bb-pool"), ("bb-pool", "ncu-driver"), ("bb-driver", "ncu-pool")]
+for a, b in pairs:
+    zs = []
+    for idx in range(len(keys)):
+        for name in conflicts:
+            ref = [r[idx].get(name) for r in readings["ncu-pool"]]
+            va = [r[idx].get(name) for r in readings[a]]
+            vb = [r[idx].get(name) for r in readings[b]]
+            if None in ref + va + vb or statistics.median(ref) < 5000:
+                continue
+            sd = statistics.stdev(ref)
+            if sd > 0:
+                zs.append((statistics.mean(va) - statistics.mean(vb)) / sd)
+    if zs:
+        rms = statistics.mean(z * z for z in zs) ** 0.5
+        print(f"{a} - {b}: {len(zs)} counts, mean z {statistics.mean(zs):+.2f}, rms {rms:.2f}, "
+              f"|z| > 3 in {sum(abs(z) > 3 for z in zs)}")
+PY
+(cd "$o/.." && tar czf placement.tgz placement/placement.csv placement/*.log)
