@@ -3,10 +3,12 @@
 # parity benchmark differ from ncu's counters in the same direction configuration by configuration
 # (more than two ncu runs do), as if each tool had its own placement. Over the whole default suite:
 # bankbench `run --no-timing` twice with the memory pool (the default), twice with
-# `--allocator driver` and `run` (with its timing pass) twice, and ncu with the four l1tex counters alone, four times over the launch-once
-# target with the pool and four times with `--allocator driver`. Writes one row per configuration
-# and conflict metric with every reading to $OUT/placement.csv, and prints how far each condition's
-# mean lies from the others, in units of ncu's own run-to-run spread.
+# `--allocator driver` and `run` (with its timing pass) twice; ncu with the four l1tex counters
+# alone RUNS times (default 4) over the launch-once target with the pool and RUNS times with
+# `--allocator driver`. Writes one row per configuration
+# and conflict metric with every reading to $OUT/placement/placement.csv (and placement.tgz), and
+# prints for pairs of conditions how often every reading of one lies above or below every reading of
+# the other, against chance.
 # usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/placement-parity-probe.sh [RUNS]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,7 @@ mkdir -p "$o"
 b=build/gpu/bankbench
 [ -x "$b" ] || { echo "placement-parity-probe.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
 python3 - "$b" "$o" "$runs" <<'PY'
-import csv, os, statistics, sys
+import csv, math, os, statistics, sys
 sys.path.insert(0, "bench")
 import ncu_parity as p
 
@@ -93,25 +95,25 @@ with open(os.path.join(out, "placement.csv"), "w", newline="") as f:
                 continue
             w.writerow([key, p.COUNTERS_ALONE[name][0]] + [f"{v:.0f}" for v in row])
 
-# How far apart the conditions' means lie, against ncu's spread within one condition.
-print("\ncounts with ncu's median >= 5000; z = (mean of A - mean of B) / ncu-pool's run-to-run sd")
-pairs = [("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-timed", "bb-pool"), ("bb-driver", "ncu-driver"),
-         ("ncu-driver", "ncu-pool"), ("bb-driver", "bb-pool"), ("bb-pool", "ncu-driver"), ("bb-driver", "ncu-pool")]
+# How often every reading of one condition lies above (or below) every reading of the other, over
+# the conflict counts of at least 5000 that vary between readings, against how often chance alone
+# would give that (2 / C(a + b, a) for a and b readings).
+varying = []
+for idx in range(len(keys)):
+    for name in conflicts:
+        values = [r[idx].get(name) for l in labels for r in readings[l]]
+        if None not in values and statistics.median(values) >= 5000 and len(set(values)) > 4:
+            varying.append((idx, name))
+print(f"\n{len(varying)} conflict counts of at least 5000 that vary; conditions separated (by chance):")
+pairs = [("ncu-driver", "ncu-pool"), ("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-driver", "ncu-driver"),
+         ("bb-pool", "ncu-driver"), ("bb-driver", "bb-pool"), ("bb-timed", "bb-pool")]
 for a, b in pairs:
-    zs = []
-    for idx in range(len(keys)):
-        for name in conflicts:
-            ref = [r[idx].get(name) for r in readings["ncu-pool"]]
-            va = [r[idx].get(name) for r in readings[a]]
-            vb = [r[idx].get(name) for r in readings[b]]
-            if None in ref + va + vb or statistics.median(ref) < 5000:
-                continue
-            sd = statistics.stdev(ref)
-            if sd > 0:
-                zs.append((statistics.mean(va) - statistics.mean(vb)) / sd)
-    if zs:
-        rms = statistics.mean(z * z for z in zs) ** 0.5
-        print(f"{a} - {b}: {len(zs)} counts, mean z {statistics.mean(zs):+.2f}, rms {rms:.2f}, "
-              f"|z| > 3 in {sum(abs(z) > 3 for z in zs)}")
+    apart = 0
+    for idx, name in varying:
+        va = [r[idx][name] for r in readings[a]]
+        vb = [r[idx][name] for r in readings[b]]
+        apart += min(va) > max(vb) or max(va) < min(vb)
+    chance = 2 / math.comb(len(readings[a]) + len(readings[b]), len(readings[a])) * len(varying)
+    print(f"{a} / {b}: {apart} ({chance:.1f})")
 PY
 (cd "$o/.." && tar czf placement.tgz placement/placement.csv placement/*.log)
