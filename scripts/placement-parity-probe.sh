@@ -19,7 +19,7 @@ mkdir -p "$o"
 b=build/gpu/bankbench
 [ -x "$b" ] || { echo "placement-parity-probe.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
 python3 - "$b" "$o" "$runs" <<'PY'
-import csv, math, os, statistics, sys
+import csv, math, os, statistics, subprocess, sys, time
 sys.path.insert(0, "bench")
 import ncu_parity as p
 
@@ -47,11 +47,11 @@ def bankbench(label, options):
     return configs
 
 
-def ncu(label, target_options, configs):
+def ncu(label, target_options, configs, env=None):
     for i in range(runs):
         db = os.path.join(out, f"{label}-target.sqlite")
         p.remove_database(db)
-        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options)
+        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options, env)
         target = p.configurations(db, p.newest_runs(db, n_exp))
         per = p.split_launches([c["kernels"] for c in configs], [t["status"] for t in target], launches, kernels,
                                f"{label} {i + 1}")
@@ -59,11 +59,14 @@ def ncu(label, target_options, configs):
         print(f"{label} {i + 1}: {wall:.2f} s", flush=True)
 
 
-def ncu_target(db, log, target_options):
+def ncu_target(db, log, target_options, env=None):
     cmd = ["ncu", "--metrics", ",".join(names), "--csv", "--print-units", "base", "--clock-control", "none",
            "--nvtx", "--nvtx-include", f"{p.NVTX_RANGE}/", bb, "--db", db, "-q", "run", "--launch-once",
            "--no-isolation", *target_options, suite]
-    proc, wall = p.run_timed(cmd, log)
+    t0 = time.monotonic()
+    with open(log, "w") as err:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
+    wall = time.monotonic() - t0
     lines = proc.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -83,6 +86,8 @@ bankbench("bb-driver", ["--no-timing", "--allocator", "driver"])
 bankbench("bb-timed", [])
 ncu("ncu-pool", [], configs)
 ncu("ncu-driver", ["--allocator", "driver"], configs)
+if os.environ.get("PROBE_PRELAUNCH"):
+    ncu("ncu-prelaunch", [], configs, dict(os.environ, BANKBENCH_PROBE_PRELAUNCH="1"))
 
 labels = list(readings)
 with open(os.path.join(out, "placement.csv"), "w", newline="") as f:
@@ -107,6 +112,8 @@ for idx in range(len(keys)):
 print(f"\n{len(varying)} conflict counts of at least 5000 that vary; conditions separated (by chance):")
 pairs = [("ncu-driver", "ncu-pool"), ("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-driver", "ncu-driver"),
          ("bb-pool", "ncu-driver"), ("bb-driver", "bb-pool"), ("bb-timed", "bb-pool")]
+if "ncu-prelaunch" in readings:
+    pairs += [("ncu-prelaunch", "ncu-pool"), ("bb-pool", "ncu-prelaunch"), ("bb-timed", "ncu-prelaunch")]
 for a, b in pairs:
     apart = 0
     for idx, name in varying:
