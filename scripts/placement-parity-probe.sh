@@ -88,6 +88,8 @@ ncu("ncu-pool", [], configs)
 ncu("ncu-driver", ["--allocator", "driver"], configs)
 if os.environ.get("PROBE_PRELAUNCH"):
     ncu("ncu-prelaunch", [], configs, dict(os.environ, BANKBENCH_PROBE_PRELAUNCH="1"))
+if os.environ.get("PROBE_GROUPED"):
+    ncu("ncu-grouped", [], configs, dict(os.environ, BANKBENCH_PROBE_GROUPED="1"))
 
 labels = list(readings)
 with open(os.path.join(out, "placement.csv"), "w", newline="") as f:
@@ -112,6 +114,8 @@ for idx in range(len(keys)):
 print(f"\n{len(varying)} conflict counts of at least 5000 that vary; conditions separated (by chance):")
 pairs = [("ncu-driver", "ncu-pool"), ("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-driver", "ncu-driver"),
          ("bb-pool", "ncu-driver"), ("bb-driver", "bb-pool"), ("bb-timed", "bb-pool")]
+if "ncu-grouped" in readings:
+    pairs += [("ncu-grouped", "ncu-pool"), ("bb-pool", "ncu-grouped"), ("bb-timed", "ncu-grouped")]
 if "ncu-prelaunch" in readings:
     pairs += [("ncu-prelaunch", "ncu-pool"), ("bb-pool", "ncu-prelaunch"), ("bb-timed", "ncu-prelaunch")]
 for a, b in pairs:
@@ -122,5 +126,13 @@ for a, b in pairs:
         apart += min(va) > max(vb) or max(va) < min(vb)
     chance = 2 / math.comb(len(readings[a]) + len(readings[b]), len(readings[a])) * len(varying)
     print(f"{a} / {b}: {apart} ({chance:.1f})")
+PY
+python3 - "$o" <<'PY'
+import glob, os, sqlite3, sys
+for d in sorted(glob.glob(os.path.join(sys.argv[1], "*.sqlite"))):
+    rows = sqlite3.connect(d).execute("select device_used_bytes, pool_reserved_bytes from configurations "
+                                      "order by id limit 4").fetchall()
+    print(os.path.basename(d), "device MiB in use / pool MiB after the first configurations:",
+          " ".join(f"{(u or 0) >> 20}/{(q or 0) >> 20}" for u, q in rows))
 PY
 (cd "$o/.." && tar czf placement.tgz placement/placement.csv placement/*.log)
