@@ -19,7 +19,7 @@ mkdir -p "$o"
 b=build/gpu/bankbench
 [ -x "$b" ] || { echo "placement-parity-probe.sh: no $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
 python3 - "$b" "$o" "$runs" <<'PY'
-import csv, math, os, statistics, subprocess, sys, time
+import csv, math, os, statistics, sys
 sys.path.insert(0, "bench")
 import ncu_parity as p
 
@@ -47,11 +47,11 @@ def bankbench(label, options):
     return configs
 
 
-def ncu(label, target_options, configs, env=None):
+def ncu(label, target_options, configs):
     for i in range(runs):
         db = os.path.join(out, f"{label}-target.sqlite")
         p.remove_database(db)
-        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options, env)
+        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options)
         target = p.configurations(db, p.newest_runs(db, n_exp))
         per = p.split_launches([c["kernels"] for c in configs], [t["status"] for t in target], launches, kernels,
                                f"{label} {i + 1}")
@@ -59,14 +59,11 @@ def ncu(label, target_options, configs, env=None):
         print(f"{label} {i + 1}: {wall:.2f} s", flush=True)
 
 
-def ncu_target(db, log, target_options, env=None):
+def ncu_target(db, log, target_options):
     cmd = ["ncu", "--metrics", ",".join(names), "--csv", "--print-units", "base", "--clock-control", "none",
            "--nvtx", "--nvtx-include", f"{p.NVTX_RANGE}/", bb, "--db", db, "-q", "run", "--launch-once",
            "--no-isolation", *target_options, suite]
-    t0 = time.monotonic()
-    with open(log, "w") as err:
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env)
-    wall = time.monotonic() - t0
+    proc, wall = p.run_timed(cmd, log)
     lines = proc.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
     if start is None:
@@ -86,10 +83,6 @@ bankbench("bb-driver", ["--no-timing", "--allocator", "driver"])
 bankbench("bb-timed", [])
 ncu("ncu-pool", [], configs)
 ncu("ncu-driver", ["--allocator", "driver"], configs)
-if os.environ.get("PROBE_PRELAUNCH"):
-    ncu("ncu-prelaunch", [], configs, dict(os.environ, BANKBENCH_PROBE_PRELAUNCH="1"))
-if os.environ.get("PROBE_GROUPED"):
-    ncu("ncu-grouped", [], configs, dict(os.environ, BANKBENCH_PROBE_GROUPED="1"))
 
 labels = list(readings)
 with open(os.path.join(out, "placement.csv"), "w", newline="") as f:
@@ -114,10 +107,6 @@ for idx in range(len(keys)):
 print(f"\n{len(varying)} conflict counts of at least 5000 that vary; conditions separated (by chance):")
 pairs = [("ncu-driver", "ncu-pool"), ("bb-pool", "ncu-pool"), ("bb-timed", "ncu-pool"), ("bb-driver", "ncu-driver"),
          ("bb-pool", "ncu-driver"), ("bb-driver", "bb-pool"), ("bb-timed", "bb-pool")]
-if "ncu-grouped" in readings:
-    pairs += [("ncu-grouped", "ncu-pool"), ("bb-pool", "ncu-grouped"), ("bb-timed", "ncu-grouped")]
-if "ncu-prelaunch" in readings:
-    pairs += [("ncu-prelaunch", "ncu-pool"), ("bb-pool", "ncu-prelaunch"), ("bb-timed", "ncu-prelaunch")]
 for a, b in pairs:
     apart = 0
     for idx, name in varying:
@@ -126,6 +115,24 @@ for a, b in pairs:
         apart += min(va) > max(vb) or max(va) < min(vb)
     chance = 2 / math.comb(len(readings[a]) + len(readings[b]), len(readings[a])) * len(varying)
     print(f"{a} / {b}: {apart} ({chance:.1f})")
+
+# The part of a difference between two conditions that repeats: each condition's runs split in two
+# halves (first and second), the difference taken within each half, relative to the count; the
+# covariance of the two halves' differences over the varying counts estimates the variance of the
+# per-configuration offset, noise left out. Printed as its square root, in per cent.
+print("\nreproducible per-configuration difference (root mean square, noise left out):")
+for a, b in pairs:
+    products = []
+    for idx, name in varying:
+        va = [r[idx][name] for r in readings[a]]
+        vb = [r[idx][name] for r in readings[b]]
+        ha, hb = len(va) // 2, len(vb) // 2
+        scale = statistics.mean(vb)
+        first = (statistics.mean(va[:ha]) - statistics.mean(vb[:hb])) / scale
+        second = (statistics.mean(va[ha:]) - statistics.mean(vb[hb:])) / scale
+        products.append(first * second)
+    cov = statistics.mean(products)
+    print(f"{a} - {b}: {100 * max(cov, 0.0) ** 0.5:.2f} %")
 PY
 python3 - "$o" <<'PY'
 import glob, os, sqlite3, sys

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 
 #include <cuda_runtime_api.h>
@@ -116,18 +115,12 @@ void timing_pass(problem& p, const exec_options& o, int samples, int placement, 
   }
 }
 
-bool probe_grouped_launch_once() { return std::getenv("BANKBENCH_PROBE_GROUPED") != nullptr; } // probe only
-
 // Poisons the output, launches once and checks the result.
 void verify_pass(problem& p, const exec_options& o, config_result& r) {
   const auto t0 = clock_type::now();
-  if (o.launch_once && std::getenv("BANKBENCH_PROBE_PRELAUNCH") != nullptr) { // probe only
-    p.launch(nullptr);
-    BB_CUDA_CALL(cudaDeviceSynchronize());
-  }
   p.poison_output();
   {
-    nvtx_range measured(o.launch_once && !probe_grouped_launch_once() ? "bankbench-measure" : "verified launch");
+    nvtx_range measured(o.launch_once ? "bankbench-measure" : "verified launch");
     p.launch(nullptr);
     BB_CUDA_CALL(cudaDeviceSynchronize());
   }
@@ -216,8 +209,7 @@ bool group::empty() const { return m_members.empty(); }
 
 bool group::full() const {
   if (m_members.empty()) return false;
-  const bool shared_session = (m_counters != nullptr || (m_options.launch_once && probe_grouped_launch_once())) &&
-                              m_options.cache_control == "all";
+  const bool shared_session = m_counters != nullptr && m_options.cache_control == "all";
   return !shared_session || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
 }
 
@@ -359,18 +351,6 @@ void group::time_member(member& m) {
 
 std::vector<group::finished> group::finish(const std::function<void(std::size_t tag)>& before_timing) {
   if (!m_context_lost) counter_passes();
-  if (!m_context_lost && m_options.launch_once && probe_grouped_launch_once()) {
-    for (auto& m : m_members) {
-      if (!m.verified() || m.p->kernels_per_launch() == 0) continue;
-      recorded(m.r, [&] {
-        m.p->launch(nullptr);
-        flush_l2();
-        nvtx_range measured("bankbench-measure");
-        m.p->launch(nullptr);
-        BB_CUDA_CALL(cudaDeviceSynchronize());
-      });
-    }
-  }
   for (auto& m : m_members) {
     if (m_context_lost || !m.verified() || m_options.launch_once || m_options.samples <= 0) continue;
     if (before_timing) before_timing(m.tag);
