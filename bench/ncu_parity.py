@@ -25,14 +25,15 @@ usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
    speed ratio, which stays that of the whole set.
 4. The same conflicts rule applied to each ncu run against the other ncu runs (with three or more):
    how often ncu itself meets it; and per experiment, which way bankbench's conflict counts differ
-   from ncu's. `--calibrate DIR/parity.csv` prints both tables for an earlier run.
+   from ncu's. `--calibrate DIR/parity.csv` prints the targets and both tables for an earlier run.
 
 ncu runs with `--clock-control none`: the lent GPUs this runs on must keep their clock settings,
 and bankbench does not lock clocks either; cache control stays at ncu's default (`all`), which
 bankbench matches with its own L2 flush before the counter pass (`run --cache-control all`).
 
-Writes DIR/parity.csv (every configuration and metric), DIR/summary.md (versions, wall times,
-the summary table and every configuration that misses a target) and the databases. Exit status:
+Writes DIR/parity.csv (every configuration and metric), DIR/summary.md (versions, the targets at a
+glance, wall times, the summary table and every configuration that misses a target) and the
+databases. Exit status:
 0 when the run completed (whatever the targets say: it is a benchmark), 2 on a usage or tool error.
 """
 import argparse
@@ -195,17 +196,22 @@ def judge(c, reference="ncu", metrics=METRICS):
         theirs = [t for t in theirs if t is not None]
         if ours is None or not theirs:
             continue
-        spread = max(theirs) - min(theirs)
-        diff = ours - theirs[0]
-        if what == "conflicts":
-            allowed = conflicts_allowance(theirs)
-            verdict = "ok" if abs(diff) <= allowed else "MISS"
-        else:
-            allowed = 0.0
-            verdict = "ok" if diff == 0 else ("MISS" if spread == 0 else "ncu-unstable")
-        rows.append({"name": name, "metric": f"{kind} {what}", "bankbench": ours, "ncu": theirs, "diff": diff,
-                     "ncu_spread": spread, "allowed": allowed, "verdict": verdict})
+        verdict, allowed = verdict_of(what, ours, theirs)
+        rows.append({"name": name, "metric": f"{kind} {what}", "bankbench": ours, "ncu": theirs,
+                     "diff": ours - theirs[0], "ncu_spread": max(theirs) - min(theirs), "allowed": allowed,
+                     "verdict": verdict})
     return rows
+
+
+def verdict_of(what, ours, theirs):
+    """(verdict, allowance) of one value against the reference runs: conflicts within the
+    allowance ("ok" or "MISS"); requests and wavefronts equal to the first run ("ok"), or not where
+    the runs agree ("MISS") or disagree ("ncu-unstable")."""
+    diff = ours - theirs[0]
+    if what == "conflicts":
+        allowed = conflicts_allowance(theirs)
+        return ("ok" if abs(diff) <= allowed else "MISS"), allowed
+    return ("ok" if diff == 0 else ("MISS" if max(theirs) == min(theirs) else "ncu-unstable")), 0.0
 
 
 def agreement(table, metrics):
@@ -227,6 +233,74 @@ def within_rule(value, reference_runs):
     return abs(value - reference_runs[0]) <= conflicts_allowance(reference_runs)
 
 
+def held_out(rows):
+    """For each ncu run k: in how many rows it meets the conflicts rule against the other runs."""
+    runs = min(len(r["ncu"]) for r in rows)
+    return [sum(1 for r in rows if within_rule(r["ncu"][k], [v for j, v in enumerate(r["ncu"]) if j != k]))
+            for k in range(runs)]
+
+
+def targets(whole, alone=(), pairs=(), speed=None):
+    """The issue's targets at a glance: per target and reference, bankbench's count, the range of
+    ncu's own runs held out against the others (conflicts, with three runs or more), and whether
+    the target is met. `whole` and `alone`: rows with "metric", "bankbench" and the runs ("ncu");
+    `pairs`: rows with both ("ncu", "alone"), as both_readings takes; `speed`: ncu's wall time over
+    bankbench's. Markdown lines."""
+    def count(rows, metric, want):
+        rows = [r for r in rows if r["metric"] == metric and r["ncu"]]
+        return sum(1 for r in rows if verdict_of(metric.split()[1], r["bankbench"], r["ncu"])[0] in want), len(rows)
+
+    def span(values):
+        return f"{min(values)}" if min(values) == max(values) else f"{min(values)} to {max(values)}"
+
+    def of(ld, st):  # ((count, compared) for loads, for stores) -> "570 / 561 of 603"
+        if ld[1] == st[1]:
+            return f"{ld[0]} / {st[0]} of {ld[1]}"
+        return " / ".join(f"{c} of {n}" if n else "-" for c, n in (ld, st))
+
+    def all_met(*counts):
+        return "yes" if all(c == n for c, n in counts) else "no"
+
+    lines = ["| target | reference | bankbench (ld / st) | ncu's runs, each against the others (ld / st) | met |",
+             "|---|---|---|---|---|"]
+    ld, st = count(whole, "ld requests", ("ok",)), count(whole, "st requests", ("ok",))
+    if ld[1] or st[1]:
+        lines.append(f"| requests equal | whole set | {of(ld, st)} | | {all_met(ld, st)} |")
+    for label, rows in (("whole set", whole), ("counters alone", alone)):
+        runs = min((len(r["ncu"]) for r in rows), default=0)
+        misses = [count(rows, f"{k} wavefronts", ("MISS",)) for k in ("ld", "st")]
+        if misses[0][1] or misses[1][1]:
+            met = "yes" if misses[0][0] == misses[1][0] == 0 else "no"
+            lines.append(f"| wavefronts equal where ncu agrees with itself | {label} ({runs} runs) | "
+                         f"{misses[0][0]} / {misses[1][0]} misses | | {met} |")
+    for label, rows in (("whole set", whole), ("counters alone", alone)):
+        got, held = [], []
+        for k in ("ld", "st"):
+            rk = [r for r in rows if r["metric"] == f"{k} conflicts" and r["ncu"]]
+            got.append(count(rows, f"{k} conflicts", ("ok",)))
+            held.append(span(held_out(rk)) if rk and min(len(r["ncu"]) for r in rk) >= 3 else "-")
+        if got[0][1] or got[1][1]:
+            runs = min(len(r["ncu"]) for r in rows if r["metric"].endswith("conflicts") and r["ncu"])
+            lines.append(f"| conflicts within max(0.5 %, ncu's spread) | {label} ({runs} runs) | {of(*got)} | "
+                         f"{held[0]} / {held[1]} | {all_met(*got)} |")
+    either, held = [], []
+    for k in ("ld", "st"):
+        rk = [p for p in pairs if p["metric"] == f"{k} conflicts" and len(p["ncu"]) >= 2 and len(p["alone"]) >= 2]
+        ours = sum(1 for p in rk if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
+        either.append((ours, len(rk)))
+        held.append(span([sum(1 for p in rk if within_rule(p[a][i], [v for j, v in enumerate(p[a]) if j != i])
+                              or within_rule(p[a][i], p[b]))
+                          for a, b in (("ncu", "alone"), ("alone", "ncu")) for i in range(min(len(p[a]) for p in rk))])
+                    if rk else "-")
+    if either[0][1] or either[1][1]:
+        lines.append(f"| conflicts within max(0.5 %, ncu's spread) | either reading | {of(*either)} | "
+                     f"{held[0]} / {held[1]} | {all_met(*either)} |")
+    if speed is not None:
+        lines.append(f"| wall time at least 20x less than ncu's | whole set | {speed:.1f}x | | "
+                     f"{'yes' if speed >= 20 else 'no'} |")
+    return lines
+
+
 def calibration(table):
     """How often one of ncu's own runs meets the conflicts rule when judged against its other runs,
     beside bankbench judged against the same number of ncu runs: the rule's noise floor. Markdown
@@ -237,8 +311,7 @@ def calibration(table):
         if not rows:
             continue
         runs = len(rows[0]["ncu"])
-        held = [sum(1 for r in rows if within_rule(r["ncu"][k], [v for j, v in enumerate(r["ncu"]) if j != k]))
-                for k in range(runs)]
+        held = held_out(rows)
         ours = sum(1 for r in rows if within_rule(r["bankbench"], r["ncu"][:runs - 1]))
         lines.append(f"| {metric} | {len(rows)} | {', '.join(str(h) for h in held)} | {ours} |")
     if not lines:
@@ -374,6 +447,9 @@ def calibrate_csv(path):
         print()
         print("\n".join(direction(table)) or "no conflict counts")
 
+    print("## Targets\n")
+    print("\n".join(targets(tables["ncu_runs"], tables["ncu_counters_alone_runs"], pairs)))
+    print()
     show(tables["ncu_runs"])
     if tables["ncu_counters_alone_runs"]:
         print("\n## Against ncu's hardware counters alone\n")
@@ -473,6 +549,9 @@ def main():
     table = compared("ncu", METRICS)
     alone = compared("ncu_alone", COUNTERS_ALONE)
     alone_by_key = {(r["configuration"], r["metric"]): r for r in alone}
+    pairs = [{"metric": r["metric"], "bankbench": r["bankbench"], "ncu": r["ncu"],
+              "alone": alone_by_key[(r["configuration"], r["metric"])]["ncu"]}
+             for r in table if (r["configuration"], r["metric"]) in alone_by_key]
     with open(os.path.join(a.out, "parity.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["experiment", "variant", "params", "kernel", "metric", "bankbench", "bankbench_repeats",
@@ -497,6 +576,7 @@ def main():
               f"- ncu: `ncu --metrics <bank_conflicts set> --csv --clock-control none --nvtx --nvtx-include "
               f"{NVTX_RANGE}/ {' '.join(a.ncu_option)}` over `bankbench run --launch-once --no-isolation`",
               f"- bankbench: `bankbench run {' '.join(a.bankbench_option)}`",
+              "", "## Targets", ""] + targets(table, alone, pairs, ncu_walls[0] / counters_wall) + [
               "", "## Wall time for the whole suite", "",
               "| tool | runs (s) | first run (s) |", "|---|---|---|",
               f"| bankbench run (counters, timing, verification) | {', '.join(f'{w:.2f}' for w in bb_walls)} | {bb_walls[0]:.2f} |",
@@ -523,9 +603,7 @@ def main():
         if calib:
             lines += [""] + calib
         lines += [""] + direction(alone)
-        both = both_readings([{"metric": r["metric"], "bankbench": r["bankbench"], "ncu": r["ncu"],
-                               "alone": alone_by_key[(r["configuration"], r["metric"])]["ncu"]}
-                              for r in table if (r["configuration"], r["metric"]) in alone_by_key])
+        both = both_readings(pairs)
         if both:
             lines += ["", "## Against either of ncu's readings", "",
                       "ncu's whole set and its counters alone read the same counters differently (the SASS metric "
