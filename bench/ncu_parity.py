@@ -130,11 +130,13 @@ def experiment_count(bb, experiments):
     return len({line.split(":")[0] for line in p.stdout.splitlines() if line.strip()})
 
 
-def ncu_pass(bb, experiments, db, log, extra, names=tuple(METRICS) + (DURATION,)):
+def ncu_pass(bb, experiments, db, log, extra, names=tuple(METRICS) + (DURATION,), target=()):
+    """One ncu run over the launch-once target; `extra`: ncu options, `target`: options of the
+    target's `run`."""
     metrics = ",".join(names)
     cmd = ["ncu", "--metrics", metrics, "--csv", "--print-units", "base", "--clock-control", "none",
            "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", *extra,
-           bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", experiments]
+           bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", *target, experiments]
     p, wall = run_timed(cmd, log)
     lines = p.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -233,11 +235,15 @@ def within_rule(value, reference_runs):
     return abs(value - reference_runs[0]) <= conflicts_allowance(reference_runs)
 
 
+def others(runs, k):
+    """The runs but run k."""
+    return [v for j, v in enumerate(runs) if j != k]
+
+
 def held_out(rows):
     """For each ncu run k: in how many rows it meets the conflicts rule against the other runs."""
     runs = min(len(r["ncu"]) for r in rows)
-    return [sum(1 for r in rows if within_rule(r["ncu"][k], [v for j, v in enumerate(r["ncu"]) if j != k]))
-            for k in range(runs)]
+    return [sum(1 for r in rows if within_rule(r["ncu"][k], others(r["ncu"], k))) for k in range(runs)]
 
 
 def targets(whole, alone=(), pairs=(), speed=None):
@@ -285,13 +291,9 @@ def targets(whole, alone=(), pairs=(), speed=None):
                          f"{held[0]} / {held[1]} | {all_met(*got)} |")
     either, held = [], []
     for k in ("ld", "st"):
-        rk = [p for p in pairs if p["metric"] == f"{k} conflicts" and len(p["ncu"]) >= 2 and len(p["alone"]) >= 2]
-        ours = sum(1 for p in rk if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
-        either.append((ours, len(rk)))
-        held.append(span([sum(1 for p in rk if within_rule(p[a][i], [v for j, v in enumerate(p[a]) if j != i])
-                              or within_rule(p[a][i], p[b]))
-                          for a, b in (("ncu", "alone"), ("alone", "ncu")) for i in range(min(len(p[a]) for p in rk))])
-                    if rk else "-")
+        counts = either_reading(pairs, f"{k} conflicts")
+        either.append((counts[4], counts[0]) if counts else (0, 0))
+        held.append(span(counts[1] + counts[2]) if counts else "-")
     if either[0][1] or either[1][1]:
         lines.append(f"| conflicts within max(0.5 %, ncu's spread) | either reading | {of(*either)} | "
                      f"{held[0]} / {held[1]} | {all_met(*either)} |")
@@ -352,32 +354,39 @@ def direction(table):
     return lines
 
 
-def both_readings(pairs):
+def either_reading(pairs, metric):
     """ncu reads a different number of conflicts with and without the SASS metric in its list
     (docs/ncu-parity.md): both are ncu's readings of the same counter. The conflicts rule against
-    either reference, for ncu's own runs held out and for bankbench. `pairs`: rows with the
-    whole-set runs ("ncu") and the counters-alone runs ("alone"). Markdown lines; empty without
-    two runs of each."""
+    either reference, over the rows of `metric` with two runs of each: (rows compared, each
+    whole-set run held out, each counters-alone run held out, bankbench against the whole-set runs
+    but the last, bankbench against all runs), or None without such rows. `pairs`: rows with the
+    whole-set runs ("ncu") and the counters-alone runs ("alone")."""
+    rows = [p for p in pairs if p["metric"] == metric and len(p["ncu"]) >= 2 and len(p["alone"]) >= 2]
+    if not rows:
+        return None
+    nw, na = len(rows[0]["ncu"]), len(rows[0]["alone"])
+    rows = [p for p in rows if len(p["ncu"]) == nw and len(p["alone"]) == na]
+    held_whole = [sum(1 for p in rows if within_rule(p["ncu"][k], others(p["ncu"], k))
+                      or within_rule(p["ncu"][k], p["alone"])) for k in range(nw)]
+    held_alone = [sum(1 for p in rows if within_rule(p["alone"][k], others(p["alone"], k))
+                      or within_rule(p["alone"][k], p["ncu"])) for k in range(na)]
+    ours_held = sum(1 for p in rows if within_rule(p["bankbench"], p["ncu"][:nw - 1])
+                    or within_rule(p["bankbench"], p["alone"]))
+    ours_all = sum(1 for p in rows
+                   if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
+    return len(rows), held_whole, held_alone, ours_held, ours_all
+
+
+def both_readings(pairs):
+    """either_reading() for loads and stores, as a table. Markdown lines; empty without two runs
+    of each reference."""
     lines = []
     for metric in ("ld conflicts", "st conflicts"):
-        rows = [p for p in pairs if p["metric"] == metric and len(p["ncu"]) >= 2 and len(p["alone"]) >= 2]
-        if not rows:
+        counts = either_reading(pairs, metric)
+        if counts is None:
             continue
-        nw, na = len(rows[0]["ncu"]), len(rows[0]["alone"])
-        rows = [p for p in rows if len(p["ncu"]) == nw and len(p["alone"]) == na]
-
-        def others(runs, k):
-            return [v for j, v in enumerate(runs) if j != k]
-
-        held_whole = [sum(1 for p in rows if within_rule(p["ncu"][k], others(p["ncu"], k))
-                          or within_rule(p["ncu"][k], p["alone"])) for k in range(nw)]
-        held_alone = [sum(1 for p in rows if within_rule(p["alone"][k], others(p["alone"], k))
-                          or within_rule(p["alone"][k], p["ncu"])) for k in range(na)]
-        ours_held = sum(1 for p in rows if within_rule(p["bankbench"], p["ncu"][:nw - 1])
-                        or within_rule(p["bankbench"], p["alone"]))
-        ours_all = sum(1 for p in rows
-                       if within_rule(p["bankbench"], p["ncu"]) or within_rule(p["bankbench"], p["alone"]))
-        lines.append(f"| {metric} | {len(rows)} | {', '.join(map(str, held_whole))} | "
+        n, held_whole, held_alone, ours_held, ours_all = counts
+        lines.append(f"| {metric} | {n} | {', '.join(map(str, held_whole))} | "
                      f"{', '.join(map(str, held_alone))} | {ours_held} | {ours_all} |")
     if not lines:
         return []

@@ -51,31 +51,13 @@ def ncu(label, target_options, configs):
     for i in range(runs):
         db = os.path.join(out, f"{label}-target.sqlite")
         p.remove_database(db)
-        launches, kernels, wall = ncu_target(db, os.path.join(out, f"{label}-{i + 1}.log"), target_options)
+        launches, kernels, wall = p.ncu_pass(bb, suite, db, os.path.join(out, f"{label}-{i + 1}.log"), [], names,
+                                             target_options)
         target = p.configurations(db, p.newest_runs(db, n_exp))
         per = p.split_launches([c["kernels"] for c in configs], [t["status"] for t in target], launches, kernels,
                                f"{label} {i + 1}")
         readings.setdefault(label, []).append([g[0] if g else {} for g in per])
         print(f"{label} {i + 1}: {wall:.2f} s", flush=True)
-
-
-def ncu_target(db, log, target_options):
-    cmd = ["ncu", "--metrics", ",".join(names), "--csv", "--print-units", "base", "--clock-control", "none",
-           "--nvtx", "--nvtx-include", f"{p.NVTX_RANGE}/", bb, "--db", db, "-q", "run", "--launch-once",
-           "--no-isolation", *target_options, suite]
-    proc, wall = p.run_timed(cmd, log)
-    lines = proc.stdout.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        p.fail(f"ncu wrote no CSV; see {log}")
-    launches, kernels = {}, {}
-    for row in csv.DictReader(lines[start:]):
-        if row.get("Metric Name") in names:
-            launch = int(row["ID"])
-            launches.setdefault(launch, {})[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-            kernels[launch] = row.get("Kernel Name", "")
-    order = sorted(launches)
-    return [launches[k] for k in order], [kernels[k] for k in order], wall
 
 
 configs = bankbench("bb-pool", ["--no-timing"])
