@@ -1,4 +1,4 @@
--- bankbench results database, schema version 5: the whole schema of a new database.
+-- bankbench results database, schema version 6: the whole schema of a new database.
 --
 -- This text is compiled into bankbench and applied in one transaction when a database is
 -- created. A later schema version adds schemas/migrations/<version>.sql for existing databases
@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -53,7 +53,16 @@ CREATE TABLE runs (
   metrics_json      TEXT    NOT NULL CHECK (json_valid(metrics_json)), -- CUPTI metric names
   seed              INTEGER NOT NULL,     -- seeds of 2^63 and above read back as negative numbers
   warmup            INTEGER NOT NULL,
-  samples           INTEGER NOT NULL
+  samples           INTEGER NOT NULL,
+  -- Version 6: the session (one `bankbench run` invocation) and what built and ran the run.
+  session_id           INTEGER REFERENCES sessions (id),
+  pid                  INTEGER,            -- the process that wrote the run
+  sources_sha256       TEXT,               -- the kernel and runner sources built into bankbench
+  fingerprint          TEXT,               -- what was measured: sources, experiment, backend
+  slurm_job_id         TEXT,               -- SLURM_ARRAY_JOB_ID or SLURM_JOB_ID
+  slurm_array_task_id  TEXT,               -- SLURM_ARRAY_TASK_ID
+  cuda_visible_devices TEXT,               -- CUDA_VISIBLE_DEVICES as the run saw it
+  shard                TEXT                -- "I/N" for `run --shard I/N`
 );
 CREATE INDEX runs_by_gpu ON runs (gpu_id);
 CREATE INDEX runs_by_experiment ON runs (experiment_name, started_at);
@@ -67,7 +76,7 @@ CREATE TABLE configurations (
   family              TEXT    NOT NULL,
   params_json         TEXT    NOT NULL CHECK (json_valid(params_json)), -- canonical: keys sorted
   status              TEXT    NOT NULL
-                      CHECK (status IN ('ok', 'failed', 'wrong_result', 'unsupported', 'skipped')),
+                      CHECK (status IN ('ok', 'failed', 'wrong_result', 'unsupported', 'skipped', 'not_modelled', 'unverified')),
   reason              TEXT,
   bytes_moved         INTEGER NOT NULL DEFAULT 0,
   smem_access_bytes   INTEGER NOT NULL,
@@ -78,6 +87,8 @@ CREATE TABLE configurations (
   host_rss_peak_bytes INTEGER,              -- the measuring process's peak resident memory so far
   device_used_bytes   INTEGER,              -- device memory in use after the buffers were released
   pool_reserved_bytes INTEGER,              -- then mapped by the buffer pool; NULL: the driver allocator
+  compile_key         TEXT,                 -- source variants: the compile cache key (version 6)
+  compile_ms          REAL,                 -- source variants: compile time, 0 on a cache hit (version 6)
   UNIQUE (run_id, seq)
 );
 CREATE INDEX configurations_by_variant ON configurations (variant, params_json);
@@ -269,3 +280,19 @@ SELECT
   json_extract(m.value, '$.max') AS max,
   json_extract(m.value, '$.noise') AS noise
 FROM baselines b, json_each(b.content_json, '$.configurations') c, json_each(c.value, '$.metrics') m;
+
+-- Version 6 (schemas/migrations/6.sql).
+
+-- One row per `bankbench run` invocation: every experiment it ran is one run of this session.
+CREATE TABLE sessions (
+  id           INTEGER PRIMARY KEY,
+  started_at   TEXT    NOT NULL,
+  finished_at  TEXT,
+  status       TEXT    NOT NULL DEFAULT 'running'
+               CHECK (status IN ('running', 'completed', 'interrupted', 'failed')),
+  host         TEXT,
+  pid          INTEGER,               -- of the supervising process, for stale-run detection
+  command_line TEXT    NOT NULL,
+  exit_code    INTEGER
+);
+CREATE INDEX runs_by_session ON runs (session_id);

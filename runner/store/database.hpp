@@ -40,6 +40,10 @@ public:
   /// its name, clocks and driver versions are updated.
   std::int64_t upsert_gpu(const gpu_record& gpu);
   /// Records a run with status 'running', committed at once so an interrupted run is kept.
+  /// Records the start of a `bankbench run` invocation (status 'running'); returns its id.
+  std::int64_t begin_session(const session_record& session);
+  /// Records its end: 'completed', 'interrupted' or 'failed', and the exit code.
+  void finish_session(std::int64_t session_id, const std::string& status, int exit_code);
   std::int64_t begin_run(std::int64_t gpu_id, const run_record& run);
   /// Writes one configuration with its metrics, timing, samples and expectations in one
   /// transaction: all of its rows or, when anything fails, none. Returns its id.

@@ -29,6 +29,18 @@ struct run_record {
   std::vector<std::string> metrics; ///< CUPTI metric names, stored as a JSON list
   std::uint64_t seed = 0;
   int warmup = 0, samples = 0;
+  // Schema version 6. Empty text and 0 are stored as NULL.
+  std::int64_t session_id = 0; ///< the sessions row of the `bankbench run` that made the run
+  std::int64_t pid = 0;        ///< the process that wrote the run
+  std::string sources_sha256;  ///< the kernel and runner sources built into this bankbench
+  std::string fingerprint;     ///< what was measured (run_fingerprint()); runs that differ are never repeats
+  std::string slurm_job_id, slurm_array_task_id, cuda_visible_devices, shard;
+};
+
+/// One `bankbench run` invocation, written before its first run.
+struct session_record {
+  std::string started_at, host, command_line;
+  std::int64_t pid = 0;
 };
 
 /// One metric of one launch: a raw CUPTI counter (derived = false) or a value bankbench computed.
@@ -74,7 +86,7 @@ struct configuration_record {
   int seq = 0; ///< 0-based position in the run
   std::string variant, family; ///< variant is the full id "family/name"
   std::string params_json = "{}"; ///< canonical JSON object, keys sorted
-  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported, skipped
+  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported, skipped, not_modelled, unverified
   std::string reason; ///< why the status is not ok
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 4;
@@ -83,6 +95,8 @@ struct configuration_record {
   std::uint64_t host_rss_peak_bytes = 0; ///< peak resident memory of the measuring process; 0: unknown
   std::uint64_t device_used_bytes = 0;   ///< device memory in use after release; 0: unknown
   std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool; 0: none (stored as NULL)
+  std::string compile_key; ///< source variants: the compile cache key; empty: built in (NULL)
+  std::optional<double> compile_ms; ///< source variants: compile time, 0 on a cache hit
   std::vector<launch_record> launches;
   std::optional<timing_record> timing;
   std::vector<expectation_record> expectations;

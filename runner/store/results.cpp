@@ -28,7 +28,9 @@ std::string architecture(const std::string& backend, int cc_major, int cc_minor)
 std::vector<run_info> run_infos(const database& db) {
   sqlite::statement st(db.read_handle(), db.path(),
                        "SELECT r.id, r.started_at, r.status, r.host, r.git_commit, r.git_dirty, r.experiment_name, "
-                       "r.experiment_sha256, r.gpu_id, g.name, g.uuid, g.backend, g.cc_major, g.cc_minor "
+                       "r.experiment_sha256, r.gpu_id, g.name, g.uuid, g.backend, g.cc_major, g.cc_minor, "
+                       "r.session_id, r.fingerprint, r.sources_sha256, r.pid, r.slurm_job_id, r.slurm_array_task_id, "
+                       "r.cuda_visible_devices, r.shard "
                        "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
                        "listing runs");
   std::vector<run_info> runs;
@@ -47,6 +49,14 @@ std::vector<run_info> run_infos(const database& db) {
     r.gpu_uuid = st.text(10);
     r.backend = st.text(11);
     r.arch = architecture(r.backend, st.int32(12), st.int32(13));
+    r.session_id = st.int64(14);
+    r.fingerprint = st.text(15);
+    r.sources_sha256 = st.text(16);
+    r.pid = st.int64(17);
+    r.slurm_job_id = st.text(18);
+    r.slurm_array_task_id = st.text(19);
+    r.cuda_visible_devices = st.text(20);
+    r.shard = st.text(21);
     runs.push_back(std::move(r));
   }
   return runs;

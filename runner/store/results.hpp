@@ -23,6 +23,11 @@ struct run_info {
   bool git_dirty = false;
   std::int64_t gpu_id = 0;
   std::string gpu_name, gpu_uuid, backend, arch;
+  std::int64_t session_id = 0;    ///< 0: written before schema version 6 (each such run is a session of its own)
+  std::string fingerprint;        ///< empty: not known (before version 6)
+  std::string sources_sha256;     ///< empty: not known
+  std::int64_t pid = 0;           ///< 0: not known
+  std::string slurm_job_id, slurm_array_task_id, cuda_visible_devices, shard;
 };
 
 /// One metric of one configuration over its launches.

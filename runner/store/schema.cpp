@@ -13,11 +13,48 @@ extern const char store_migration_2[];
 extern const char store_migration_3[];
 extern const char store_migration_4[];
 extern const char store_migration_5[];
+extern const char store_migration_6[];
 }
 
 namespace bb::store::schema {
 
 namespace {
+
+// Version 6 widens configurations.status's check. SQLite cannot alter a check constraint, and
+// rebuilding the table would cascade-delete its metrics; a check constraint does not touch the
+// stored rows, so the table's recorded SQL is rewritten in place (SQLite's documented route for
+// such changes: PRAGMA writable_schema) and the schema cookie moved so every connection rereads it.
+void widen_status_check(sqlite3* db, const std::string& path) {
+  const char* operation = "upgrading the schema from version 5 to 6 (configuration statuses)";
+  const std::string before = "'unsupported', 'skipped'))";
+  const std::string after = "'unsupported', 'skipped', 'not_modelled', 'unverified'))";
+  std::string sql;
+  {
+    sqlite::statement st(db, path, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'configurations'",
+                         operation);
+    if (st.step()) sql = st.text(0);
+  }
+  if (sql.find("'not_modelled'") != std::string::npos) return;
+  const auto at = sql.find(before);
+  if (at == std::string::npos)
+    throw store_error(fmt::format("{}: {}: the configurations table's status check is not the one bankbench wrote",
+                                  path, operation));
+  sql.replace(at, before.size(), after);
+  int cookie = 0;
+  {
+    sqlite::statement st(db, path, "PRAGMA schema_version", operation);
+    if (st.step()) cookie = st.int32(0);
+  }
+  sqlite::exec(db, path, "PRAGMA writable_schema = ON", operation);
+  {
+    sqlite::statement st(db, path,
+                         "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'configurations'",
+                         operation);
+    st.run(sql);
+  }
+  sqlite::exec(db, path, fmt::format("PRAGMA schema_version = {}", cookie + 1), operation);
+  sqlite::exec(db, path, "PRAGMA writable_schema = OFF", operation);
+}
 
 struct header {
   std::int32_t application_id = 0;
@@ -67,7 +104,8 @@ const plan& current() {
                       {{2, embedded::store_migration_2},
                        {3, embedded::store_migration_3},
                        {4, embedded::store_migration_4},
-                       {5, embedded::store_migration_5}}};
+                       {5, embedded::store_migration_5},
+                       {6, embedded::store_migration_6}}};
   return p;
 }
 
@@ -103,6 +141,7 @@ void upgrade(sqlite3* db, const std::string& path, const plan& p) {
       throw store_error(fmt::format("{}: upgrading the schema: no migration from version {} to {}", path,
                                     version, version + 1));
     sqlite::exec(db, path, m.sql, fmt::format("upgrading the schema from version {} to {}", version, m.version));
+    if (m.version == 6) widen_status_check(db, path);
     set_version(m.version);
     version = m.version;
   }

@@ -96,18 +96,41 @@ std::int64_t database::upsert_gpu(const gpu_record& g) {
   return id;
 }
 
+std::int64_t database::begin_session(const session_record& s) {
+  const char* operation = "recording the start of the session";
+  sqlite::statement st(m_db.get(), *m_path,
+                       "INSERT INTO sessions (started_at, status, host, pid, command_line) VALUES (?, 'running', ?, ?, ?)",
+                       operation);
+  st.run(s.started_at.empty() ? utc_now_iso8601() : s.started_at, null_if_empty(s.host),
+         s.pid == 0 ? std::nullopt : std::optional<std::int64_t>(s.pid), s.command_line);
+  return sqlite3_last_insert_rowid(m_db.get());
+}
+
+void database::finish_session(std::int64_t session_id, const std::string& status, int exit_code) {
+  const std::string operation = fmt::format("recording the end of session {} ({})", session_id, status);
+  sqlite::statement st(m_db.get(), *m_path,
+                       "UPDATE sessions SET status = ?, finished_at = ?, exit_code = ? WHERE id = ?", operation);
+  st.run(status, utc_now_iso8601(), exit_code, session_id);
+}
+
 std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
   const std::string operation = fmt::format("recording the start of run {}", r.experiment_name);
   sqlite::statement st(
       m_db.get(), *m_path,
       "INSERT INTO runs (gpu_id, started_at, status, host, git_commit, git_dirty, bankbench_version, "
       "experiment_name, experiment_path, experiment_text, experiment_sha256, command_line, metric_set, "
-      "metrics_json, seed, warmup, samples) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "metrics_json, seed, warmup, samples, session_id, pid, sources_sha256, fingerprint, slurm_job_id, "
+      "slurm_array_task_id, cuda_visible_devices, shard) "
+      "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
+  const auto id_or_null = [](std::int64_t v) { return v == 0 ? std::nullopt : std::optional<std::int64_t>(v); };
   st.run(gpu_id, r.started_at.empty() ? utc_now_iso8601() : r.started_at, null_if_empty(r.host),
          null_if_empty(r.git_commit), r.git_dirty, r.bankbench_version, r.experiment_name, r.experiment_path,
          r.experiment_text, r.experiment_sha256, r.command_line, null_if_empty(r.metric_set),
-         nlohmann::json(r.metrics).dump(), r.seed, r.warmup, r.samples);
+         nlohmann::json(r.metrics).dump(), r.seed, r.warmup, r.samples, id_or_null(r.session_id),
+         id_or_null(r.pid), null_if_empty(r.sources_sha256), null_if_empty(r.fingerprint),
+         null_if_empty(r.slurm_job_id), null_if_empty(r.slurm_array_task_id), null_if_empty(r.cuda_visible_devices),
+         null_if_empty(r.shard));
   return sqlite3_last_insert_rowid(m_db.get());
 }
 
@@ -120,12 +143,14 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
       db, *m_path,
       "INSERT INTO configurations (run_id, seq, variant, family, params_json, status, reason, bytes_moved, "
       "smem_access_bytes, verified_elements, mismatched_elements, started_at, finished_at, host_rss_peak_bytes, "
-      "device_used_bytes, pool_reserved_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "device_used_bytes, pool_reserved_bytes, compile_key, compile_ms) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   st.run(run_id, c.seq, c.variant, c.family, c.params_json, c.status, null_if_empty(c.reason), c.bytes_moved,
          c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
          null_if_empty(c.finished_at), null_if_zero_bytes(c.host_rss_peak_bytes),
-         null_if_zero_bytes(c.device_used_bytes), null_if_zero_bytes(c.pool_reserved_bytes));
+         null_if_zero_bytes(c.device_used_bytes), null_if_zero_bytes(c.pool_reserved_bytes),
+         null_if_empty(c.compile_key), c.compile_ms);
   const std::int64_t id = sqlite3_last_insert_rowid(db);
   insert_launches(db, *m_path, id, c, operation);
   if (c.timing) insert_timing(db, *m_path, id, *c.timing, operation);
