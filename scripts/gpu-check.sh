@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
 # experiment and the default suite, and run compute-sanitizer over the GPU tests.
-# usage: scripts/gpu-check.sh [all|main|sanitize|parity [OPTION...]|build] (parity: bench/ncu_parity.py
-# over the default suite, bankbench against Nsight Compute, with any further options passed to it; not
-# part of all. build: the build alone). Logs
+# usage: scripts/gpu-check.sh [all|main|sanitize|parity [OPTION...]|regress [OPTION...]|build] (parity:
+# bench/ncu_parity.py over the default suite, bankbench against Nsight Compute, with any further options
+# passed to it; regress: bench/regress_noise.py, the regression gate's false alarms and planted
+# regressions caught; neither is part of all. build: the build alone). Logs
 # go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put
 # them in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them). Where the
 # tree is a copy whose .git is not the commit it holds, set BB_GIT_COMMIT=<hash> so runs record it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity | build
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity | regress | build
 shift || true
-case "$phase" in all | main | sanitize | parity | build) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
+case "$phase" in all | main | sanitize | parity | regress | build) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
 out="${OUT:-gpu-check-out}"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -39,6 +40,11 @@ echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | gr
 [ $rc -eq 0 ] || exit $rc
 [ "$phase" = build ] && exit 0
 
+if [ "$phase" = regress ]; then
+  echo "== the regression gate: false alarms on unchanged code, planted regressions (bench/regress_noise.py)"
+  python3 bench/regress_noise.py --bankbench build/gpu/bankbench --out "$out/regress" "$@" 2>&1 | tail -60
+  exit 0
+fi
 if [ "$phase" = parity ]; then
   echo "== counters and wall time against Nsight Compute (bench/ncu_parity.py)"
   python3 bench/ncu_parity.py --bankbench build/gpu/bankbench --out "$out/parity" "$@" 2>&1 | tail -40

@@ -4,9 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "common/metrics.hpp"
+#include "common/suggest.hpp"
 #include "query/metric_info.hpp"
 #include "query/noise.hpp"
 #include "query/regress.hpp"
@@ -24,25 +27,67 @@ struct regress_cli {
   std::string format = "table";
 };
 
+/// Every metric name that some row of `s` holds.
+std::set<std::string> collected(const query::side& s) {
+  std::set<std::string> names;
+  for (const auto& r : s.rows)
+    for (const auto& [name, stats] : r.metrics) names.insert(name);
+  return names;
+}
+
+/// A gate must judge something: a metric neither side collected is an error, never a pass.
+void check_metrics(const std::vector<std::string>& metrics, const query::side& baseline, const query::side& candidate) {
+  const auto in_candidate = collected(candidate), in_baseline = collected(baseline);
+  for (const auto& m : metrics) {
+    for (const auto* side : {&candidate, &baseline}) {
+      const auto& names = side == &candidate ? in_candidate : in_baseline;
+      if (names.count(m) > 0) continue;
+      const std::vector<std::string> all(names.begin(), names.end());
+      std::string hint = did_you_mean(m, all);
+      if (hint.empty())
+        hint = metrics::is_derived(m) || m.find("__") != std::string::npos
+                   ? "it was not collected there (see the experiment's `metrics:`)"
+                   : "no such metric; `bankbench list metrics` lists the derived metrics";
+      throw usage_error(fmt::format("-m {}: {} holds no values of this metric; {}; the gate judges nothing it "
+                                    "cannot see",
+                                    m, side->label, hint));
+    }
+  }
+}
+
 int run_regress(const regress_cli& o, const global_options& g) {
   const auto db = store::database::open_existing(g.db);
   query::regress_options options = o.options;
   options.metrics = query::split_metrics(o.metrics);
-  if (options.metrics.empty()) options.metrics = query::default_regress_metrics();
-  const store::result_query q{options.metrics, true};
+  // Read every metric: the default list is what the candidate holds, and -m names are checked
+  // against what each side collected.
+  const store::result_query q{{}, true};
   const query::side candidate = query::select_side(db, o.candidate, q);
   const query::side baseline = query::select_side(db, o.baseline, q, &candidate);
-  if (candidate.rows.empty()) throw usage_error(candidate.label + " has no configurations");
+  if (candidate.rows.empty()) throw usage_error(candidate.label + " has no configurations; nothing to judge");
+  if (baseline.rows.empty()) throw usage_error(baseline.label + " has no configurations; nothing to judge against");
+  if (options.metrics.empty()) options.metrics = query::regress_metrics_of(candidate.rows);
+  if (options.metrics.empty())
+    throw usage_error(fmt::format("{} holds no shared-memory counters (run with counters, not --no-counters); "
+                                  "nothing to judge",
+                                  candidate.label));
+  check_metrics(options.metrics, baseline, candidate);
   std::set<std::pair<std::string, std::string>> scope;
   std::set<std::int64_t> exclude;
   for (const auto& r : candidate.rows) scope.insert({r.experiment, r.arch});
   for (const auto& r : candidate.runs) exclude.insert(r.id);
-  const auto noise = query::learn_noise(db, scope, exclude, options.metrics);
-  const auto result = query::regress(baseline, candidate, noise, options);
+  query::repeat_table repeats;
+  const auto noise = query::learn_noise(db, scope, exclude, options.metrics, 50, &repeats);
+  const auto result = query::regress(baseline, candidate, noise, options, repeats);
   if (result.compared + result.compared_across == 0)
     throw usage_error(fmt::format("{} and {} have no configuration in common (experiment, variant and parameters); "
                                   "nothing to compare",
                                   baseline.label, candidate.label));
+  if (result.judged == 0)
+    throw usage_error(fmt::format("{} and {} have {} configuration(s) in common, but none with the judged metrics "
+                                  "measured on both sides ({}); nothing was judged",
+                                  baseline.label, candidate.label, result.compared + result.compared_across,
+                                  fmt::join(options.metrics, ", ")));
   query::write_regress(result, std::cout, o.format);
   return result.gated() > 0 ? 1 : 0;
 }
@@ -51,15 +96,27 @@ int run_regress(const regress_cli& o, const global_options& g) {
 run_fn setup_regress(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<regress_cli>();
   sub.add_option("-b,--baseline", o->baseline,
-                 "what to compare against: run id, latest (the run before the candidate), baseline name, commit")
+                 "what to compare against: run id, session:N, latest (the runs before the candidate's), baseline "
+                 "name, commit")
       ->required();
-  sub.add_option("-c,--candidate", o->candidate, "what is judged: run id, latest, baseline name, commit")
+  sub.add_option("-c,--candidate", o->candidate, "what is judged: run id, session:N, latest (the last `bankbench run`), baseline name, commit")
       ->capture_default_str();
   sub.add_option("-m,--metric", o->metrics,
-                 "counter metrics to judge, repeated or comma-separated (default: load and store wavefronts and "
-                 "conflicts per request)");
-  sub.add_option("--min-change", o->options.min_change, "the smallest relative change that counts, whatever the noise")
+                 "counter metrics to judge, repeated or comma-separated (default: every access kind's wavefronts "
+                 "per request and requests that the candidate holds); a metric either side lacks is an error");
+  sub.add_option("--min-effect", o->options.min_effect,
+                 "the smallest change that counts, in wavefronts (or conflicts) per request; a count's is this "
+                 "many per request of its kind")
+      ->check(CLI::Range(0.0, 1000.0))
+      ->capture_default_str();
+  sub.add_option("--min-change", o->options.min_change,
+                 "the smallest change that counts, relative to the baseline (the larger of the two applies)")
       ->check(CLI::Range(0.0, 10.0))
+      ->capture_default_str();
+  sub.add_option("--noise-factor", o->options.noise_factor,
+                 "noise learned from at least 3 runs of the same code tightens the allowance to this many times "
+                 "the noise (never below half the minimum effect, never above it)")
+      ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
   sub.add_option("--time-effect", o->options.min_time_effect,
                  "the smallest relative change of a median time that counts")
@@ -73,7 +130,7 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
       ->check(CLI::IsMember({"table", "markdown", "json"}))
       ->capture_default_str();
   sub.footer("Exit codes: 0 no regression; 1 a regression; 2 usage or data error (unknown run or baseline, "
-             "nothing in common); 4 database error.");
+             "nothing in common, a metric not collected, nothing judged); 4 database error.");
   return [o, &global] { return run_regress(*o, global); };
 }
 

@@ -11,6 +11,7 @@
 #include "registry/registry.hpp"
 #include "store/database.hpp"
 #include "store/resume.hpp"
+#include "store/results.hpp"
 
 namespace bb::cli {
 
@@ -28,6 +29,8 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
       config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance())};
   start = resume_point(1);
   start.run_ids[0] = o.resume;
+  for (const auto& r : store::run_infos(db))
+    if (r.id == o.resume) start.session_id = r.session_id; // 0 for a run from before sessions: a new one
   for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
   store::reopen_run(db, o.resume);
   return experiments;
@@ -50,8 +53,16 @@ int run_run(run_options& o, const global_options& g) {
         std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params) << "\n";
     return 0;
   }
-  if (o.backend == "model" || !o.isolate) return run_in_process(experiments, o, g, start, nullptr, true);
-  return supervise(experiments, o, g, start);
+  int code = 0;
+  try {
+    code = o.backend == "model" || !o.isolate ? run_in_process(experiments, o, g, start, nullptr, true)
+                                              : supervise(experiments, o, g, start);
+  } catch (const error& e) {
+    finish_session(g, start, static_cast<int>(e.code()));
+    throw;
+  }
+  finish_session(g, start, code);
+  return code;
 }
 
 } // namespace

@@ -1,10 +1,12 @@
-// bankbench show [RUN]: a run's results table (the latest run when none is given).
+// bankbench show [RUNS]: the results table of each run of a run, session or commit (default: every
+// run of the latest session, i.e. of the last `bankbench run`).
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
+#include "query/selector.hpp"
 #include "query/show.hpp"
 #include "store/database.hpp"
 
@@ -18,28 +20,21 @@ struct show_options {
 
 int run_show(const show_options& o, const global_options& g) {
   const auto db = store::database::open_existing(g.db);
-  std::int64_t id = 0;
-  if (o.run == "latest") {
-    const auto latest = db.latest_run_id();
-    if (!latest) throw usage_error(g.db + " holds no runs yet; run `bankbench run` first");
-    id = *latest;
-  } else {
-    try {
-      std::size_t used = 0;
-      id = std::stoll(o.run, &used);
-      if (used != o.run.size()) throw std::invalid_argument(o.run);
-    } catch (const std::exception&) {
-      throw usage_error("RUN must be a run id or `latest`, not '" + o.run + "' (see `bankbench list runs`)");
-    }
+  const auto format = query::parse_format(o.format);
+  bool first = true;
+  for (const auto& run : query::select_runs(db, o.run)) {
+    if (!first && format != query::output_format::csv) std::cout << '\n';
+    query::show_run(db, run.id, std::cout, format);
+    first = false;
   }
-  query::show_run(db, id, std::cout, query::parse_format(o.format));
   return 0;
 }
 } // namespace
 
 run_fn setup_show(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<show_options>();
-  sub.add_option("run", o->run, "run id, or `latest`")->capture_default_str();
+  sub.add_option("runs", o->run, "run id, session:N, a commit, or `latest` (every run of the last `bankbench run`)")
+      ->capture_default_str();
   sub.add_option("-f,--format", o->format, "table, markdown or csv")
       ->check(CLI::IsMember({"table", "markdown", "csv"}))
       ->capture_default_str();

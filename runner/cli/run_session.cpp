@@ -10,7 +10,10 @@
 #include <optional>
 #include <utility>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/model_backend.hpp"
@@ -24,6 +27,11 @@
 #include "query/show.hpp"
 #include "registry/registry.hpp"
 #include "store/samples.hpp"
+#include "store/sessions.hpp"
+
+namespace bb::build {
+extern const char sources_sha256[];
+}
 
 namespace bb::cli {
 
@@ -90,8 +98,12 @@ std::string short_result(const launch::config_result& r, std::size_t failed_expe
   return s;
 }
 
-store::run_record run_record_of(const config::experiment& e, const run_options& o) {
+store::run_record run_record_of(const config::experiment& e, const run_options& o, std::int64_t session_id) {
   store::run_record r;
+  r.session_id = session_id;
+  r.pid = static_cast<std::int64_t>(getpid());
+  r.sources_sha256 = build::sources_sha256;
+  r.fingerprint = run_fingerprint(e, o);
   r.started_at = store::utc_now_iso8601();
   r.host = host_name();
   const auto git = git_state_of(std::filesystem::path(e.path).parent_path().string());
@@ -162,6 +174,7 @@ private:
 };
 
 struct backend {
+  std::int64_t session_id = 0;
   store::gpu_record gpu;
   int sm_clock_max_mhz = 0;
   bool model = false;
@@ -206,7 +219,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
                            std::int64_t gpu_id, backend& b, const run_options& o, const resume_point& start,
                            session_events* events, cost_totals& cost, std::int64_t& run_id, bool& context_lost) {
   const auto configs = config::expand(e);
-  const auto record = run_record_of(e, o);
+  const auto record = run_record_of(e, o, b.session_id);
   run_id = start.run_ids[index];
   if (run_id == 0) {
     run_id = db.begin_run(gpu_id, record);
@@ -271,14 +284,54 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
 
 } // namespace
 
+void finish_session(const global_options& g, const resume_point& start, int exit_code) {
+  if (start.session_id == 0) return; // nothing was begun (no GPU, bad input): nothing to close
+  const std::string status = exit_code == 0 || exit_code == static_cast<int>(exit_code::failures) ? "completed"
+                             : exit_code >= 128                                                  ? "interrupted"
+                                                                                                 : "failed";
+  std::string counts;
+  try {
+    auto db = store::database::open(g.db);
+    db.finish_session(start.session_id, status, exit_code);
+    const auto c = store::count_session(db, start.session_id);
+    std::vector<std::string> parts;
+    for (const auto& [name, n] : c.by_status) parts.push_back(fmt::format("{} {}", n, name));
+    counts = fmt::format("{} run{}, {} configurations ({})", c.runs, c.runs == 1 ? "" : "s", c.configurations(),
+                         parts.empty() ? "none stored" : fmt::format("{}", fmt::join(parts, ", ")));
+    if (c.failed_expectations > 0)
+      counts += fmt::format(", {} expectation{} not met", c.failed_expectations, c.failed_expectations == 1 ? "" : "s");
+  } catch (const std::exception& e) {
+    counts = fmt::format("its results could not be counted: {}", e.what());
+  }
+  std::string reason;
+  switch (exit_code) {
+  case 0: reason = "everything ran, verified and met its expectations"; break;
+  case static_cast<int>(exit_code::failures): reason = "a configuration failed or an expectation was not met"; break;
+  case static_cast<int>(exit_code::interrupted):
+    reason = "interrupted; `bankbench run --resume RUN` completes a run"; break;
+  default: reason = exit_code > 128 ? "stopped by a signal" : "stopped by an error (above)";
+  }
+  // Not through the logger: this line is the run's verdict and stays under -q.
+  std::fflush(stdout);
+  fmt::print(stderr, "bankbench: session {}: {} -> exit {}: {}\n", start.session_id, counts, exit_code, reason);
+}
+
 void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids) {
   const auto db = store::database::open_existing(g.db);
   for (const auto id : run_ids)
     if (id != 0) query::show_run(db, id, std::cout, query::output_format::table);
 }
 
+std::string run_fingerprint(const config::experiment& e, const run_options& o) {
+  // Timing options do not change counters; how the counter pass runs does.
+  const bool model = o.backend == "model";
+  return sha256_hex(fmt::format("sources {}\nexperiment {}\nbackend {}\ncache_control {}\nallocator {}\n",
+                                build::sources_sha256, sha256_hex(e.text), o.backend, model ? "-" : o.cache_control,
+                                model ? "-" : o.allocator));
+}
+
 int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
-                   const global_options& g, const resume_point& start, session_events* events,
+                   const global_options& g, resume_point& start, session_events* events,
                    bool print_tables) {
   std::optional<store::database> db;
   backend b;
@@ -292,6 +345,15 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
     open_gpu_backend(b, experiments, o, device);
   }
   const std::int64_t gpu_id = db->upsert_gpu(b.gpu);
+  if (start.session_id == 0) {
+    store::session_record session;
+    session.host = host_name();
+    session.pid = static_cast<std::int64_t>(getppid() > 1 && events != nullptr ? getppid() : getpid());
+    session.command_line = o.command_line;
+    start.session_id = db->begin_session(session);
+    if (events != nullptr) events->session_begun(start.session_id);
+  }
+  b.session_id = start.session_id;
 
   auto previous = std::signal(SIGINT, on_sigint);
   cost_totals cost;
@@ -303,6 +365,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
     std::int64_t run_id = 0;
     failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost);
     run_ids.push_back(run_id);
+    start.run_ids[i] = run_id;
   }
   std::signal(SIGINT, previous);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -34,6 +34,7 @@ struct run_options {
 
 /// Where a session starts: runs already begun and configurations already stored.
 struct resume_point {
+  std::int64_t session_id = 0;           ///< the session's row; 0 = not begun yet (made with the first run)
   std::vector<std::int64_t> run_ids;     ///< per experiment; 0 = not begun yet
   std::vector<std::set<int>> done;       ///< per experiment: seqs already stored
   explicit resume_point(std::size_t experiments = 0) : run_ids(experiments, 0), done(experiments) {}
@@ -43,6 +44,7 @@ struct resume_point {
 class session_events {
 public:
   virtual ~session_events() = default;
+  virtual void session_begun(std::int64_t session_id) = 0;
   virtual void run_begun(std::size_t experiment, std::int64_t run_id) = 0;
   virtual void configuration_started(std::size_t experiment, int seq) = 0;
   /// Configurations run in groups (launch::group): the timing pass of one started earlier begins.
@@ -58,10 +60,19 @@ extern std::atomic<bool> g_interrupted;
 inline constexpr int k_exit_context_lost = 86;
 
 /// Runs what `start` leaves to do. `events` may be null. With `print_tables`, prints each run's
-/// table at the end. Returns the exit code.
+/// table at the end. Returns the exit code; `start.session_id` and `start.run_ids` name what it wrote.
 int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
-                   const global_options& g, const resume_point& start, session_events* events,
+                   const global_options& g, resume_point& start, session_events* events,
                    bool print_tables);
+
+/// What identifies the measured code and method of a run: a hash over the sources built into
+/// bankbench, the experiment's text, the backend and the options that change counters. Runs with
+/// different fingerprints are never taken as repeats of one another.
+std::string run_fingerprint(const config::experiment& e, const run_options& o);
+
+/// Records the end of the session and prints the one summary line of `bankbench run` (on stderr,
+/// also under -q): what ran, what failed, and why the exit code is what it is.
+void finish_session(const global_options& g, const resume_point& start, int exit_code);
 
 /// Prints the results table of every run begun in `start` (after a supervised session).
 void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids);

@@ -27,6 +27,7 @@ namespace {
 class pipe_events final : public session_events {
 public:
   explicit pipe_events(int fd) : m_fd(fd) {}
+  void session_begun(std::int64_t id) override { send("session", 0, id); }
   void run_begun(std::size_t e, std::int64_t id) override { send("run", e, id); }
   void configuration_started(std::size_t e, int seq) override { send("start", e, seq); }
   void configuration_timing(std::size_t e, int seq) override { send("timing", e, seq); }
@@ -77,7 +78,7 @@ std::string describe_exit(int status) {
 }
 
 [[noreturn]] void worker_main(int fd, const std::vector<config::experiment>& experiments, const run_options& o,
-                              const global_options& g, const resume_point& start) {
+                              const global_options& g, resume_point start) {
   prctl(PR_SET_PDEATHSIG, SIGKILL); // a supervisor killed with -9 takes its worker along
   pipe_events events(fd);
   int rc = 0;
@@ -98,7 +99,7 @@ std::string describe_exit(int status) {
 } // namespace
 
 int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
-              const global_options& g, resume_point start) {
+              const global_options& g, resume_point& start) {
   bool any_failure = false;
   auto previous = std::signal(SIGINT, [](int) { g_interrupted.store(true); });
   for (;;) {
@@ -139,6 +140,7 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
         std::size_t e = 0;
         std::int64_t value = 0;
         line >> what >> e >> value;
+        if (what == "session") start.session_id = value;
         if (what == "run") start.run_ids[e] = value;
         if (what == "start" || what == "timing") {
           if (!current.active) current = {true, e, {}, 0, {}};

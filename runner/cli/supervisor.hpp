@@ -7,8 +7,9 @@
 
 namespace bb::cli {
 
-/// Runs `experiments` from `start` under supervision; returns the exit code.
+/// Runs `experiments` from `start` under supervision; returns the exit code. `start` ends up
+/// naming the session and runs the workers wrote.
 int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
-              const global_options& g, resume_point start);
+              const global_options& g, resume_point& start);
 
 } // namespace bb::cli

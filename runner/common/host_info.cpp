@@ -39,7 +39,9 @@ git_state git_state_of(const std::string& dir) {
   if (!capture(git + "rev-parse HEAD 2>/dev/null", out)) return g;
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   g.commit = out;
-  if (capture(git + "status --porcelain --untracked-files=no 2>/dev/null", out)) g.dirty = !out.empty();
+  // Untracked files count: a new kernel or header that is not committed yet changes what is built.
+  // Ignored files (build folders, results) do not.
+  if (capture(git + "status --porcelain --untracked-files=normal 2>/dev/null", out)) g.dirty = !out.empty();
   return g;
 }
 

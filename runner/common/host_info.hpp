@@ -5,7 +5,7 @@ namespace bb {
 
 struct git_state {
   std::string commit; ///< full hash, or "" outside a git checkout
-  bool dirty = false; ///< tracked files differ from the commit
+  bool dirty = false; ///< tracked files differ from the commit, or untracked (not ignored) files exist
 };
 
 /// The git commit of the checkout containing `dir`; never throws.

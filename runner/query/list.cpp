@@ -16,11 +16,13 @@ void write_or_say_empty(const text_table& table, std::ostream& out, output_forma
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
   text_table table({{"id", align::right},
+                    {"session", align::right},
                     {"started", align::left},
                     {"status", align::left},
                     {"experiment", align::left},
                     {"gpu", align::left},
                     {"commit", align::left},
+                    {"fingerprint", align::left},
                     {"configs", align::right},
                     {"failed", align::right},
                     {"expect failed", align::right}});
@@ -28,8 +30,9 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
     // Twelve hex digits name a commit unambiguously in any repository this size.
     std::string commit = r.git_commit.empty() ? "-" : r.git_commit.substr(0, 12);
     if (r.git_dirty) commit += "-dirty";
-    table.add_row({std::to_string(r.id), r.started_at, r.status, r.experiment_name, r.gpu_name, commit,
-                   std::to_string(r.configurations), std::to_string(r.failed_configurations),
+    table.add_row({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.started_at,
+                   r.status, r.experiment_name, r.gpu_name, commit,
+                   r.fingerprint.empty() ? "-" : r.fingerprint.substr(0, 12), std::to_string(r.configurations), std::to_string(r.failed_configurations),
                    std::to_string(r.failed_expectations)});
   }
   write_or_say_empty(table, out, format, "runs", db.path());

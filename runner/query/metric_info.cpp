@@ -65,8 +65,8 @@ const std::vector<std::string>& default_compare_metrics() {
 }
 
 const std::vector<std::string>& default_regress_metrics() {
-  static const std::vector<std::string> names = {"load_wavefronts_per_request", "load_conflicts_per_request",
-                                                 "store_wavefronts_per_request", "store_conflicts_per_request"};
+  static const std::vector<std::string> names = {"load_wavefronts_per_request", "load_requests",
+                                                 "store_wavefronts_per_request", "store_requests"};
   return names;
 }
 

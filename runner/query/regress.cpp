@@ -32,10 +32,21 @@ finding make_finding(const store::result_row& b, const store::result_row& c, con
   return f;
 }
 
+/// The kind prefix of a count metric ("load" of "load_wavefronts"), or "" for another metric.
+std::string kind_of_count(const std::string& metric) {
+  for (const char* suffix : {"_excess_wavefronts", "_wavefronts", "_conflicts"}) {
+    const std::string sfx = suffix;
+    if (metric.size() > sfx.size() && metric.ends_with(sfx) && !metric.starts_with("predicted_"))
+      return metric.substr(0, metric.size() - sfx.size());
+  }
+  return "";
+}
+
 class judge {
 public:
-  judge(const side& baseline, const noise_table& history, const regress_options& o, regress_result& out)
-      : m_baseline(baseline), m_history(history), m_options(o), m_out(out) {}
+  judge(const side& baseline, const noise_table& history, const repeat_table& repeats, const regress_options& o,
+        regress_result& out)
+      : m_baseline(baseline), m_history(history), m_repeats(repeats), m_options(o), m_out(out) {}
 
   void compare(const store::result_row& b, const store::result_row& c) {
     if (b.status != c.status && (b.status == "ok" || c.status == "ok")) {
@@ -48,8 +59,9 @@ public:
   }
 
 private:
-  double noise(const store::result_row& b, const store::result_row& c, const std::string& metric) const {
-    double n = m_options.min_change;
+  /// The largest relative spread known for the pair: its launches, and what was learned before.
+  double relative_noise(const store::result_row& b, const store::result_row& c, const std::string& metric) const {
+    double n = 0;
     for (const auto* row : {&b, &c}) {
       const auto& s = row->metrics.at(metric);
       n = std::max(n, relative_spread(s.min, s.max, s.mean));
@@ -60,17 +72,30 @@ private:
     return n;
   }
 
+  /// The minimum effect, tightened by noise learned from enough repeats of the same code.
+  double allowance(const store::result_row& b, const store::result_row& c, const std::string& metric,
+                   double baseline) const {
+    const double effect = minimum_effect(metric, baseline, b, m_options);
+    const auto it = m_repeats.find(noise_key(b, metric));
+    if (it == m_repeats.end() || it->second < m_options.noise_repeats) return effect;
+    const double noise = relative_noise(b, c, metric) * std::abs(baseline);
+    return std::clamp(m_options.noise_factor * noise, effect / 2, effect);
+  }
+
   void counter(const store::result_row& b, const store::result_row& c, const std::string& metric) {
     if (b.metrics.count(metric) == 0 || c.metrics.count(metric) == 0) return;
+    ++m_out.judged;
     const metric_info info = describe_metric(metric);
     finding f = make_finding(b, c, metric);
     f.baseline = b.metrics.at(metric).mean;
     f.candidate = c.metrics.at(metric).mean;
     f.change = relative_change(*f.baseline, *f.candidate);
-    // Across architectures nothing was learned about noise: the floor alone separates "same".
-    f.allowance = f.cross_arch ? m_options.min_change : noise(b, c, metric);
-    if (f.change && std::abs(*f.change) <= f.allowance) return;
-    const bool up = !f.change || *f.change > 0;
+    const double delta = *f.candidate - *f.baseline;
+    // Across architectures nothing was learned about noise: the minimum effect alone decides.
+    f.allowance = f.cross_arch ? minimum_effect(metric, *f.baseline, b, m_options)
+                               : allowance(b, c, metric, *f.baseline);
+    if (std::abs(delta) <= f.allowance) return;
+    const bool up = delta > 0;
     if (!info.judged)
       f.result = outcome::changed;
     else
@@ -98,8 +123,8 @@ private:
     finding f = make_finding(b, c, "status");
     f.baseline_status = b.status;
     f.candidate_status = c.status;
-    // A configuration that no longer runs (skipped) is reported, one that breaks is a regression.
-    if (b.status == "ok" && c.status == "skipped")
+    // A configuration that no longer runs (skipped, not modelled) is reported, one that breaks is a regression.
+    if (b.status == "ok" && (c.status == "skipped" || c.status == "not_modelled"))
       f.result = outcome::changed;
     else
       f.result = b.status == "ok" ? outcome::regression : outcome::improvement;
@@ -109,6 +134,7 @@ private:
 
   const side& m_baseline;
   const noise_table& m_history;
+  const repeat_table& m_repeats;
   const regress_options& m_options;
   regress_result& m_out;
 };
@@ -124,11 +150,40 @@ std::size_t regress_result::gated() const {
       std::count_if(findings.begin(), findings.end(), [](const finding& f) { return f.gated; }));
 }
 
+double minimum_effect(const std::string& metric, double baseline, const store::result_row& b,
+                      const regress_options& options) {
+  double absolute = 0;
+  if (metric.ends_with("_per_request")) {
+    absolute = options.min_effect;
+  } else if (const std::string kind = kind_of_count(metric); !kind.empty()) {
+    // A count's absolute minimum is the per-request one times the requests of its kind.
+    if (const auto it = b.metrics.find(kind + "_requests"); it != b.metrics.end())
+      absolute = options.min_effect * it->second.mean;
+  }
+  return std::max(absolute, options.min_change * std::abs(baseline));
+}
+
+std::vector<std::string> regress_metrics_of(const std::vector<store::result_row>& rows) {
+  std::set<std::string> names;
+  for (const auto& r : rows)
+    for (const auto& [name, stats] : r.metrics)
+      if (!name.starts_with("predicted_") && name.find("_excess_") == std::string::npos &&
+          (name.ends_with("_wavefronts_per_request") || name.ends_with("_requests")))
+        names.insert(name);
+  // Loads and stores first, as every table shows them; then other kinds by name.
+  std::vector<std::string> out;
+  for (const char* known : {"load_wavefronts_per_request", "load_requests", "store_wavefronts_per_request",
+                            "store_requests"})
+    if (names.erase(known) > 0) out.push_back(known);
+  out.insert(out.end(), names.begin(), names.end());
+  return out;
+}
+
 regress_result regress(const side& baseline, const side& candidate, const noise_table& history,
-                       const regress_options& options) {
+                       const regress_options& options, const repeat_table& repeats) {
   regress_result out;
   out.options = options;
-  out.metrics = options.metrics.empty() ? default_regress_metrics() : options.metrics;
+  out.metrics = options.metrics.empty() ? regress_metrics_of(candidate.rows) : options.metrics;
   out.baseline_label = baseline.label;
   out.baseline_description = baseline.description;
   out.candidate_label = candidate.label;
@@ -137,7 +192,7 @@ regress_result regress(const side& baseline, const side& candidate, const noise_
   std::map<std::string, std::vector<const store::result_row*>> by_key; // baseline rows
   for (const auto& r : baseline.rows) by_key[configuration_key(r)].push_back(&r);
   std::set<std::string> matched;
-  judge j(baseline, history, out.options, out);
+  judge j(baseline, history, repeats, out.options, out);
   for (const auto& c : candidate.rows) {
     const std::string key = configuration_key(c);
     const auto it = by_key.find(key);

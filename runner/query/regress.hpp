@@ -1,9 +1,13 @@
 #pragma once
 /// `bankbench regress`: a candidate's results against a baseline's. Counters are matched on
-/// experiment, variant, parameters, metric and architecture, and a change counts when it is
-/// beyond both the measured noise and a floor (0.5 %). Times are judged by a Mann-Whitney U test
-/// on the samples plus a minimum effect (5 %) and gate only when asked. Results of different
-/// architectures are compared and reported, never gated.
+/// experiment, variant, parameters, metric and architecture. A counter's change counts when it is
+/// larger than its minimum effect: an absolute one in wavefronts per request (0.05 by default;
+/// for a count, that many per request of its kind) and a relative one (1 %), whichever is larger.
+/// Noise learned from three or more repeated runs of the same code may tighten that allowance to
+/// a multiple of the noise, never below half the minimum effect and never above it, so noise
+/// never widens the gate and one baseline run is enough. docs/regression-gate.md gives the
+/// reasoning. Times are judged by a Mann-Whitney U test on the samples plus a minimum effect
+/// (5 %) and gate only when asked. Results of different architectures are reported, never gated.
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,8 +18,11 @@
 namespace bb::query {
 
 struct regress_options {
-  std::vector<std::string> metrics; ///< counters to judge; empty: default_regress_metrics()
-  double min_change = 0.005;        ///< the allowance's floor, relative
+  std::vector<std::string> metrics; ///< counters to judge; empty: regress_metrics_of() the candidate
+  double min_effect = 0.05;         ///< the smallest change that counts, in wavefronts (or conflicts) per request
+  double min_change = 0.01;         ///< the smallest change that counts, relative to the baseline
+  double noise_factor = 4;          ///< learned noise tightens the allowance to this many times the noise
+  int noise_repeats = 3;            ///< ... when learned from at least this many runs of the same code
   double min_time_effect = 0.05;    ///< a time change smaller than this never counts
   double alpha = 0.05;              ///< significance of the rank test on the samples
   bool gate_time = false;           ///< time regressions make the verdict a regression
@@ -34,7 +41,7 @@ struct finding {
   std::string baseline_arch, candidate_arch;
   std::optional<double> baseline, candidate;     ///< means over launches; medians for times
   std::optional<double> change;                  ///< (candidate - baseline) / |baseline|; empty from 0
-  double allowance = 0;                          ///< counters: the noise allowance; times: the minimum effect
+  double allowance = 0;                          ///< counters: in the metric's unit; times: the relative minimum effect
   std::optional<double> p;                       ///< times: the rank test's p value
   std::string baseline_status, candidate_status; ///< "status" findings
   outcome result = outcome::changed;
@@ -54,6 +61,7 @@ struct regress_result {
   std::vector<unmatched> missing; ///< in the baseline, not the candidate
   std::vector<unmatched> added;   ///< in the candidate, not the baseline
   int compared = 0;               ///< configuration pairs on the same architecture
+  int judged = 0;                 ///< (pair, metric) judgements made: 0 means nothing was judged
   int compared_across = 0;        ///< pairs on different architectures
   int times_compared = 0;         ///< pairs with samples on both sides
   regress_options options;
@@ -62,8 +70,17 @@ struct regress_result {
   [[nodiscard]] std::size_t gated() const;
 };
 
-/// Compares `candidate` with `baseline`; `history` holds the noise learned from repeated runs.
+/// Compares `candidate` with `baseline`; `history` holds the noise learned from repeated runs and
+/// `repeats` how many runs of the same code each noise entry was learned from.
 regress_result regress(const side& baseline, const side& candidate, const noise_table& history,
-                       const regress_options& options);
+                       const regress_options& options, const repeat_table& repeats = {});
+
+/// The metrics the gate judges by default: every access kind's wavefronts per request and
+/// requests that `rows` hold (load_..., store_..., and any other kind), in a stable order.
+std::vector<std::string> regress_metrics_of(const std::vector<store::result_row>& rows);
+
+/// The smallest change of `metric` that counts at `baseline` for row `b` (see the file comment).
+double minimum_effect(const std::string& metric, double baseline, const store::result_row& b,
+                      const regress_options& options);
 
 } // namespace bb::query

@@ -75,7 +75,7 @@ text_table findings_table(const regress_result& r, const section& s) {
     if (s.title == "regressions" && f.metric == "median_ns") label += " (time)";
     t.add_row({f.experiment, short_variant(f.variant), params, label, value_cell(f.baseline, info.scale),
                value_cell(f.candidate, info.scale), change_cell(f.change),
-               f.p ? fmt::format("p={:.2g}", *f.p) : "±" + percent(f.allowance), arch});
+               f.p ? fmt::format("p={:.2g}", *f.p) : "±" + value_cell(f.allowance, info.scale), arch});
   }
   return t;
 }
@@ -120,9 +120,11 @@ void write_text(const regress_result& r, std::ostream& out, output_format format
                      "times of {}\n",
                      r.compared, r.compared_across, fmt::join(labels, ", "), r.times_compared);
   out << bullet
-      << fmt::format("allowance: the noise measured over repeated launches and runs, at least {}; times: p < {:g} "
-                     "and at least {}\n\n",
-                     percent(r.options.min_change), r.options.alpha, percent(r.options.min_time_effect));
+      << fmt::format("allowance: a change counts beyond {:g} per request (a count: that many per request of its kind) "
+                     "and {} of the baseline; noise from {} or more runs of the same code may tighten it to {:g}x the "
+                     "noise, at least half that; times: p < {:g} and at least {}\n\n",
+                     r.options.min_effect, percent(r.options.min_change), r.options.noise_repeats,
+                     r.options.noise_factor, r.options.alpha, percent(r.options.min_time_effect));
   for (const auto& s : sections(r)) write_section(out, format, s.title, s.note, findings_table(r, s));
   write_section(out, format, "missing in the candidate", "", unmatched_table(r.missing));
   write_section(out, format, "new in the candidate", "", unmatched_table(r.added));
@@ -173,9 +175,12 @@ void write_json(const regress_result& r, std::ostream& out) {
       {"metrics", r.metrics},
       {"compared", r.compared},
       {"compared_across_architectures", r.compared_across},
+      {"judged", r.judged},
       {"times_compared", r.times_compared},
       {"options",
-       {{"min_change", r.options.min_change},
+       {{"min_effect", r.options.min_effect},
+        {"min_change", r.options.min_change},
+        {"noise_factor", r.options.noise_factor},
         {"min_time_effect", r.options.min_time_effect},
         {"alpha", r.options.alpha},
         {"gate_time", r.options.gate_time}}},

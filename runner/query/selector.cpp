@@ -98,6 +98,19 @@ std::vector<store::run_info> latest_per_gpu(const std::vector<store::run_info>& 
   return out;
 }
 
+std::vector<store::run_info> runs_of_session(const std::vector<store::run_info>& runs, const store::run_info& member) {
+  if (member.session_id == 0) return {member}; // written before sessions: a session of its own
+  std::vector<store::run_info> out;
+  for (const auto& r : runs)
+    if (r.session_id == member.session_id) out.push_back(r);
+  return out;
+}
+
+std::vector<store::run_info> latest_session(const std::vector<store::run_info>& runs) {
+  if (runs.empty()) return {};
+  return runs_of_session(runs, runs.back()); // runs are oldest first: the newest run's session
+}
+
 store::run_info select_run(const std::vector<store::run_info>& runs, const std::string& spec,
                            const std::string& db_path) {
   if (spec == "latest") {
@@ -112,11 +125,63 @@ store::run_info select_run(const std::vector<store::run_info>& runs, const std::
   throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", *id, db_path));
 }
 
+std::vector<store::run_info> select_runs(const store::database& db, const std::string& spec) {
+  const auto runs = store::run_infos(db);
+  if (spec == "latest") {
+    auto session = latest_session(runs);
+    if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
+    return session;
+  }
+  if (spec.rfind("session:", 0) == 0) {
+    const auto id = as_run_id(std::string_view(spec).substr(8));
+    std::vector<store::run_info> session;
+    if (id)
+      for (const auto& r : runs)
+        if (r.session_id == *id) session.push_back(r);
+    if (session.empty())
+      throw usage_error(fmt::format("no session '{}' in {}; `bankbench list runs` shows each run's session",
+                                    spec.substr(8), db.path()));
+    return session;
+  }
+  if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) return {select_run(runs, spec, db.path())};
+  const bool explicit_commit = spec.rfind("commit:", 0) == 0;
+  const std::string prefix = explicit_commit ? spec.substr(7) : spec;
+  if (is_hex(prefix) && (prefix.size() >= 4 || explicit_commit)) {
+    auto at = runs_at_commit(runs, prefix);
+    std::set<std::string> commits;
+    for (const auto& r : at) commits.insert(r.git_commit);
+    if (commits.size() > 1)
+      throw usage_error(fmt::format("commit '{}' is ambiguous in {}: it begins {} commits; give more digits", prefix,
+                                    db.path(), commits.size()));
+    if (!at.empty()) return at;
+  }
+  throw usage_error(fmt::format("no run, session or commit '{}' in {}; give a run id (`bankbench list runs`), "
+                                "`latest`, session:N or a commit",
+                                spec, db.path()));
+}
+
 side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
                  const side* anchor) {
   const auto runs = store::run_infos(db);
   const bool explicit_run = spec.rfind("run:", 0) == 0;
-  if (explicit_run || as_run_id(spec) || (spec == "latest" && anchor == nullptr)) {
+  if (spec == "latest" && anchor == nullptr) {
+    const auto session = latest_session(runs);
+    if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
+    if (session.size() == 1) return read_side(db, fmt::format("run {}", session.front().id), session, query);
+    return read_side(db, fmt::format("session {}", session.front().session_id), session, query);
+  }
+  if (spec.rfind("session:", 0) == 0) {
+    const auto id = as_run_id(std::string_view(spec).substr(8));
+    if (!id) throw usage_error(fmt::format("'{}' is not a session; give session:N with N from `bankbench list runs`", spec));
+    std::vector<store::run_info> session;
+    for (const auto& r : runs)
+      if (r.session_id == *id) session.push_back(r);
+    if (session.empty())
+      throw usage_error(fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id,
+                                    db.path()));
+    return read_side(db, fmt::format("session {}", *id), session, query);
+  }
+  if (explicit_run || as_run_id(spec)) {
     const auto run = select_run(runs, spec, db.path());
     return read_side(db, fmt::format("run {}", run.id), {run}, query);
   }

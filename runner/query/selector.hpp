@@ -11,8 +11,10 @@ namespace bb::query {
 
 /// Resolves `spec`:
 ///  - "12" or "run:12": run 12;
-///  - "latest": the newest run; with an `anchor` (the side it is compared with), the newest run
-///    before the anchor's runs of each of its experiments on the same architecture;
+///  - "latest": every run of the newest session (one `bankbench run`); with an `anchor` (the side
+///    it is compared with), the newest run before the anchor's runs of each of its experiments on
+///    the same architecture;
+///  - "session:N": every run of session N;
 ///  - "baseline:NAME", or NAME of a saved baseline;
 ///  - "commit:SHA", or four or more hex digits that begin a run's commit: the newest run of each
 ///    experiment and GPU at that commit.
@@ -30,6 +32,16 @@ std::vector<store::run_info> runs_before(const std::vector<store::run_info>& run
 
 /// The newest run of `experiment` on each GPU (measured or model), oldest GPU first.
 std::vector<store::run_info> latest_per_gpu(const std::vector<store::run_info>& runs, const std::string& experiment);
+
+/// The runs `spec` names without reading their results: a run, "latest" (the newest session),
+/// "session:N" or a commit. Throws bb::usage_error when nothing matches.
+std::vector<store::run_info> select_runs(const store::database& db, const std::string& spec);
+
+/// The runs of `member`'s session (just `member` for a run written before sessions existed).
+std::vector<store::run_info> runs_of_session(const std::vector<store::run_info>& runs, const store::run_info& member);
+
+/// The runs of the newest session; empty when there are no runs.
+std::vector<store::run_info> latest_session(const std::vector<store::run_info>& runs);
 
 /// Run `spec` ("12" or "run:12") or "latest"; throws bb::usage_error when there is no such run.
 store::run_info select_run(const std::vector<store::run_info>& runs, const std::string& spec,

@@ -134,7 +134,9 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
   if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
   if (g.cuda_driver_version > 0) gpu += ", CUDA " + cuda_version(g.cuda_driver_version);
   std::string commit = d.run.git_commit.empty() ? "unknown" : d.run.git_commit;
-  if (d.run.git_dirty) commit += " (dirty)";
+  if (d.run.git_dirty) commit += "-dirty";
+  if (!d.run.fingerprint.empty()) commit += ", fingerprint " + d.run.fingerprint.substr(0, 12);
+  if (d.run.session_id != 0) commit += fmt::format(", session {}", d.run.session_id);
   const std::pair<const char*, std::string> lines[] = {
       {"gpu", gpu},
       {"started", d.run.started_at},
@@ -155,7 +157,7 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
 
 std::string summary(const std::vector<store::configuration_row>& rows) {
   // Statuses in the order of the schema's CHECK; ok is always named, the others when present.
-  const char* statuses[] = {"ok", "failed", "wrong_result", "unsupported", "skipped"};
+  const char* statuses[] = {"ok", "failed", "wrong_result", "unsupported", "skipped", "not_modelled", "unverified"};
   std::map<std::string, int> count;
   int met = 0, failed = 0;
   for (const auto& c : rows) {

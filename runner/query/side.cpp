@@ -31,9 +31,16 @@ std::string short_commit(const store::run_info& run) {
   return run.git_commit.substr(0, 12) + (run.git_dirty ? "-dirty" : "");
 }
 
+std::string short_fingerprint(const store::run_info& run) {
+  return run.fingerprint.empty() ? "-" : run.fingerprint.substr(0, 12);
+}
+
 std::string describe_run(const store::run_info& run) {
-  return fmt::format("run {}: {} on {} ({}), commit {}, {}", run.id, run.experiment_name, run.gpu_name, run.arch,
-                     short_commit(run), run.started_at);
+  std::string s = fmt::format("run {}: {} on {} ({}), commit {}", run.id, run.experiment_name, run.gpu_name, run.arch,
+                              short_commit(run));
+  if (!run.fingerprint.empty()) s += ", fingerprint " + short_fingerprint(run);
+  if (run.session_id != 0) s += fmt::format(", session {}", run.session_id);
+  return s + ", " + run.started_at;
 }
 
 side side_of_runs(std::string label, const std::vector<store::run_info>& runs, std::vector<store::result_row> rows) {
@@ -45,13 +52,19 @@ side side_of_runs(std::string label, const std::vector<store::run_info>& runs, s
     s.description = describe_run(runs.front());
     return s;
   }
-  std::set<std::string> experiments, gpus;
+  std::set<std::string> experiments, gpus, commits;
+  std::set<std::int64_t> sessions;
   for (const auto& r : runs) {
     experiments.insert(r.experiment_name);
     gpus.insert(fmt::format("{} ({})", r.gpu_name, r.arch));
+    commits.insert(short_commit(r));
+    if (r.session_id != 0) sessions.insert(r.session_id);
   }
-  s.description =
-      fmt::format("{}: {} runs of {} on {}", s.label, runs.size(), fmt::join(experiments, ", "), fmt::join(gpus, ", "));
+  const std::string what = experiments.size() > 4 ? fmt::format("{} experiments", experiments.size())
+                                                  : fmt::format("{}", fmt::join(experiments, ", "));
+  s.description = fmt::format("{}: {} runs of {} on {}, commit {}", s.label, runs.size(), what, fmt::join(gpus, ", "),
+                              fmt::join(commits, ", "));
+  if (!sessions.empty()) s.description += fmt::format(", session {}", fmt::join(sessions, ", "));
   return s;
 }
 

@@ -28,8 +28,12 @@ std::string configuration_key(const store::result_row& row);
 /// configuration_key() plus the architecture and the metric: what noise is learned for.
 std::string noise_key(const store::result_row& row, const std::string& metric);
 
-/// "run 12: transpose on NVIDIA H200 (sm_90), commit 0a1b2c3d4e5f (dirty), 2026-11-21T08:30:12.123Z"
+/// "run 12: transpose on NVIDIA H200 (sm_90), commit 0a1b2c3d4e5f-dirty, fingerprint 9f8e7d6c5b4a, session 3,
+/// 2026-11-21T08:30:12.123Z"
 std::string describe_run(const store::run_info& run);
+
+/// The first twelve hex digits of the run's fingerprint; "-" when unknown.
+std::string short_fingerprint(const store::run_info& run);
 
 /// Twelve hex digits, "-dirty" appended for a dirty tree; "-" when unknown.
 std::string short_commit(const store::run_info& run);

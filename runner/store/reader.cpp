@@ -49,7 +49,8 @@ std::vector<run_row> database::runs() const {
       "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id), "
       "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id AND c.status NOT IN ('ok', 'skipped')), "
       "(SELECT count(*) FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
-      " WHERE c.run_id = r.id AND e.passed = 0) "
+      " WHERE c.run_id = r.id AND e.passed = 0), "
+      "r.session_id, r.fingerprint "
       "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id DESC",
       "listing runs");
   std::vector<run_row> rows;
@@ -68,6 +69,8 @@ std::vector<run_row> database::runs() const {
     r.configurations = st.int32(10);
     r.failed_configurations = st.int32(11);
     r.failed_expectations = st.int32(12);
+    r.session_id = st.int64(13);
+    r.fingerprint = st.text(14);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -115,6 +118,21 @@ std::optional<run_detail> database::run(std::int64_t run_id) const {
   r.samples = st.int32(17);
   d.gpu_id = st.int64(18);
   d.gpu = read_gpu(st, 19);
+  sqlite::statement v6(m_db.get(), *m_path,
+                       "SELECT session_id, pid, sources_sha256, fingerprint, slurm_job_id, slurm_array_task_id, "
+                       "cuda_visible_devices, shard FROM runs WHERE id = ?",
+                       fmt::format("reading run {}", run_id));
+  v6.bind(run_id);
+  if (v6.step()) {
+    r.session_id = v6.int64(0);
+    r.pid = v6.int64(1);
+    r.sources_sha256 = v6.text(2);
+    r.fingerprint = v6.text(3);
+    r.slurm_job_id = v6.text(4);
+    r.slurm_array_task_id = v6.text(5);
+    r.cuda_visible_devices = v6.text(6);
+    r.shard = v6.text(7);
+  }
   return d;
 }
 

@@ -120,6 +120,8 @@ struct run_row {
   int configurations = 0;
   int failed_configurations = 0; ///< status other than ok and skipped
   int failed_expectations = 0;
+  std::int64_t session_id = 0; ///< 0: written before sessions
+  std::string fingerprint;     ///< empty: not recorded
 };
 
 /// One run in full with its GPU, for `bankbench show`.

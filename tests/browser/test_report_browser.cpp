@@ -126,7 +126,7 @@ TEST_F(browser, report_renders_its_charts_with_a_silent_console) {
   for (const char* title : {"ld wf/req by variant", "median us against n", "ld wf/req across GPUs",
                             "measured against predicted wavefronts per request"})
     EXPECT_NE(dom.dom.find(title), std::string::npos) << title;
-  EXPECT_EQ(count(dom.dom, "<tr class=\"bad\">"), 6U); // two failed expectations, four regressions
+  EXPECT_EQ(count(dom.dom, "<tr class=\"bad\">"), 3U); // two failed expectations, one regression
   EXPECT_TRUE(console_messages(dom.log).empty()) << dom.log;
   EXPECT_EQ(dom.log.find("net::ERR"), std::string::npos) << dom.log; // nothing fetched
 

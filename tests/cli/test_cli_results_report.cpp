@@ -16,7 +16,7 @@ TEST(cli_report, writes_a_self_contained_page) {
   const std::string out = tmp.file("site/report.html");
   const auto r = run_cli("--db '" + tmp.file("f.sqlite") + "' report --out '" + out + "'");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "wrote " + out + ": 1 experiment, 9 charts, 2 failed expectations, 4 regressions\n");
+  EXPECT_EQ(r.out, "wrote " + out + ": 1 experiment, 9 charts, 2 failed expectations, 1 regression\n");
   const std::string html = read_file(out);
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0U);
   EXPECT_EQ(html.find("<script"), std::string::npos);

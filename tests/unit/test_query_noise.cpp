@@ -71,3 +71,34 @@ TEST(query_noise, history_leaves_out_the_candidate) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(query_noise, runs_of_different_code_are_never_repeats) {
+  auto fp = [](std::int64_t id, const std::string& commit, bool dirty, const std::string& fingerprint) {
+    auto r = run(id, commit, dirty);
+    r.fingerprint = fingerprint;
+    return r;
+  };
+  // 1, 2, 3: one clean commit, one build. 4: the same commit and build, but a dirty tree (an
+  // untracked file). 5: the same commit, a different build (an uncommitted kernel edit).
+  const std::vector<run_info> runs = {fp(1, "aaa", false, "f1"), fp(2, "aaa", false, "f1"), fp(3, "aaa", false, "f1"),
+                                      fp(4, "aaa", true, "f1"), fp(5, "aaa", true, "f2")};
+  EXPECT_EQ(repeat_group(runs[0]), repeat_group(runs[2]));
+  EXPECT_NE(repeat_group(runs[0]), repeat_group(runs[3])); // dirty is never noise for clean
+  EXPECT_NE(repeat_group(runs[3]), repeat_group(runs[4])); // different builds never pool
+  // Values as an H100 read: 1.117, 1.118, 1.119 for the clean runs; 1.5 for the edited build.
+  const std::vector<result_row> rows = {measured(1, 1.117), measured(2, 1.118), measured(3, 1.119),
+                                        measured(4, 1.5), measured(5, 3.0)};
+  repeat_table repeats;
+  const auto noise = noise_of_runs(runs, rows, {"load_conflicts_per_request"}, &repeats);
+  const std::string key = noise_key(rows[0], "load_conflicts_per_request");
+  EXPECT_NEAR(noise.at(key), (1.119 - 1.117) / 1.118, 1e-9);
+  EXPECT_EQ(repeats.at(key), 3);
+  // Runs from before fingerprints: clean commit and experiment text; dirty ones are nobody's repeats.
+  EXPECT_EQ(repeat_group(run(6, "")), "");
+  EXPECT_EQ(repeat_group(run(7, "aaa", true)), "");
+  EXPECT_NE(repeat_group(run(8, "aaa")), "");
+}
+
+} // namespace

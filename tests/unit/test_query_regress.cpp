@@ -1,4 +1,6 @@
-// regress on hand-made sides: noise, the floor, times, architectures and unmatched configurations.
+// regress on hand-made sides: the minimum effect, noise, times, architectures and unmatched
+// configurations. The values are those real runs read (tests/unit/test_query_regress_fixture.cpp
+// judges a database cut from real GPU runs).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -38,34 +40,79 @@ regress_options conflicts_only() {
   return o;
 }
 
-TEST(query_regress, a_change_within_the_launch_spread_is_noise) {
-  // Baseline launches 0.9 % apart; the candidate is 0.65 % higher: above the floor, below the noise.
-  const auto r = regress(of({row("padded", 4096, "sm_90", 0.11773, 0.0089)}, "A"),
-                         of({row("padded", 4096, "sm_90", 0.11773 * 1.0065)}, "B"), {}, conflicts_only());
+result_row wf_row(const std::string& variant, double wf_per_request, double spread = 0) {
+  result_row r = row(variant, 4096, "sm_90", 0);
+  r.metrics.clear();
+  r.metrics["load_wavefronts_per_request"] = {wf_per_request, wf_per_request * (1 - spread / 2),
+                                              wf_per_request * (1 + spread / 2), 1};
+  r.metrics["load_requests"] = {131072, 131072, 131072, 1};
+  return r;
+}
+
+TEST(query_regress, arbitration_noise_on_a_conflict_free_kernel_never_fires) {
+  // 0.0076 -> 0.0085 conflicts per request (+12 %), as an H100 read for unchanged code: far below
+  // 0.05 per request.
+  const auto r = regress(of({row("padded", 4096, "sm_90", 0.0076)}, "A"),
+                         of({row("padded", 4096, "sm_90", 0.0085)}, "B"), {}, conflicts_only());
   EXPECT_EQ(r.compared, 1);
+  EXPECT_EQ(r.judged, 1);
   EXPECT_TRUE(r.findings.empty());
-  EXPECT_EQ(r.gated(), 0U);
 }
 
-TEST(query_regress, without_measured_noise_the_floor_decides) {
-  const auto r = regress(of({row("padded", 4096, "sm_90", 0.11773)}, "A"),
-                         of({row("padded", 4096, "sm_90", 0.11773 * 1.0065)}, "B"), {}, conflicts_only());
-  ASSERT_EQ(r.findings.size(), 1U);
-  EXPECT_EQ(r.findings[0].result, outcome::regression);
-  EXPECT_DOUBLE_EQ(r.findings[0].allowance, 0.005);
-  EXPECT_NEAR(*r.findings[0].change, 0.0065, 1e-12);
-  EXPECT_EQ(r.gated(), 1U);
+TEST(query_regress, the_larger_of_the_absolute_and_relative_minimum_effect_decides) {
+  regress_options o; // defaults: 0.05 per request, 1 %
+  // Conflict-free: 1.00 -> 1.04 is under 0.05; 1.00 -> 1.10 (a planted +0.1) is a regression.
+  EXPECT_EQ(regress(of({wf_row("padded", 1.0)}, "A"), of({wf_row("padded", 1.04)}, "B"), {}, o).gated(), 0U);
+  const auto planted = regress(of({wf_row("padded", 1.0)}, "A"), of({wf_row("padded", 1.1)}, "B"), {}, o);
+  ASSERT_EQ(planted.gated(), 1U);
+  EXPECT_EQ(planted.findings[0].metric, "load_wavefronts_per_request");
+  EXPECT_DOUBLE_EQ(planted.findings[0].allowance, 0.05);
+  // 32-way: +3 % (32 -> 32.96) is beyond 1 % of 32 = 0.32; +0.5 % is not.
+  EXPECT_EQ(regress(of({wf_row("naive", 32)}, "A"), of({wf_row("naive", 32 * 1.03)}, "B"), {}, o).gated(), 1U);
+  EXPECT_EQ(regress(of({wf_row("naive", 32)}, "A"), of({wf_row("naive", 32 * 1.005)}, "B"), {}, o).gated(), 0U);
 }
 
-TEST(query_regress, noise_learned_from_repeated_runs_widens_the_allowance) {
-  const auto b = row("padded", 4096, "sm_90", 0.1), c = row("padded", 4096, "sm_90", 0.102);
-  noise_table history = {{noise_key(b, "load_conflicts_per_request"), 0.03}};
-  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), history, conflicts_only()).gated(), 0U);
-  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {}, conflicts_only()).gated(), 1U);
-  // A baseline file carries the noise it learned when it was saved.
-  side saved = of({b}, "baseline main");
-  saved.stored_noise = history;
-  EXPECT_EQ(regress(saved, of({c}, "B"), {}, conflicts_only()).gated(), 0U);
+TEST(query_regress, learned_noise_tightens_only_with_enough_repeats_and_never_widens) {
+  regress_options o;
+  const auto b = wf_row("padded", 1.0), c = wf_row("padded", 1.035);
+  const std::string key = noise_key(b, "load_wavefronts_per_request");
+  // Noise of 0.2 % from 3 repeats: 4 x 0.002 is under half the minimum effect, so the allowance is 0.025.
+  const auto tight = regress(of({b}, "A"), of({c}, "B"), {{key, 0.002}}, o, {{key, 3}});
+  ASSERT_EQ(tight.gated(), 1U);
+  EXPECT_DOUBLE_EQ(tight.findings[0].allowance, 0.025);
+  // The same noise from 2 repeats: not enough to tighten.
+  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {{key, 0.002}}, o, {{key, 2}}).gated(), 0U);
+  // Large noise (a run of different code pooled by mistake) never widens past the minimum effect.
+  const auto wide = regress(of({b}, "A"), of({wf_row("padded", 1.1)}, "B"), {{key, 3.0}}, o, {{key, 5}});
+  ASSERT_EQ(wide.gated(), 1U);
+  EXPECT_DOUBLE_EQ(wide.findings[0].allowance, 0.05);
+  // Launch spread and a baseline's stored noise do not widen it either.
+  side saved = of({wf_row("padded", 1.0, 0.5)}, "baseline main");
+  saved.stored_noise = {{key, 3.0}};
+  EXPECT_EQ(regress(saved, of({wf_row("padded", 1.1)}, "B"), {}, o).gated(), 1U);
+}
+
+TEST(query_regress, a_count_is_judged_per_request_of_its_kind) {
+  regress_options o;
+  o.metrics = {"load_wavefronts"};
+  auto b = wf_row("padded", 1.0), c = wf_row("padded", 1.0);
+  b.metrics["load_wavefronts"] = {131072, 131072, 131072, 1};
+  c.metrics["load_wavefronts"] = {131072 + 0.04 * 131072, 0, 0, 1}; // +0.04 per request: under 0.05
+  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {}, o).gated(), 0U);
+  c.metrics["load_wavefronts"].mean = 131072 * 1.2;
+  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {}, o).gated(), 1U);
+}
+
+TEST(query_regress, the_default_metrics_are_every_kinds_wavefronts_per_request_and_requests) {
+  auto r = wf_row("padded", 1.0);
+  r.metrics["store_wavefronts_per_request"] = {1, 1, 1, 1};
+  r.metrics["store_requests"] = {1, 1, 1, 1};
+  r.metrics["atom_wavefronts_per_request"] = {1, 1, 1, 1};
+  r.metrics["load_conflicts_per_request"] = {0, 0, 0, 1};
+  r.metrics["predicted_load_wavefronts_per_request"] = {1, 1, 1, 1};
+  EXPECT_EQ(regress_metrics_of({r}),
+            (std::vector<std::string>{"load_wavefronts_per_request", "load_requests", "store_wavefronts_per_request",
+                                      "store_requests", "atom_wavefronts_per_request"}));
 }
 
 TEST(query_regress, conflicts_coming_back_from_zero_regress_and_fewer_improve) {

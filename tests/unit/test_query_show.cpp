@@ -132,7 +132,7 @@ TEST_F(query_show, table) {
             "started:  2026-11-21T08:30:12.123Z\n"
             "finished: 2026-11-21T08:31:02.456Z\n"
             "status:   completed\n"
-            "commit:   0123456789abcdef0123456789abcdef01234567 (dirty)\n"
+            "commit:   0123456789abcdef0123456789abcdef01234567-dirty\n"
             "\n"
             "variant  params          status                                                        ld req  ld wf/req  ld conflicts/req  st wf/req  st conflicts/req  median us    GB/s  expectations\n"
             "-------  --------------  ------------------------------------------------------------  ------  ---------  ----------------  ---------  ----------------  ---------  ------  ------------------------------------------------------------------------------------------------------\n"
@@ -152,7 +152,7 @@ TEST_F(query_show, markdown) {
             "- started: 2026-11-21T08:30:12.123Z\n"
             "- finished: 2026-11-21T08:31:02.456Z\n"
             "- status: completed\n"
-            "- commit: 0123456789abcdef0123456789abcdef01234567 (dirty)\n"
+            "- commit: 0123456789abcdef0123456789abcdef01234567-dirty\n"
             "\n"
             "| variant | params         | status                                                       | ld req | ld wf/req | ld conflicts/req | st wf/req | st conflicts/req | median us |   GB/s | expectations                                                                                           |\n"
             "| ------- | -------------- | ------------------------------------------------------------ | -----: | --------: | ---------------: | --------: | ---------------: | --------: | -----: | ------------------------------------------------------------------------------------------------------ |\n"
@@ -212,9 +212,9 @@ TEST_F(query_show, list_runs_and_gpus) {
   std::ostringstream runs;
   bb::query::list_runs(*m_db, runs, output_format::table);
   EXPECT_EQ(runs.str(),
-            "id  started                   status     experiment  gpu                    commit              configs  failed  expect failed\n"
-            "--  ------------------------  ---------  ----------  ---------------------  ------------------  -------  ------  -------------\n"
-            " 1  2026-11-21T08:30:12.123Z  completed  transpose   NVIDIA H100 80GB HBM3  0123456789ab-dirty        3       1              2\n");
+            "id  session  started                   status     experiment  gpu                    commit              fingerprint  configs  failed  expect failed\n"
+            "--  -------  ------------------------  ---------  ----------  ---------------------  ------------------  -----------  -------  ------  -------------\n"
+            " 1        -  2026-11-21T08:30:12.123Z  completed  transpose   NVIDIA H100 80GB HBM3  0123456789ab-dirty  -                  3       1              2\n");
   std::ostringstream gpus;
   bb::query::list_gpus(*m_db, gpus, output_format::table);
   EXPECT_EQ(gpus.str(),
@@ -232,7 +232,7 @@ TEST(query_list, empty_database_says_so) {
     bb::query::list_gpus(db, text, output_format::table);
     bb::query::list_runs(db, csv, output_format::csv);
     EXPECT_EQ(text.str(), "no runs in " + db.path() + " yet\nno GPUs in " + db.path() + " yet\n");
-    EXPECT_EQ(csv.str(), "id,started,status,experiment,gpu,commit,configs,failed,expect failed\n");
+    EXPECT_EQ(csv.str(), "id,session,started,status,experiment,gpu,commit,fingerprint,configs,failed,expect failed\n");
   }
   fs::remove_all(dir);
 }

@@ -14,7 +14,10 @@
 //   run 5  H200 (sm_90)      commit 2222...  noise only: padded n=4096 load conflicts +0.65 % (beyond
 //                                            the 0.5 % floor, within the 0.9 % launch spread), times +1 %
 //   run 6  H200 (sm_90)      commit 3333...  planted regression (only with planted_regression):
-//                                            swizzled n=4096 and padded n=8192 conflicts back,
+//                                            swizzled n=4096 conflicts back (+0.5 wavefronts per
+//                                            request: a regression), padded n=8192 conflicts +19 %
+//                                            (+0.022 wavefronts per request: under the gate's
+//                                            minimum effect, the size of arbitration noise),
 //                                            naive n=1024 load wavefronts halved (an improvement),
 //                                            naive n=8192 50 % slower; two expectations fail
 #include <cmath>
