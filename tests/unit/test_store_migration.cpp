@@ -82,6 +82,17 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
             "configuration_id,sample_index,gpu_time_ns,sm_clock_mhz,throttled,placement");
   // Version 5's: the pool's memory of old rows is not known.
   EXPECT_EQ(scalar(path, "SELECT ifnull(pool_reserved_bytes, 'NULL') FROM configurations"), "NULL");
+  // Version 6's: old runs belong to no session and have no fingerprint; the widened status check
+  // takes the new statuses and still refuses others, and the file passes SQLite's integrity check.
+  EXPECT_EQ(scalar(path, "SELECT ifnull(session_id, 'NULL') || ifnull(fingerprint, 'NULL') FROM runs"), "NULLNULL");
+  EXPECT_EQ(scalar(path, "SELECT count(*) FROM sessions"), "0");
+  exec(path, "INSERT INTO configurations (run_id, seq, variant, family, params_json, status, smem_access_bytes) "
+             "VALUES (1, 1, 'reference/memcpy', 'reference', '{}', 'not_modelled', 4)");
+  EXPECT_EQ(scalar(path, "SELECT status FROM configurations WHERE seq = 1"), "not_modelled");
+  EXPECT_EQ(scalar(path, "SELECT sql LIKE '%''not_modelled'', ''unverified''))%' FROM sqlite_master WHERE name = "
+                         "'configurations'"),
+            "1");
+  EXPECT_EQ(scalar(path, "PRAGMA integrity_check"), "ok");
 }
 
 TEST(store_migration, upgraded_and_new_databases_have_the_same_schema) {
