@@ -8,18 +8,46 @@
 #   parity-only    build, then the parity benchmark
 #   stability      no-parity, plus the suite twice more into gpu-check's database and the spread
 #                  of the three runs' medians for kernels over 20 us
+#   gate           build, the GPU tests, and the regression gate's benchmark (bench/regress_noise.py:
+#                  false alarms over every ordered pair of four suite runs, planted regressions
+#                  caught), with a cut of its database (two experiments, every session) as a test
+#                  fixture
 # On an H200, all took 470 s before the parity benchmark gained its three ncu runs of the hardware
 # counters alone (each about a quarter of a whole-set run); where one call may run 600 s at most,
 # run no-parity and parity-only as two calls.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
 b=build/gpu/bankbench
 
+if [ "$mode" = gate ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$OUT/gpu-check.txt"; grep -E "tests passed|tests failed|Failed|\(Failed\)" "$OUT/ctest-gpu.log" | tail -20
+  python3 bench/regress_noise.py --bankbench "$b" --out "$OUT/regress" > "$OUT/regress.txt" 2>&1
+  echo "regress_noise rc=$?"
+  python3 - "$OUT/regress/noise.sqlite" "$final/regress-fixture.sqlite" <<'PY'
+import sqlite3, sys
+src, dst = sys.argv[1], sys.argv[2]
+con = sqlite3.connect(dst)
+sqlite3.connect(src).backup(con)
+con.execute("PRAGMA foreign_keys = ON")
+con.execute("DELETE FROM runs WHERE experiment_name NOT IN ('transpose', 'stride')")
+con.execute("DELETE FROM timing_samples")
+con.commit()
+con.execute("VACUUM")
+con.close()
+PY
+  cp "$OUT/regress/summary.md" "$final/regress-summary.md" 2>/dev/null
+  cp "$OUT/gpu-check.txt" "$final/"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' -C "$final" w && rm -rf "$final/w"
+  cat "$final/regress-summary.md" 2>/dev/null | head -60
+  exit 0
+fi
 if [ "$mode" = parity-only ]; then
   bash scripts/gpu-check.sh parity > "$OUT/gpu-check.txt" 2>&1 # builds, then bench/ncu_parity.py
 else
