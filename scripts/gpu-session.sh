@@ -36,7 +36,7 @@ src, dst = sys.argv[1], sys.argv[2]
 con = sqlite3.connect(dst)
 sqlite3.connect(src).backup(con)
 con.execute("PRAGMA foreign_keys = ON")
-con.execute("DELETE FROM runs WHERE experiment_name NOT IN ('transpose', 'stride')")
+con.execute("DELETE FROM runs WHERE experiment_name NOT IN ('transpose')")
 con.execute("DELETE FROM timing_samples")
 con.commit()
 con.execute("VACUUM")
