@@ -63,6 +63,7 @@ TEST(cli, run_without_a_gpu_fails_with_one_clear_line_and_writes_nothing) {
   const bool explained = r.err.find("no CUDA device is visible") != std::string::npos ||
                          r.err.find("no NVIDIA driver on this machine") != std::string::npos;
   EXPECT_TRUE(explained) << r.err;
+  EXPECT_NE(r.err.find("to go on without a GPU, `bankbench run --backend model`"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_FALSE(std::filesystem::exists(db));
 }
