@@ -99,7 +99,7 @@ private:
     f.baseline_status = b.status;
     f.candidate_status = c.status;
     // A configuration that no longer runs (skipped) is reported, one that breaks is a regression.
-    if (b.status == "ok" && c.status == "skipped")
+    if (b.status == "ok" && (c.status == "skipped" || c.status == "not_modelled"))
       f.result = outcome::changed;
     else
       f.result = b.status == "ok" ? outcome::regression : outcome::improvement;
