@@ -82,3 +82,14 @@ TEST(cli_global_options, options_the_model_ignores_are_named_in_a_warning) {
   const auto plain = run_cli("--db '" + db + "' run --backend model " + k_file, k_no_gpu);
   EXPECT_EQ(plain.err.find("ignored"), std::string::npos) << plain.err;
 }
+
+TEST(cli_global_options, show_of_a_missing_run_names_list_runs_and_is_a_usage_error) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "s.sqlite").string();
+  ASSERT_EQ(run_cli("run -b model " + k_file + " --db '" + db + "'", k_no_gpu).exit_code, 0);
+  const auto r = run_cli("show 999 --db '" + db + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("bankbench: error: no run 999 in " + db + "; `bankbench list runs` lists the runs there"),
+            std::string::npos)
+      << r.err;
+}
