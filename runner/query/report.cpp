@@ -31,6 +31,9 @@ struct section {
     html += *figure;
     ++charts;
   }
+  void add(const std::vector<std::string>& figures) {
+    for (const auto& f : figures) add(std::optional<std::string>(f));
+  }
 };
 
 std::string anchor(const std::string& experiment) {
@@ -145,7 +148,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
                        : "<h3>Wavefronts and conflicts per request by variant</h3>\n";
   for (const char* m : {"load_wavefronts_per_request", "store_wavefronts_per_request", "load_conflicts_per_request",
                         "store_conflicts_per_request"})
-    s.add(report_charts::variant_bars(main_rows, m, context));
+    s.add(report_charts::by_parameters(main_rows, m, context));
   s.html += "<h3>Time and bandwidth against size</h3>\n";
   const int before = s.charts;
   if (!model_only)
