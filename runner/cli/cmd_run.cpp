@@ -43,9 +43,10 @@ void warn_ignored(const CLI::App& sub, const run_options& o) {
   const auto ignored = [&](std::initializer_list<const char*> names, const std::string& why) {
     std::string list;
     for (const char* n : names)
-      if (given(n)) list += (list.empty() ? "" : ", ") + std::string(n);
+      if (given(n)) list += (list.empty() ? "" : ", ") + (n == std::string("inputs") ? "the experiment files" : std::string(n));
     if (!list.empty()) spdlog::warn("{} ignored: {}", list, why);
   };
+  if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
   if (o.dry_run) return; // a dry run only lists
   if (o.backend == "model")
     ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",

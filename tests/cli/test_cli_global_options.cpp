@@ -93,3 +93,16 @@ TEST(cli_global_options, show_of_a_missing_run_names_list_runs_and_is_a_usage_er
             std::string::npos)
       << r.err;
 }
+
+TEST(cli_global_options, experiment_files_beside_resume_are_named_as_ignored) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "r.sqlite").string();
+  ASSERT_EQ(run_cli("run -b model " + k_file + " --db '" + db + "'", k_no_gpu).exit_code, 0);
+  const auto r = run_cli("run --resume 1 " + k_file + " --db '" + db + "'", k_no_gpu);
+  EXPECT_EQ(r.exit_code, 2) << r.err; // the run is complete
+  EXPECT_NE(r.err.find("bankbench: warning: the experiment files ignored: --resume runs the rest of the stored run's "
+                       "own experiment"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("bankbench: error: run 1 is already complete; nothing to resume"), std::string::npos) << r.err;
+}
