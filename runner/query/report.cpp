@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -25,6 +26,7 @@ using run_rows = std::pair<store::run_info, std::vector<store::result_row>>;
 struct section {
   std::string html;
   int charts = 0, failed_expectations = 0, regressions = 0;
+  std::map<std::string, int> statuses; ///< configurations of the newest run by status
 
   void add(const std::optional<std::string>& figure) {
     if (!figure) return;
@@ -138,6 +140,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
       std::find_if(runs.begin(), runs.end(), [&](const auto& p) { return p.first.id == main->id; })->second;
 
   section s;
+  for (const auto& r : main_rows) ++s.statuses[r.status];
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
   s.html += runs_table(runs);
@@ -191,6 +194,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     experiments = o.experiments;
   }
   report_summary summary;
+  std::map<std::string, int> statuses;
   std::string body;
   for (const auto& e : experiments) {
     const section s = experiment_section(db, all, e, o);
@@ -199,6 +203,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     summary.charts += s.charts;
     summary.failed_expectations += s.failed_expectations;
     summary.regressions += s.regressions;
+    for (const auto& [status, n] : s.statuses) statuses[status] += n;
   }
   out << html::page_start("bankbench report");
   out << "<h1>bankbench report</h1>\n";
@@ -209,6 +214,20 @@ report_summary write_report(const store::database& db, const report_options& o, 
                      summary.failed_expectations > 0 ? "bad" : "ok", summary.failed_expectations,
                      summary.failed_expectations == 1 ? "" : "s", summary.regressions > 0 ? "bad" : "ok",
                      summary.regressions, summary.regressions == 1 ? "" : "s");
+  if (!statuses.empty()) { // what each count is, failures by name: "603 ok, 2 not modelled"
+    const std::vector<std::string> order = {"ok",      "failed",       "wrong_result", "unsupported",
+                                            "skipped", "not_modelled", "unverified"}; // the schema's
+    std::vector<std::string> parts;
+    auto add = [&](const std::string& st, int n) {
+      parts.push_back(fmt::format("{} {}", n, st == "not_modelled" ? "not modelled" : st));
+    };
+    for (const auto& st : order)
+      if (const auto it = statuses.find(st); it != statuses.end()) add(st, it->second);
+    for (const auto& [st, n] : statuses)
+      if (std::find(order.begin(), order.end(), st) == order.end()) add(st, n);
+    out << fmt::format("<p id=\"statuses\">configurations in the newest run of each experiment: {}</p>\n",
+                       svg::escape(fmt::format("{}", fmt::join(parts, ", "))));
+  }
   out << "<nav>";
   for (const auto& e : experiments) out << fmt::format("<a href=\"#{}\">{}</a>", anchor(e), svg::escape(e));
   out << "</nav>\n" << body;
