@@ -173,11 +173,16 @@ std::vector<std::string> by_parameters(const std::vector<store::result_row>& row
         const std::string rest = others.empty() ? "" : " " + label_of(r, others);
         chart.series[index_of(names, short_variant(r.variant) + rest)].points.emplace_back(p[x_name].get<double>(),
                                                                                           *v * info.scale);
+        for (const auto& e : r.failed_expectations)
+          if (e.metric == metric)
+            chart.flags.push_back({p[x_name].get<double>(), *v * info.scale,
+                                   "failed: " + short_variant(r.variant) + " " + label_of(r, split.varying) + ": " + e.text});
       }
       return {html::figure(svg::render(chart),
                            caption_of(info, metric, split,
-                                      fmt::format("against {}{}, one line per variant", x_name,
-                                                  chart.log_x ? " (logarithmic)" : ""),
+                                      fmt::format("against {}{}, one line per variant{}", x_name,
+                                                  chart.log_x ? " (logarithmic)" : "",
+                                                  chart.flags.empty() ? "" : "; a red ring marks a failed expectation"),
                                       missing, context))};
     }
   }

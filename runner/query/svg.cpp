@@ -291,6 +291,12 @@ std::string render(const line_chart& c, int width, int height) {
                          tick_label(py), note.empty() ? "" : " (" + escape(note) + ")");
     }
   }
+  for (const auto& f : c.flags) {
+    if (!x.shows(f.x) || !y.shows(f.y)) continue;
+    out += fmt::format("<circle class=\"flag\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"9\" fill=\"none\" stroke=\"#c00000\" "
+                       "stroke-width=\"2\"><title>{}</title></circle>",
+                       x.to_pixel(f.x), y.to_pixel(f.y), escape(f.why));
+  }
   return out + "</svg>";
 }
 

@@ -42,6 +42,11 @@ struct line_chart {
   bool points_only = false;               ///< a scatter plot
   bool diagonal = false;                  ///< draw y = x, for predicted against measured
   std::vector<std::string> x_tick_labels; ///< when given, one per distinct x in order (e.g. commits)
+  struct flag {
+    double x, y;
+    std::string why; ///< "failed: naive load_conflicts_per_request < 0.2"
+  };
+  std::vector<flag> flags; ///< points ringed in red: a failed expectation
 };
 
 /// A value over two parameters: one cell per (x, y) pair, coloured by value and labelled with it.

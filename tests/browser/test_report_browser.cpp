@@ -135,6 +135,12 @@ void with_measuring_script(const std::string& html, const std::string& copy) {
   std::ofstream(copy) << text;
 }
 
+// BB_REPORT_SCREENSHOTS=DIR keeps a picture of the page as DIR/name, for people to look at.
+void keep_screenshot(const std::string& browser, const std::string& html, const temp_folder& tmp, const std::string& name) {
+  if (const char* dir = std::getenv("BB_REPORT_SCREENSHOTS"); dir != nullptr)
+    open(browser, html, tmp, "--screenshot='" + std::string(dir) + "/" + name + "'");
+}
+
 class browser : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -209,6 +215,7 @@ TEST_F(browser, no_chart_text_leaves_its_chart_in_the_fixture_report) {
   const page dom = open(m_browser, measured, m_tmp, "--dump-dom");
   const auto [texts, overflows] = measured_texts(dom.dom);
   EXPECT_GT(texts, 100) << dom.dom.substr(0, 500);
+  keep_screenshot(m_browser, html, m_tmp, "report-fixture.png");
   EXPECT_TRUE(overflows.empty()) << overflows.size() << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
   EXPECT_TRUE(console_messages(dom.log).empty()) << dom.log;
 }
@@ -231,9 +238,7 @@ TEST_F(browser, the_default_suite_on_the_model_has_line_charts_heat_maps_and_no_
   EXPECT_GT(texts, 2000);
   EXPECT_TRUE(overflows.empty()) << overflows.size() << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
   EXPECT_TRUE(console_messages(dom.log).empty()) << dom.log;
-  // BB_REPORT_SCREENSHOT=path keeps a picture of the page for people to look at.
-  if (const char* keep = std::getenv("BB_REPORT_SCREENSHOT"); keep != nullptr)
-    open(m_browser, html, m_tmp, std::string("--screenshot='") + keep + "'");
+  keep_screenshot(m_browser, html, m_tmp, "report-model-suite.png");
 }
 
 } // namespace

@@ -44,6 +44,9 @@ TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
   for (std::sregex_iterator it(html.begin(), html.end(), url), end; it != end; ++it)
     EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
   EXPECT_EQ(count(html, "<tr class=\"bad\">"), 2U + 4U);
+  // the two failed expectations are ringed where their values are drawn
+  EXPECT_GE(count(html, "class=\"flag\""), 2U);
+  EXPECT_NE(html.find("a red ring marks a failed expectation"), std::string::npos);
   EXPECT_NE(html.find("4 regressions"), std::string::npos);
 }
 
