@@ -1,5 +1,6 @@
 // cudaMemcpyAsync device to device: the driver's own copy, so no kernel of ours to profile (kernels_per_launch 0).
 #include "reference/family.cuh"
+#include "registry/param_check.hpp"
 
 namespace bb::reference {
 namespace {
@@ -16,4 +17,5 @@ struct memcpy_mover {
 } // namespace
 
 BB_REGISTER_VARIANT(family(), "memcpy", "cudaMemcpyAsync device to device", factory<memcpy_mover>());
+BB_REGISTER_PARAM_CHECK(family(), "memcpy", [](const nlohmann::json& params) { (void)checked_bytes(params); });
 } // namespace bb::reference

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
@@ -34,6 +35,31 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
   for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
   store::reopen_run(db, o.resume);
   return experiments;
+}
+
+/// Options given on the command line that the chosen mode does not use: said, not silently dropped.
+void warn_ignored(const CLI::App& sub, const run_options& o) {
+  const auto given = [&](const char* name) {
+    const CLI::Option* opt = sub.get_option_no_throw(name);
+    return opt != nullptr && opt->count() > 0;
+  };
+  const auto ignored = [&](std::initializer_list<const char*> names, const std::string& why) {
+    std::string list;
+    for (const char* n : names)
+      if (given(n)) list += (list.empty() ? "" : ", ") + (n == std::string("inputs") ? "the experiment files" : std::string(n));
+    if (!list.empty()) spdlog::warn("{} ignored: {}", list, why);
+  };
+  if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
+  if (o.dry_run) return; // a dry run only lists
+  if (o.backend == "model")
+    ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",
+             "--cache-control", "--allocator", "--time-limit", "--no-isolation"},
+            "--backend model predicts the counters from access plans; nothing runs on a GPU or is timed");
+  else if (o.launch_once)
+    ignored({"--samples", "--placements", "--warmup", "--min-sample-us", "--no-timing", "--cache-control"},
+            "--launch-once launches each configuration once, with no counters and no timing");
+  else if (o.no_timing)
+    ignored({"--samples", "--placements", "--warmup", "--min-sample-us"}, "--no-timing skips the timing pass");
 }
 
 int run_run(run_options& o, const global_options& g) {
@@ -113,8 +139,9 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->check(CLI::PositiveNumber);
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
-  return [o, &global] {
+  return [o, &global, &sub] {
     o->command_line = global.command_line;
+    warn_ignored(sub, *o);
     return run_run(*o, global);
   };
 }

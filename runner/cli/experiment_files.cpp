@@ -25,7 +25,11 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
     } else if (fs::exists(in, ec)) {
       out.push_back(in);
     } else {
-      throw usage_error("no such experiment file or folder: " + in);
+      // The default, experiments/, is relative to the working directory: say where that is.
+      throw usage_error("no such experiment file or folder: " + in +
+                        (fs::path(in).is_relative() ? " (relative to " + fs::current_path(ec).string() +
+                                                          "; run bankbench from the checkout, or name the files)"
+                                                    : ""));
     }
   }
   return out;

@@ -33,6 +33,21 @@ int unknown_command(const std::string& word) {
   return static_cast<int>(bb::exit_code::usage);
 }
 
+// CLI11's own messages get the prefix every other error has, and the command's --help.
+int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+  std::string command;
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::App* s = sub; s != nullptr; s = s->get_subcommands().empty() ? nullptr : s->get_subcommands()[0])
+      command += " " + s->get_name();
+  std::string what = e.what();
+  if (what.find(" excludes ") != std::string::npos && what.find("--quiet") != std::string::npos &&
+      what.find("--verbose") != std::string::npos)
+    what = "-q (quiet) and -v (verbose) contradict each other; pass one of them";
+  std::fprintf(stderr, "bankbench: error: %s\n", what.c_str());
+  std::fprintf(stderr, "run `bankbench%s --help` for the options\n", command.c_str());
+  return static_cast<int>(bb::exit_code::usage);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -42,11 +57,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("bankbench ") + BB_VERSION);
   bb::cli::global_options global;
-  app.add_option("--db", global.db, "results database")->capture_default_str();
+  // Global options may come before or after the command: a subcommand passes what it does not
+  // know up to here (fallthrough, inherited by every subcommand added below).
+  app.fallthrough();
+  app.add_option("--db", global.db, "results database (or the BANKBENCH_DB environment variable)")
+      ->envname("BANKBENCH_DB")
+      ->capture_default_str();
   int verbose = 0;
   bool quiet = false;
-  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv for debug)");
-  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
+  auto* verbose_flag = app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv for debug)");
+  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr")->excludes(verbose_flag);
   app.footer("Exit codes: 0 ok; 1 a configuration failed or an expectation was not met; 2 usage or "
              "experiment-file error; 3 no GPU, no counter permission or another profiler; 4 "
              "database error; 5 internal CUDA/CUPTI error; 130 interrupted.");
@@ -74,11 +94,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : static_cast<int>(bb::exit_code::usage);
+    if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
+    return usage_failure(app, e);
   }
 
-  setup_logging(quiet ? -1 : verbose);
+  global.verbosity = quiet ? -1 : verbose;
+  setup_logging(global.verbosity);
   for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     for (auto& [sub, run] : subs)

@@ -4,13 +4,15 @@
 #include <exception>
 
 #include "model/rules.hpp"
+#include "registry/param_check.hpp"
 
 namespace bb::cli {
 
 store::gpu_record model_gpu_record() {
   store::gpu_record g;
   g.uuid = "model-rules-" + std::to_string(model::k_rules_version);
-  g.name = std::string("bank model (") + model::k_rules_summary + ")";
+  g.name = "bank model"; // short, as tables print it on every line; the rules are its "chip"
+  g.chip = model::k_rules_summary;
   g.backend = "model";
   return g; // cc 0.0, no memory, no clocks: nothing here is a device
 }
@@ -19,8 +21,14 @@ launch::config_result predict_configuration(const config::experiment& exp, const
                                             const variant_info& variant) {
   launch::config_result r;
   if (!variant.plan) {
-    r.status = "unsupported";
-    r.reason = variant.id() + " has no access plan for the model";
+    try { // parameters the GPU would refuse are unsupported here too
+      check_parameters(variant, cfg.params);
+      r.status = "not_modelled";
+      r.reason = variant.id() + " has no access plan: measure it on a GPU";
+    } catch (const unsupported_parameter& e) {
+      r.status = "unsupported";
+      r.reason = e.what();
+    }
     return r;
   }
   const auto t0 = std::chrono::steady_clock::now();

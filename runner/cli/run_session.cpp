@@ -86,7 +86,7 @@ struct cost_totals {
   }
 };
 
-std::string short_result(const launch::config_result& r, std::size_t failed_expectations) {
+std::string short_result(const launch::config_result& r, std::size_t failed_expectations, bool model) {
   if (r.status != "ok") return r.status + ": " + r.reason;
   std::string s = "ok";
   if (!r.ranges.empty())
@@ -94,6 +94,7 @@ std::string short_result(const launch::config_result& r, std::size_t failed_expe
       s += fmt::format("  ld {:.2f} wf/req", *wf);
   if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r) / 1e3);
   if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
+  if (model) return s + "  (predicted)"; // the model neither profiles nor times
   s += fmt::format("  (counters {:.1f} ms, timing {:.1f} ms)", r.counter_ms, r.timing_ms);
   return s;
 }
@@ -217,7 +218,8 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
 /// expectation. Sets `context_lost` when the CUDA context broke and the process must end.
 std::size_t run_experiment(std::size_t index, const config::experiment& e, store::database& db,
                            std::int64_t gpu_id, backend& b, const run_options& o, const resume_point& start,
-                           session_events* events, cost_totals& cost, std::int64_t& run_id, bool& context_lost) {
+                           session_events* events, cost_totals& cost, std::int64_t& run_id, bool& context_lost,
+                           std::size_t& not_modelled) {
   const auto configs = config::expand(e);
   const auto record = run_record_of(e, o, b.session_id);
   run_id = start.run_ids[index];
@@ -259,11 +261,13 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
 
       std::size_t failed_expectations = 0;
       for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
-      if (r.status != "ok" || failed_expectations > 0) ++failures;
+      // Not modelled is what the model cannot do, not a failure: the run's note says so.
+      if (r.status == "not_modelled") ++not_modelled;
+      else if (r.status != "ok" || failed_expectations > 0) ++failures;
       cost.all.add(r);
       cost.add_resources(r);
       if (!r.samples_ns.empty() && median_of(r) < 100e3) cost.short_kernels.add(r);
-      spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label, short_result(r, failed_expectations));
+      spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label, short_result(r, failed_expectations, b.model));
     }
   };
   for (const auto& cfg : configs) {
@@ -357,13 +361,13 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
 
   auto previous = std::signal(SIGINT, on_sigint);
   cost_totals cost;
-  std::size_t failures = 0;
+  std::size_t failures = 0, not_modelled = 0;
   bool context_lost = false;
   std::vector<std::int64_t> run_ids;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
     std::int64_t run_id = 0;
-    failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost);
+    failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost, not_modelled);
     run_ids.push_back(run_id);
     start.run_ids[i] = run_id;
   }
@@ -372,7 +376,13 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
 
   if (print_tables)
     for (const auto id : run_ids) query::show_run(*db, id, std::cout, query::output_format::table);
-  if (cost.all.configurations > 0)
+  if (not_modelled > 0)
+    spdlog::info("note: {} configuration{} not modelled (variants without an access plan, such as reference/memcpy); "
+                 "they are stored as not_modelled, and a GPU run measures them",
+                 not_modelled, not_modelled == 1 ? "" : "s");
+  if (b.model && cost.all.configurations > 0)
+    spdlog::info("{} configurations predicted in {:.2f} s", cost.all.configurations, wall_s);
+  else if (cost.all.configurations > 0)
     spdlog::info("{} configurations in {:.2f} s; per configuration: {}", cost.all.configurations, wall_s,
                  cost.all.per_configuration());
   if (cost.short_kernels.configurations > 0)

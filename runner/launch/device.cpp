@@ -29,19 +29,21 @@ int device_count() {
     break;
   case cudaErrorInsufficientDriver:
     if (!driver_installed())
-      throw environment_error("no NVIDIA driver on this machine (libcuda.so.1 not found): `bankbench "
-                              "run` needs a GPU; `validate`, `list` and `show` work without one");
+      throw environment_error("no NVIDIA driver on this machine (libcuda.so.1 not found): to go on "
+                              "without a GPU, `bankbench run --backend model` predicts the counters from "
+                              "the bank model");
     throw environment_error("the NVIDIA driver is missing or older than this build's CUDA " +
                             std::to_string(CUDART_VERSION / 1000) +
-                            " runtime; install a newer driver, or use `bankbench validate`, which "
-                            "needs no GPU");
+                            " runtime; install a newer driver, or go on without a GPU with "
+                            "`bankbench run --backend model` (the bank model's predictions)");
   default:
     throw environment_error(std::string("cannot query CUDA devices: ") + cudaGetErrorName(err) +
                             " (" + cudaGetErrorString(err) + ")");
   }
   if (count == 0)
-    throw environment_error("no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES); "
-                            "`bankbench validate` and `bankbench show` work without a GPU");
+    throw environment_error("no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES); to go "
+                            "on without a GPU, `bankbench run --backend model` predicts the counters from "
+                            "the bank model");
   return count;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -25,11 +26,15 @@ using run_rows = std::pair<store::run_info, std::vector<store::result_row>>;
 struct section {
   std::string html;
   int charts = 0, failed_expectations = 0, regressions = 0;
+  std::map<std::string, int> statuses; ///< configurations of the newest run by status
 
   void add(const std::optional<std::string>& figure) {
     if (!figure) return;
     html += *figure;
     ++charts;
+  }
+  void add(const std::vector<std::string>& figures) {
+    for (const auto& f : figures) add(std::optional<std::string>(f));
   }
 };
 
@@ -49,17 +54,24 @@ std::string runs_table(const std::vector<run_rows>& runs) {
 
 void failed_expectations(section& s, const std::vector<run_rows>& runs) {
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> not_modelled; // what the model cannot predict is no failure
   for (const auto& [run, configs] : runs)
     for (const auto& c : configs) {
       for (const auto& e : c.failed_expectations)
         rows.push_back(
             {std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json), e.text});
-      if (c.status != "ok" && c.status != "skipped")
+      if (c.status == "not_modelled") {
+        const std::string v = short_variant(c.variant);
+        if (std::find(not_modelled.begin(), not_modelled.end(), v) == not_modelled.end()) not_modelled.push_back(v);
+      } else if (c.status != "ok" && c.status != "skipped")
         rows.push_back({std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json),
                         "status " + c.status});
     }
   s.html += "<h3>Failed expectations and configurations</h3>\n";
   s.failed_expectations += static_cast<int>(rows.size());
+  if (!not_modelled.empty())
+    s.html += html::note(fmt::format("not modelled (no access plan; a GPU run measures {}): {}",
+                                     not_modelled.size() == 1 ? "it" : "them", fmt::join(not_modelled, ", ")));
   if (rows.empty()) {
     s.html += "<p><span class=\"badge ok\">none</span> every expectation of these runs was met</p>\n";
     return;
@@ -128,30 +140,39 @@ section experiment_section(const store::database& db, const std::vector<store::r
       std::find_if(runs.begin(), runs.end(), [&](const auto& p) { return p.first.id == main->id; })->second;
 
   section s;
+  for (const auto& r : main_rows) ++s.statuses[r.status];
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
   s.html += runs_table(runs);
-  const std::string context = fmt::format("Run {} on {} ({}).", main->id, main->gpu_name, main->arch);
-  s.html += "<h3>Wavefronts and conflicts per request by variant</h3>\n";
+  const bool model_only = main->backend == "model"; // no GPU run of this experiment: predictions alone
+  const std::string context = model_only ? fmt::format("Run {}: the bank model's predictions, no GPU.", main->id)
+                                         : fmt::format("Run {} on {} ({}).", main->id, main->gpu_name, main->arch);
+  s.html += model_only ? "<h3>Wavefronts and conflicts per request by variant, predicted by the bank model</h3>\n"
+                       : "<h3>Wavefronts and conflicts per request by variant</h3>\n";
   for (const char* m : {"load_wavefronts_per_request", "store_wavefronts_per_request", "load_conflicts_per_request",
                         "store_conflicts_per_request"})
-    s.add(report_charts::variant_bars(main_rows, m, context));
+    s.add(report_charts::by_parameters(main_rows, m, context));
   s.html += "<h3>Time and bandwidth against size</h3>\n";
   const int before = s.charts;
-  for (const char* m : {"median_ns", "bandwidth_gbps"}) s.add(report_charts::against_size(main_rows, m, context));
-  if (s.charts == before) s.html += html::note("no timing against a numeric size parameter in this run");
+  if (!model_only)
+    for (const char* m : {"median_ns", "bandwidth_gbps"}) s.add(report_charts::against_size(main_rows, m, context));
+  if (model_only) s.html += html::note("the bank model predicts counters and times nothing: run on a GPU for times");
+  else if (s.charts == before) s.html += html::note("no timing against a numeric size parameter in this run");
   s.html += "<h3>Across GPUs</h3>\n";
   const int across = s.charts;
   for (const char* m : {"load_wavefronts_per_request", "median_ns"}) s.add(report_charts::across_gpus(runs, m));
   if (s.charts == across)
-    s.html += html::note("one GPU only: run the experiment on another GPU, or with --backend model");
+    s.html += html::note(model_only ? "the bank model only: run the experiment on a GPU to compare"
+                                    : "one GPU only: run the experiment on another GPU, or with --backend model");
   s.html += "<h3>Predicted against measured</h3>\n";
   std::vector<store::result_row> model_rows;
   for (const auto& [r, rows] : runs)
     if (r.backend == "model") model_rows.insert(model_rows.end(), rows.begin(), rows.end());
   const int predicted = s.charts;
-  s.add(report_charts::predicted_vs_measured(main_rows, model_rows));
-  if (s.charts == predicted) s.html += html::note("no prediction of the bank model for these variants");
+  if (model_only) // never the model against itself
+    s.html += html::note("no measured run of this experiment to set the predictions against");
+  else s.add(report_charts::predicted_vs_measured(main_rows, model_rows));
+  if (!model_only && s.charts == predicted) s.html += html::note("no prediction of the bank model for these variants");
   failed_expectations(s, runs);
   regressions(s, db, all, *main, o);
   s.html += "</section>\n";
@@ -173,6 +194,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     experiments = o.experiments;
   }
   report_summary summary;
+  std::map<std::string, int> statuses;
   std::string body;
   for (const auto& e : experiments) {
     const section s = experiment_section(db, all, e, o);
@@ -181,6 +203,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     summary.charts += s.charts;
     summary.failed_expectations += s.failed_expectations;
     summary.regressions += s.regressions;
+    for (const auto& [status, n] : s.statuses) statuses[status] += n;
   }
   out << html::page_start("bankbench report");
   out << "<h1>bankbench report</h1>\n";
@@ -191,6 +214,20 @@ report_summary write_report(const store::database& db, const report_options& o, 
                      summary.failed_expectations > 0 ? "bad" : "ok", summary.failed_expectations,
                      summary.failed_expectations == 1 ? "" : "s", summary.regressions > 0 ? "bad" : "ok",
                      summary.regressions, summary.regressions == 1 ? "" : "s");
+  if (!statuses.empty()) { // what each count is, failures by name: "603 ok, 2 not modelled"
+    const std::vector<std::string> order = {"ok",      "failed",       "wrong_result", "unsupported",
+                                            "skipped", "not_modelled", "unverified"}; // the schema's
+    std::vector<std::string> parts;
+    auto add = [&](const std::string& st, int n) {
+      parts.push_back(fmt::format("{} {}", n, st == "not_modelled" ? "not modelled" : st));
+    };
+    for (const auto& st : order)
+      if (const auto it = statuses.find(st); it != statuses.end()) add(st, it->second);
+    for (const auto& [st, n] : statuses)
+      if (std::find(order.begin(), order.end(), st) == order.end()) add(st, n);
+    out << fmt::format("<p id=\"statuses\">configurations in the newest run of each experiment: {}</p>\n",
+                       svg::escape(fmt::format("{}", fmt::join(parts, ", "))));
+  }
   out << "<nav>";
   for (const auto& e : experiments) out << fmt::format("<a href=\"#{}\">{}</a>", anchor(e), svg::escape(e));
   out << "</nav>\n" << body;

@@ -10,10 +10,13 @@
 
 namespace bb::query::report_charts {
 
-/// Bars of `metric` by parameters (groups) and variant (bars); groups where an expectation
-/// failed are shaded red and say which.
-std::optional<std::string> variant_bars(const std::vector<store::result_row>& rows, const std::string& metric,
-                                        const std::string& context);
+/// `metric` drawn the way the sweep reads best, with only the parameters that vary on the axes
+/// (those that do not are named in the caption): over one numeric parameter, a line per variant
+/// (log scale where the sizes span powers of two); over two parameters, a heat map per variant;
+/// otherwise bars by parameters and variant. Configurations without a value are marked with why
+/// (failed, not modelled), and groups with a failed expectation shaded.
+std::vector<std::string> by_parameters(const std::vector<store::result_row>& rows, const std::string& metric,
+                                       const std::string& context);
 
 /// `metric` (median_ns or bandwidth_gbps) against the size parameter (the numeric parameter
 /// with the most distinct values), one line per variant; nothing without such a parameter.

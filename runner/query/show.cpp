@@ -49,8 +49,9 @@ bool mismatch(const store::configuration_row& c) {
 }
 
 struct predictions {
-  bool shown = false;   ///< some configuration carries a prediction
+  bool shown = false;   ///< some configuration carries a prediction beside a measurement
   bool flagged = false; ///< some configuration disagrees with it
+  bool model = false;   ///< the run is the bank model's: its counters are predictions, nothing is timed
 };
 
 std::string expectations_cell(const store::configuration_row& c, output_format format) {
@@ -77,8 +78,10 @@ text_table make_table(output_format format, const predictions& p) {
     if (p.shown && m.metric == std::string_view(k_measured_ld_wf))
       columns.push_back({csv ? k_predicted_ld_wf : "pred wf/req", align::right});
   }
-  columns.push_back({csv ? "median_ns" : "median us", align::right});
-  columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
+  if (!p.model) {
+    columns.push_back({csv ? "median_ns" : "median us", align::right});
+    columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
+  }
   columns.push_back({"expectations", align::left});
   return text_table(std::move(columns));
 }
@@ -111,6 +114,11 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
     if (!csv && p.flagged) cell += mismatch(c) ? "!" : " "; // "!" keeps the numbers aligned
     cells.push_back(std::move(cell));
   }
+  if (p.model) {
+    cells.push_back(expectations_cell(c, format));
+    table.add_row(std::move(cells));
+    return;
+  }
   std::optional<double> median_ns, gbps;
   if (c.timing) {
     median_ns = c.timing->median_ns;
@@ -129,7 +137,8 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
 void write_header(const store::run_detail& d, std::ostream& out, output_format format) {
   const auto& g = d.gpu;
   std::string gpu = g.name;
-  if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
+  if (g.backend == "model") gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
+  else if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
   else gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
   if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
   if (g.cuda_driver_version > 0) gpu += ", CUDA " + cuda_version(g.cuda_driver_version);
@@ -176,11 +185,12 @@ std::string summary(const std::vector<store::configuration_row>& rows) {
 void show_run(const store::database& db, std::int64_t run_id, std::ostream& out, output_format format) {
   const auto detail = db.run(run_id);
   if (!detail)
-    throw store_error(fmt::format("no run {} in {}; `bankbench runs` lists the runs there", run_id, db.path()));
+    throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", run_id, db.path()));
   const auto rows = db.configurations(run_id);
   predictions p;
+  p.model = detail->gpu.backend == "model";
   for (const auto& c : rows) {
-    p.shown = p.shown || c.metric_means.count(k_predicted_ld_wf) > 0;
+    p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
     p.flagged = p.flagged || mismatch(c);
   }
   text_table table = make_table(format, p);

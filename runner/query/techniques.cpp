@@ -54,6 +54,8 @@ struct section {
   std::optional<config::experiment> experiment; ///< the stored text, re-parsed; empty when it no longer loads
   std::vector<check> checks;
   int met = 0, failed = 0, unfinished = 0;
+  /// The bank model's run: its counters are predictions and nothing was timed.
+  [[nodiscard]] bool predicted() const { return run.gpu.backend == "model"; }
 };
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }
@@ -88,7 +90,8 @@ std::string configuration_name(const store::configuration_row& c) {
 /// Each expectation of the experiment with the configurations that were held to it. Stored
 /// expectations carry their canonical text; the parsed file adds the scope and the claim.
 void gather_checks(section& s) {
-  auto record = [](check& k, const store::configuration_row& c, const store::expectation_record& e) {
+  const std::string observed = s.predicted() ? "predicted " : "measured ";
+  auto record = [&observed](check& k, const store::configuration_row& c, const store::expectation_record& e) {
     ++k.applied;
     if (e.observed) {
       k.low = std::min(k.low.value_or(*e.observed), *e.observed);
@@ -96,7 +99,7 @@ void gather_checks(section& s) {
     }
     if (e.passed) ++k.met;
     else
-      k.failures.push_back(configuration_name(c) + ": " + (e.observed ? "measured " + number(*e.observed) : "not measured"));
+      k.failures.push_back(configuration_name(c) + ": " + (e.observed ? observed + number(*e.observed) : "not " + observed));
   };
   if (s.experiment) {
     for (const auto& e : s.experiment->expectations) {
@@ -127,7 +130,7 @@ void gather_checks(section& s) {
 }
 
 std::string verdict(const section& s) {
-  if (s.failed > 0) return "hardware disagrees";
+  if (s.failed > 0) return s.predicted() ? "model disagrees" : "hardware disagrees";
   if (s.unfinished > 0) return "incomplete";
   if (s.met == 0) return "nothing checked";
   return "held";
@@ -140,12 +143,15 @@ std::optional<double> mean_of(const store::configuration_row& c, const char* met
 }
 
 void write_table(const section& s, const reference_bandwidth* ref, std::ostream& out) {
-  const bool model = std::any_of(s.rows.begin(), s.rows.end(),
-                                 [](const auto& c) { return c.metric_means.count(k_predicted_ld_wf) > 0; });
+  // A model run's own numbers are the predictions: no second column equal to the first, no times.
+  const bool timed = !s.predicted();
+  const bool model = timed && std::any_of(s.rows.begin(), s.rows.end(),
+                                          [](const auto& c) { return c.metric_means.count(k_predicted_ld_wf) > 0; });
   std::vector<column> columns = {{"variant", align::left}, {"params", align::left}, {"ld wf/req", align::right}};
   if (model) columns.push_back({"model ld wf/req", align::right});
-  for (const char* h : {"ld confl/req", "st wf/req", "st confl/req", "median µs", "GB/s", "% copy"})
-    columns.push_back({h, align::right});
+  for (const char* h : {"ld confl/req", "st wf/req", "st confl/req"}) columns.push_back({h, align::right});
+  if (timed)
+    for (const char* h : {"median µs", "GB/s", "% copy"}) columns.push_back({h, align::right});
   columns.push_back({"checks", align::left});
   text_table table(std::move(columns));
   constexpr auto md = output_format::markdown;
@@ -163,9 +169,11 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
       if (c.timing->bandwidth_gbps > 0) gbps = c.timing->bandwidth_gbps;
       if (gbps && ref != nullptr) share = 100 * *gbps / ref->gbps;
     }
-    cells.push_back(number_cell(us, 2, md));
-    cells.push_back(number_cell(gbps, 1, md));
-    cells.push_back(number_cell(share, 1, md));
+    if (timed) {
+      cells.push_back(number_cell(us, 2, md));
+      cells.push_back(number_cell(gbps, 1, md));
+      cells.push_back(number_cell(share, 1, md));
+    }
     int failed = 0;
     for (const auto& e : c.expectations) failed += e.passed ? 0 : 1;
     if (c.status != "ok") cells.push_back(c.status);
@@ -185,8 +193,9 @@ void write_checks(const section& s, std::ostream& out) {
     line += "`" + k.text + "`";
     if (!k.scope.empty()) line += " for " + k.scope;
     line += fmt::format(": {} of {} configuration{} met", k.met, k.applied, k.applied == 1 ? "" : "s");
-    if (k.low) line += *k.low == *k.high ? ", measured " + number(*k.low)
-                                         : ", measured " + number(*k.low) + " to " + number(*k.high);
+    const std::string observed = s.predicted() ? ", predicted " : ", measured ";
+    if (k.low) line += *k.low == *k.high ? observed + number(*k.low)
+                                         : observed + number(*k.low) + " to " + number(*k.high);
     if (!k.failures.empty()) line += "; failed: " + fmt::format("{}", fmt::join(k.failures, "; "));
     line += ".";
     if (!k.claim.empty()) line += " Claim: " + k.claim + (k.claim.back() == '.' ? "" : ".");
@@ -213,10 +222,18 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
   write_checks(s, out);
   out << '\n';
   const int total = s.met + s.failed;
-  if (s.failed > 0)
+  if (s.failed > 0 && s.predicted())
+    out << fmt::format("**The bank model disagrees** with {} of {} expectation checks; each is listed above with "
+                       "what it predicted.\n",
+                       s.failed, total);
+  else if (s.failed > 0)
     out << fmt::format("**The hardware disagrees** with {} of {} expectation checks; each is listed above with "
                        "what was measured.\n",
                        s.failed, total);
+  else if (total > 0 && s.predicted())
+    out << fmt::format("**Predicted to hold**: the bank model's predictions meet all {} expectation checks on {} "
+                       "configurations; measure on a GPU to confirm.\n",
+                       total, s.rows.size() - s.unfinished);
   else if (total > 0)
     out << fmt::format("**The claim held**: all {} expectation checks on {} configurations were met.\n", total,
                        s.rows.size() - s.unfinished);
@@ -224,11 +241,18 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
     out << "No expectation was checked.\n";
   if (s.unfinished > 0) {
     std::vector<std::string> list;
+    int not_modelled = 0;
     for (const auto& c : s.rows)
-      if (c.status != "ok")
+      if (c.status != "ok") {
         list.push_back(configuration_name(c) + " (" + c.status + (c.reason.empty() ? "" : ": " + c.reason) + ")");
-    out << fmt::format("\n**Not measured**: {} of {} configurations did not finish: {}.\n", s.unfinished,
-                       s.rows.size(), fmt::join(list, "; "));
+        not_modelled += c.status == "not_modelled" ? 1 : 0;
+      }
+    if (not_modelled == s.unfinished)
+      out << fmt::format("\n**Not modelled**: {} of {} configurations have no access plan for the bank model: {}.\n",
+                         s.unfinished, s.rows.size(), fmt::join(list, "; "));
+    else
+      out << fmt::format("\n**Not {}**: {} of {} configurations did not finish: {}.\n",
+                         s.predicted() ? "predicted" : "measured", s.unfinished, s.rows.size(), fmt::join(list, "; "));
   }
 }
 
@@ -292,19 +316,29 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
     return it == references.end() ? nullptr : &it->second;
   };
 
-  out << "# Shared-memory bank-conflict techniques, measured\n\n"
-         "Generated by `bankbench techniques` from the results database: do not edit by hand, run it again.\n"
-         "Each section is one experiment (`experiments/<family>/<name>.yaml`): the claim it tests, what the\n"
-         "counters and timers measured for every configuration, and whether the expectations written in\n"
-         "the file held.\n\n";
+  const bool predicted = std::all_of(gpus.begin(), gpus.end(), [](const auto& g) { return g.second.backend == "model"; });
+  if (predicted)
+    out << "# Shared-memory bank-conflict techniques, predicted by the bank model\n\n"
+           "Generated by `bankbench techniques` from the results database: do not edit by hand, run it again.\n"
+           "Each section is one experiment (`experiments/<family>/<name>.yaml`): the claim it tests, what the\n"
+           "bank model predicts for every configuration from its access plan (no GPU ran, nothing was timed),\n"
+           "and whether the predictions meet the expectations written in the file.\n\n";
+  else
+    out << "# Shared-memory bank-conflict techniques, measured\n\n"
+           "Generated by `bankbench techniques` from the results database: do not edit by hand, run it again.\n"
+           "Each section is one experiment (`experiments/<family>/<name>.yaml`): the claim it tests, what the\n"
+           "counters and timers measured for every configuration, and whether the expectations written in\n"
+           "the file held.\n\n";
   for (const auto& [id, g] : gpus) out << "- GPU: " << gpu_line(g) << '\n';
   const std::string date = dates.size() == 1 ? *dates.begin() : *dates.begin() + " to " + *dates.rbegin();
   auto sorted_ids = ids;
   std::sort(sorted_ids.begin(), sorted_ids.end());
   std::vector<std::string> run_list;
   for (const auto id : sorted_ids) run_list.push_back(std::to_string(id));
-  out << fmt::format("- Measured: {} (run{} {})\n", date, ids.size() == 1 ? "" : "s", fmt::join(run_list, ", "));
+  out << fmt::format("- {}: {} (run{} {})\n", predicted ? "Predicted" : "Measured", date, ids.size() == 1 ? "" : "s",
+                     fmt::join(run_list, ", "));
   for (const auto& [id, g] : gpus) {
+    if (g.backend == "model") continue; // the model times nothing
     const auto* ref = reference_for(id);
     const std::string on = gpus.size() > 1 ? " on " + g.name : "";
     if (ref == nullptr)
@@ -316,12 +350,13 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
                          on, ref->gbps, ref->variant, ref->params, ref->run_id);
   }
   out << "\n\"ld\" and \"st\" are shared-memory loads and stores; \"wf/req\" is wavefronts per request (1 for a\n"
-         "conflict-free warp access of 4 bytes per lane), \"confl/req\" bank conflicts per request; times are\n"
-         "medians of event-timed launches; \"GB/s\" counts the bytes each kernel must move.\n\n";
+         "conflict-free warp access of 4 bytes per lane), \"confl/req\" bank conflicts per request"
+      << (predicted ? ".\n\n"
+                    : "; times are\nmedians of event-timed launches; \"GB/s\" counts the bytes each kernel must move.\n\n");
 
   text_table summary({{"technique", align::left},
                       {"verdict", align::left},
-                      {"configurations measured", align::right},
+                      {predicted ? "configurations predicted" : "configurations measured", align::right},
                       {"expectation checks met", align::right}});
   for (const auto& s : sections)
     summary.add_row({fmt::format("[{0}](#{0})", s.run.run.experiment_name), verdict(s),

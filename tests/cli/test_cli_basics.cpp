@@ -63,6 +63,7 @@ TEST(cli, run_without_a_gpu_fails_with_one_clear_line_and_writes_nothing) {
   const bool explained = r.err.find("no CUDA device is visible") != std::string::npos ||
                          r.err.find("no NVIDIA driver on this machine") != std::string::npos;
   EXPECT_TRUE(explained) << r.err;
+  EXPECT_NE(r.err.find("to go on without a GPU, `bankbench run --backend model`"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_FALSE(std::filesystem::exists(db));
 }
@@ -71,6 +72,9 @@ TEST(cli, missing_experiment_file_is_a_usage_error) {
   const auto r = run_cli("validate experiments/nope.yaml");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no such experiment file or folder: experiments/nope.yaml"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" (relative to " BB_SOURCE_DIR "; run bankbench from the checkout, or name the files)"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST(cli, show_without_a_database_says_how_to_make_one) {

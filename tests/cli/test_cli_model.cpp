@@ -1,5 +1,7 @@
 // `bankbench run --backend model`: the whole pipeline (run -> store -> show) without a GPU, with
 // the bank model's predictions where the counters would be.
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "cli_runner.hpp"
@@ -48,23 +50,23 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
   const auto show = run_cli("--db '" + db + "' show", "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(show.exit_code, 0) << show.err;
   EXPECT_NE(show.out.find("gpu:      bank model (rules v2: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B, paired loads "
-                          "twice as wide) (cc 0.0)"),
+                          "twice as wide; predicted, no GPU)"),
             std::string::npos)
       << show.out;
-  EXPECT_NE(show.out.find("ld wf/req  pred wf/req  ld conflicts/req"), std::string::npos) << show.out;
-  // variant, params, status, ld req, ld wf/req, pred wf/req, ld conflicts/req, st wf/req, st conflicts/req,
-  // median us, GB/s, expectations
+  // The predictions are the run's own numbers: no prediction column beside them, no times.
+  EXPECT_NE(show.out.find("ld wf/req  ld conflicts/req"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("pred wf/req"), std::string::npos) << show.out;
+  EXPECT_EQ(show.out.find("median us"), std::string::npos) << show.out;
+  // variant, params, status, ld req, ld wf/req, ld conflicts/req, st wf/req, st conflicts/req, expectations
   auto params = [](int n) { // the family's other parameters stay at their defaults
     return "block_rows=8 n=" + std::to_string(n) + " tile=32 type=float";
   };
-  const std::vector<std::string> naive{"naive", params(1024), "ok", "32768", "32.00", "32.00", "31.00", "1.00", "0.00",
-                                       "-", "-", "pass"};
+  const std::vector<std::string> naive{"naive", params(1024), "ok", "32768", "32.00", "31.00", "1.00", "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=1024")), naive) << show.out;
-  const std::vector<std::string> padded{"padded", params(8192), "ok", "2097152", "1.00", "1.00", "0.00", "1.00", "0.00",
-                                        "-", "-", "pass"};
+  const std::vector<std::string> padded{"padded", params(8192), "ok", "2097152", "1.00", "0.00", "1.00", "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "padded", "n=8192")), padded) << show.out;
-  const std::vector<std::string> swizzled{"swizzled", params(4096), "ok", "524288", "1.00", "1.00", "0.00", "1.00",
-                                          "0.00", "-", "-", "pass"};
+  const std::vector<std::string> swizzled{"swizzled", params(4096), "ok", "524288", "1.00", "0.00", "1.00",
+                                          "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "swizzled", "n=4096")), swizzled) << show.out;
   EXPECT_NE(show.out.find("configurations: 9 ok; expectations:"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find(" 0 failed"), std::string::npos) << show.out;
@@ -85,9 +87,55 @@ TEST(cli_model, partial_tiles_are_predicted_and_refused_sizes_recorded) {
   const auto run = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(run.exit_code, 1) << run.err; // a configuration did not run
   const auto show = run_cli("--db '" + db + "' show");
-  const std::vector<std::string> n100{"naive", "block_rows=8 n=100 tile=32 type=float", "ok", "400", "25.00", "25.00",
-                                      "24.00", "1.00", "0.00", "-", "-", "-"};
+  const std::vector<std::string> n100{"naive", "block_rows=8 n=100 tile=32 type=float", "ok", "400", "25.00",
+                                      "24.00", "1.00", "0.00", "-"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=100")), n100) << show.out;
   EXPECT_NE(row_of(show.out, "naive", "n=46341").find("unsupported: n = 46341 is outside 1..46340"), std::string::npos)
       << show.out;
+}
+
+TEST(cli_model, the_default_suite_runs_without_a_gpu_and_notes_what_is_not_modelled) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "suite.sqlite").string();
+  const auto run = run_cli("--db '" + db + "' run --backend model", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(run.exit_code, 0) << run.err; // reference/memcpy has no plan: a note, not a failure
+  EXPECT_NE(run.err.find("reference/memcpy bytes=268435456  not_modelled: reference/memcpy has no access plan"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("bankbench: info: note: 2 configurations not modelled"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("counters 0.0 ms"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("ok  ld 32.00 wf/req  (predicted)"), std::string::npos) << run.err;
+
+  const auto runs = run_cli("--db '" + db + "' list runs");
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  // the reference run: completed, nothing failed
+  std::istringstream lines(runs.out);
+  std::string line;
+  bool seen = false;
+  while (std::getline(lines, line))
+    if (line.find(" reference ") != std::string::npos) {
+      seen = true;
+      EXPECT_NE(line.find("completed"), std::string::npos) << line;
+      EXPECT_NE(line.find("bank model"), std::string::npos) << line;
+    }
+  EXPECT_TRUE(seen) << runs.out;
+
+  const auto tech = run_cli("--db '" + db + "' techniques");
+  ASSERT_EQ(tech.exit_code, 0) << tech.err;
+  EXPECT_NE(tech.out.find("# Shared-memory bank-conflict techniques, predicted by the bank model"), std::string::npos);
+  EXPECT_NE(tech.out.find("- Predicted: "), std::string::npos) << tech.out.substr(0, 2000);
+  EXPECT_EQ(tech.out.find("- Measured: "), std::string::npos);
+  EXPECT_EQ(tech.out.find("median µs"), std::string::npos);
+  EXPECT_EQ(tech.out.find("model ld wf/req"), std::string::npos);
+  EXPECT_NE(tech.out.find("**Not modelled**: 2 of 4 configurations have no access plan"), std::string::npos);
+
+  const auto html = (tmp.path / "r.html").string();
+  const auto report = run_cli("--db '" + db + "' report -o '" + html + "'");
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string page = bb::test::slurp(html);
+  EXPECT_NE(page.find(">0 failed expectations<"), std::string::npos) << "a not-modelled variant is no failure";
+  EXPECT_NE(page.find("configurations in the newest run of each experiment: 603 ok, 2 not modelled</p>"),
+            std::string::npos);
+  EXPECT_NE(page.find("not modelled (no access plan; a GPU run measures it): memcpy"), std::string::npos);
+  EXPECT_NE(page.find("no measured run of this experiment to set the predictions against"), std::string::npos);
 }

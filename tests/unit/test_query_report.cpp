@@ -34,7 +34,8 @@ TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
   EXPECT_EQ(summary.regressions, 1); // run 6 against run 5: swizzled n=4096 wavefronts per request
   EXPECT_EQ(count(html, "<svg "), static_cast<std::size_t>(summary.charts));
   EXPECT_GE(summary.charts, 8);
-  for (const char* chart : {"ld wf/req by variant", "median us against n", "GB/s against n", "ld wf/req across GPUs",
+  // n is the one parameter that varies: a line per variant over it, not bars.
+  for (const char* chart : {"ld wf/req against n", "median us against n", "GB/s against n", "ld wf/req across GPUs",
                             "measured against predicted wavefronts per request"})
     EXPECT_NE(html.find(chart), std::string::npos) << chart;
   // Offline: no script, nothing fetched; the only URL is the SVG namespace.
@@ -43,6 +44,9 @@ TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
   for (std::sregex_iterator it(html.begin(), html.end(), url), end; it != end; ++it)
     EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
   EXPECT_EQ(count(html, "<tr class=\"bad\">"), 2U + 1U);
+  // the two failed expectations are ringed where their values are drawn
+  EXPECT_GE(count(html, "class=\"flag\""), 2U);
+  EXPECT_NE(html.find("a red ring marks a failed expectation"), std::string::npos);
   EXPECT_NE(html.find("1 regression"), std::string::npos);
 }
 

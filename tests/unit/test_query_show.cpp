@@ -196,14 +196,15 @@ TEST_F(query_show, failed_configuration_shows_its_reason_and_no_numbers) {
       << text;
 }
 
-TEST_F(query_show, unknown_run_is_an_error) {
+TEST_F(query_show, unknown_run_is_a_usage_error_that_names_list_runs) {
   std::ostringstream out;
   try {
     bb::query::show_run(*m_db, 42, out, output_format::table);
-    FAIL() << "no bb::store_error";
-  } catch (const bb::store_error& e) {
+    FAIL() << "no bb::usage_error";
+  } catch (const bb::usage_error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "no run 42 in " + m_db->path() + "; `bankbench runs` lists the runs there");
+              "no run 42 in " + m_db->path() + "; `bankbench list runs` lists the runs there");
+    EXPECT_EQ(e.code(), bb::exit_code::usage);
   }
   EXPECT_EQ(out.str(), "");
 }

@@ -77,4 +77,72 @@ TEST(query_svg, tick_labels_read_naturally) {
   EXPECT_EQ(tick_label(0), "0");
 }
 
+TEST(query_svg, a_zero_bar_is_labelled_and_an_all_zero_chart_says_so) {
+  bar_chart c;
+  c.title = "st conflicts/req by variant";
+  c.categories = {"n=1024", "n=4096"};
+  c.series = {{"naive", {2.0, 0.0}, {}}, {"padded", {0.0, 0.0}, {}}};
+  std::string svg = render(c);
+  EXPECT_EQ(count(svg, "class=\"zero\""), 3U);
+  EXPECT_EQ(svg.find("every value is 0"), std::string::npos);
+  c.series[0].values = {0.0, 0.0};
+  svg = render(c);
+  EXPECT_NE(svg.find(">every value is 0</text>"), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"zero\""), 0U) << "the chart says it once, not under every bar";
+}
+
+TEST(query_svg, a_missing_value_is_marked_with_why) {
+  bar_chart c;
+  c.title = "t";
+  c.categories = {"bytes=1024"};
+  c.series = {{"copy", {1.0}, {""}}, {"memcpy", {std::nullopt}, {"not modelled (no access plan)"}}};
+  const std::string svg = render(c);
+  EXPECT_EQ(count(svg, "class=\"missing\""), 1U);
+  EXPECT_NE(svg.find("<title>memcpy, bytes=1024: not modelled (no access plan)</title>"), std::string::npos) << svg;
+}
+
+TEST(query_svg, long_category_labels_stand_upright_with_room_below_and_are_cut_with_their_whole_text_kept) {
+  bar_chart c;
+  c.title = "t";
+  const std::string longest = "block_rows=16 tile=64 type=double and a great deal more text than fits anywhere";
+  c.categories = {"block_rows=8 tile=16 type=float", longest};
+  c.series = {{"naive", {1.0, 2.0}, {}}};
+  const std::string svg = render(c, 640, 320);
+  EXPECT_EQ(count(svg, "rotate(-90)"), 3U); // two labels and the y axis label
+  // shown cut, with the whole text in its <title>
+  EXPECT_NE(svg.find("...<title>" + longest + "</title></text>"), std::string::npos) << svg;
+  // the svg grew below the plot by what the upright labels need
+  const auto h = svg.find("height=\"");
+  EXPECT_GT(std::stoi(svg.substr(h + 8)), 320 + 100);
+}
+
+TEST(query_svg, fit_cuts_text_to_a_width) {
+  EXPECT_EQ(fit("n=1024", 200), "n=1024");
+  const std::string cut = fit("block_rows=8 tile=32 type=float n=1024", 60);
+  EXPECT_EQ(cut.substr(cut.size() - 3), "...");
+  EXPECT_LE(text_width(cut), 60);
+  EXPECT_GT(text_width("WWWW"), text_width("iiii"));
+}
+
+TEST(query_svg, heat_map_labels_every_cell_and_marks_the_empty_ones) {
+  heat_map m;
+  m.title = "strided: ld wf/req by stride and width";
+  m.x_label = "stride";
+  m.y_label = "width";
+  m.value_label = "ld wf/req";
+  m.x_categories = {"1", "2", "32"};
+  m.y_categories = {"1", "4"};
+  m.values = {{1.0, 2.0, 32.0}, {0.0, std::nullopt, 32.0}};
+  m.missing = {{"", "", ""}, {"", "failed", ""}};
+  const std::string svg = render(m);
+  EXPECT_NE(svg.find("class=\"chart heat-map\""), std::string::npos);
+  EXPECT_EQ(count(svg, "class=\"cell\""), 5U);
+  EXPECT_EQ(count(svg, "class=\"cell empty\""), 1U);
+  EXPECT_EQ(count(svg, "class=\"value\""), 5U);
+  EXPECT_NE(svg.find(">0</text>"), std::string::npos) << "a zero is written, not left blank";
+  EXPECT_NE(svg.find("<title>width 4, stride 2: failed</title>"), std::string::npos);
+  EXPECT_NE(svg.find("ld wf/req: 0 (lightest) to 32 (darkest)"), std::string::npos);
+  EXPECT_NE(svg.find("fill=\"#214b8c\""), std::string::npos) << "the largest value is the darkest";
+}
+
 } // namespace
