@@ -15,6 +15,7 @@
 
 #include "cli/model_backend.hpp"
 #include "cli/run_records.hpp"
+#include "cli/run_shares.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "common/sha256.hpp"
@@ -110,6 +111,7 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
   if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
+  record_run_environment(r, o);
   return r;
 }
 
