@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "registry/registry.hpp"
 #include "store/database.hpp"
+#include "store/results.hpp"
 #include "store/resume.hpp"
 
 namespace bb::cli {
@@ -33,12 +34,13 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
   start = resume_point(1);
   start.run_ids[0] = o.resume;
   for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
-  if (!detail->run.shard.empty()) { // a run of one share completes that share only
-    if (!o.shard.empty() && o.shard != detail->run.shard)
-      throw usage_error("--resume " + std::to_string(o.resume) + " is run of share " + detail->run.shard +
-                        ", not " + o.shard + "; leave --shard out when resuming");
-    keep_only_share(experiments, config::parse_shares(detail->run.shard, "runs.shard"), start);
-  }
+  std::string shard; // a run of one share completes that share only
+  for (const auto& info : store::run_infos(db))
+    if (info.id == o.resume) shard = info.shard;
+  if (!o.shard.empty() && o.shard != shard)
+    throw usage_error("--resume " + std::to_string(o.resume) + " is a run of share " + (shard.empty() ? "all" : shard) +
+                      ", not " + o.shard + "; leave --shard out when resuming");
+  if (!shard.empty()) keep_only_share(experiments, config::parse_shares(shard, "runs.shard"), start);
   store::reopen_run(db, o.resume);
   return experiments;
 }

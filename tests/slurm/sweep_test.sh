@@ -31,7 +31,7 @@ cleanup() {
     kill -KILL "$p" 2>/dev/null || true
   done
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-    for f in "$work"/log/*.log "$work"/sweep/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 30 "$f"; }; done
+    for f in "$work"/log/* "$work"/munge/log "$work"/sweep/logs/*; do [ -f "$f" ] && { echo "== $f"; tail -n 30 "$f"; }; done
   fi
   rm -rf "$work"
   exit "$rc"
@@ -40,14 +40,15 @@ trap cleanup EXIT
 fail() { echo "FAILED: $*" >&2; exit 1; }
 
 # munge, on a socket of its own so that nothing else on the machine is touched
-mkdir -p "$work/munge" "$work/log" "$work/state" "$work/spool" "$work/dev"
+mkdir -p "$work/munge" "$work/socket" "$work/log" "$work/state" "$work/spool" "$work/dev"
 dd if=/dev/urandom of="$work/munge/key" bs=1024 count=1 status=none
-chown -R munge:munge "$work/munge"
+chown -R munge:munge "$work/munge" "$work/socket"
 chmod 700 "$work/munge"
+chmod 755 "$work/socket" # munged wants its socket's folder open to every user
 chmod 400 "$work/munge/key"
-setpriv --reuid=munge --regid=munge --clear-groups /usr/sbin/munged -F --socket="$work/munge/socket" \
+setpriv --reuid=munge --regid=munge --clear-groups /usr/sbin/munged -F --socket="$work/socket/munge" \
   --key-file="$work/munge/key" --pid-file="$work/munge/pid" --log-file="$work/munge/log" \
-  --seed-file="$work/munge/seed" &
+  --seed-file="$work/munge/seed" >"$work/log/munged.log" 2>&1 &
 pids+=($!)
 
 for i in 0 1 2 3; do mknod "$work/dev/nvidia$i" c 1 3; done
@@ -60,7 +61,7 @@ SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
 AuthType=auth/munge
-AuthInfo=socket=$work/munge/socket
+AuthInfo=socket=$work/socket/munge
 CredType=cred/munge
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -88,11 +89,11 @@ CONF
 echo "NodeName=$node Name=gpu Type=fake File=$work/dev/nvidia[0-3]" > "$work/gres.conf"
 export SLURM_CONF="$work/slurm.conf"
 
-for _ in $(seq 50); do [ -S "$work/munge/socket" ] && break; sleep 0.1; done
-[ -S "$work/munge/socket" ] || fail "munged did not start"
-slurmctld -D -i -f "$SLURM_CONF" &
+for _ in $(seq 50); do [ -S "$work/socket/munge" ] && break; sleep 0.1; done
+[ -S "$work/socket/munge" ] || fail "munged did not start"
+slurmctld -D -i -f "$SLURM_CONF" >"$work/log/slurmctld.out" 2>&1 &
 pids+=($!)
-slurmd -D -N "$node" -f "$SLURM_CONF" &
+slurmd -D -N "$node" -f "$SLURM_CONF" >"$work/log/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do
   [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && break
