@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
 #include "cli/sweep.hpp"
@@ -33,11 +34,8 @@ struct slurm_options {
 
 /// Runs argv (PATH searched) and returns its exit code and stdout.
 std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (pipe(fds) != 0) throw api_error(std::string("pipe failed: ") + std::strerror(errno));
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
+  const auto fds = open_pipe();
+  const pid_t pid = fork_flushed();
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
@@ -58,9 +56,7 @@ std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
     out.append(chunk, static_cast<std::size_t>(n));
   }
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for(pid);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "cli/child_process.hpp"
 #include "cli/run_shares.hpp"
 #include "cli/supervisor.hpp"
 #include "common/error.hpp"
@@ -28,19 +29,12 @@ namespace {
 
 /// cudaGetDeviceCount in a child process, so that this one can still fork workers.
 int probe_device_count() {
-  int fds[2];
-  if (pipe(fds) != 0) throw api_error(std::string("pipe failed: ") + std::strerror(errno));
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
+  const auto fds = open_pipe();
+  const pid_t pid = fork_flushed();
   if (pid == 0) {
     close(fds[0]);
     int count = -1;
-    try {
-      count = launch::device_count();
-    } catch (const error& e) {
-      spdlog::error("{}", e.what());
-    }
+    exit_code_of([&] { return count = launch::device_count(); });
     [[maybe_unused]] const auto n = write(fds[1], &count, sizeof count);
     _exit(0);
   }
@@ -48,9 +42,7 @@ int probe_device_count() {
   int count = -1;
   if (read(fds[0], &count, sizeof count) != static_cast<ssize_t>(sizeof count)) count = -1;
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  wait_for(pid);
   if (count < 0) throw environment_error("--devices all: the CUDA devices could not be counted (see above)");
   if (count == 0) throw environment_error("--devices all: no CUDA device is visible (CUDA_VISIBLE_DEVICES?)");
   return count;
@@ -121,24 +113,15 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
     spdlog::info("GPU {}: share {}, {} configurations", mine.device, mine.shard, kept);
     std::FILE* tables = std::tmpfile();
     if (tables == nullptr) throw api_error(std::string("tmpfile failed: ") + std::strerror(errno));
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
+    const pid_t pid = fork_flushed();
     if (pid == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_PDEATHSIG, SIGKILL); // the parent killed with -9 takes its device sessions along
       if (dup2(fileno(tables), STDOUT_FILENO) < 0) _exit(static_cast<int>(exit_code::internal));
       spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] %^%l%$: %v", mine.device));
-      int rc = 0;
-      try {
-        rc = mine.backend == "model" || !mine.isolate ? run_in_process(experiments, mine, g, share, nullptr, true)
-                                                      : supervise(experiments, mine, g, share);
-      } catch (const error& e) {
-        spdlog::error("{}", e.what());
-        rc = static_cast<int>(e.code());
-      } catch (const std::exception& e) {
-        spdlog::error("internal error: {}", e.what());
-        rc = static_cast<int>(exit_code::internal);
-      }
+      const int rc = exit_code_of([&] {
+        return mine.backend == "model" || !mine.isolate ? run_in_process(experiments, mine, g, share, nullptr, true)
+                                                        : supervise(experiments, mine, g, share);
+      });
       spdlog::default_logger()->flush();
       std::fflush(nullptr);
       _exit(rc);
@@ -148,9 +131,7 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
 
   std::vector<int> codes;
   for (auto& c : children) {
-    int status = 0;
-    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = wait_for(c.pid);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(exit_code::internal);
     codes.push_back(code);
     if (code > 1 && code != static_cast<int>(exit_code::interrupted))
