@@ -169,7 +169,7 @@ int collect(const slurm_options& o) {
   const auto s = sweep::load(o.spec.folder);
   const auto rest = report(s, std::cout);
   const std::string into = o.into.empty() ? s.folder + "/merged.sqlite" : fs::absolute(o.into).string();
-  const std::string tmp = into + ".partial";
+  const std::string tmp = into + ".partial-" + std::to_string(getpid()); // the merge job and a user may collect at once
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + suffix);
   std::vector<std::string> sources;
   for (const auto& t : sweep::scan(s)) {

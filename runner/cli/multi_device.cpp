@@ -134,7 +134,9 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
     const int status = wait_for(c.pid);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(exit_code::internal);
     codes.push_back(code);
-    if (code > 1 && code != static_cast<int>(exit_code::interrupted))
+    if (code <= 1 || code == static_cast<int>(exit_code::interrupted))
+      spdlog::info("GPU {}: session ended with exit code {}", c.device, code);
+    else
       spdlog::error("GPU {}: its session ended with exit code {}; its remaining configurations were not run "
                     "(the other GPUs' results are stored)",
                     c.device, code);

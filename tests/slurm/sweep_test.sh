@@ -25,6 +25,10 @@ chmod 711 "$work"
 pids=()
 cleanup() {
   local rc=$?
+  if [ -n "${SLURM_CONF:-}" ] && [ "${#pids[@]}" -ge 3 ]; then # jobs of this test's own cluster, before its daemons
+    timeout 5 scancel --full --signal=KILL -u root 2>/dev/null || true
+    for _ in $(seq 50); do [ -z "$(timeout 2 squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.1; done
+  fi
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
@@ -56,7 +60,7 @@ port=$((20000 + RANDOM % 20000))
 node=bbnode$$
 cat > "$work/slurm.conf" <<CONF
 ClusterName=bankbench
-SlurmctldHost=$(hostname -s)
+SlurmctldHost=$(hostname -s)(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
