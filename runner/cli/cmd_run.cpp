@@ -50,7 +50,7 @@ int run_run(run_options& o, const global_options& g) {
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
   const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
   std::vector<int> devices;
-  if (!o.devices.empty()) {
+  if (!o.devices.empty() && !o.dry_run) { // a dry run needs no device
     devices = devices_named(o.devices, o);
     if (devices.size() > 1 && o.resume != 0)
       throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
