@@ -2,9 +2,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -32,12 +36,13 @@ struct slurm_options {
   CLI::App *submit = nullptr, *status = nullptr, *resubmit = nullptr, *collect = nullptr;
 };
 
-/// Runs argv (PATH searched) and returns its exit code and stdout.
-std::pair<int, std::string> capture(const std::vector<std::string>& argv) {
+/// Runs argv (PATH searched) and returns its exit code and stdout; stderr is passed on, or dropped.
+std::pair<int, std::string> capture(const std::vector<std::string>& argv, bool show_errors = true) {
   const auto fds = open_pipe();
   const pid_t pid = fork_flushed();
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
+    if (!show_errors) std::freopen("/dev/null", "w", stderr);
     close(fds[0]);
     close(fds[1]);
     std::vector<char*> args;
@@ -111,6 +116,33 @@ int submit(slurm_options& o) {
   return submit_tasks(s, tasks, false);
 }
 
+/// Where squeue (the controller's queue, not accounting) lists a task of the sweep's arrays, its
+/// state: a pending or running task is neither lost nor to be submitted again. Without squeue,
+/// or when it fails, the markers alone decide.
+void add_queue_states(const sweep::spec& s, std::vector<sweep::task_status>& tasks) {
+  for (const auto& job : s.array_jobs) {
+    const auto [rc, out] = capture({"squeue", "--noheader", "--array", "--format=%i|%T", "--jobs=" + job}, false);
+    if (rc != 0) {
+      spdlog::debug("squeue --jobs={} exited {}: task states from the markers alone", job, rc);
+      continue;
+    }
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+      const auto bar = line.find('|'), under = line.find('_');
+      if (bar == std::string::npos || under == std::string::npos || line.substr(0, under) != job) continue;
+      int task = -1;
+      const std::string number = line.substr(under + 1, bar - under - 1);
+      if (std::from_chars(number.data(), number.data() + number.size(), task).ptr != number.data() + number.size() ||
+          task < 0 || task >= s.tasks)
+        continue;
+      auto& t = tasks[static_cast<std::size_t>(task)];
+      if (t.state == sweep::task_state::done || t.state == sweep::task_state::failed) continue;
+      t.queued = line.substr(bar + 1);
+      std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(), [](unsigned char c) { return std::tolower(c); });
+    }
+  }
+}
+
 const char* state_name(sweep::task_state t) {
   switch (t) {
   case sweep::task_state::done: return "done";
@@ -121,45 +153,54 @@ const char* state_name(sweep::task_state t) {
   return "?";
 }
 
-/// Prints every task's state and the command that runs the rest; returns the tasks not done.
-std::vector<int> report(const sweep::spec& s, std::ostream& out) {
-  const auto tasks = sweep::scan(s);
+/// The tasks to submit again: not done, and not in Slurm's queue.
+std::vector<int> to_run_again(const std::vector<sweep::task_status>& tasks) {
   std::vector<int> rest;
+  for (const auto& t : tasks)
+    if (t.queued.empty() && t.state != sweep::task_state::done) rest.push_back(t.task);
+  return rest;
+}
+
+std::vector<sweep::task_status> states(const sweep::spec& s) {
+  auto tasks = sweep::scan(s);
+  add_queue_states(s, tasks);
+  return tasks;
+}
+
+/// Prints every task's state and the command that runs the rest; returns whether all are done.
+bool report(const sweep::spec& s, const std::vector<sweep::task_status>& tasks, std::ostream& out) {
+  std::vector<int> queued;
+  int done = 0;
   out << fmt::format("sweep {}: {} task(s)\n", s.folder, s.tasks);
   out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", "task", "state", "exit", "started");
   for (const auto& t : tasks) {
-    out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", t.task, state_name(t.state),
+    out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", t.task, t.queued.empty() ? state_name(t.state) : t.queued,
                        t.exit_code >= 0 ? std::to_string(t.exit_code) : "-", t.started.empty() ? "-" : t.started);
-    if (t.state != sweep::task_state::done) rest.push_back(t.task);
+    if (!t.queued.empty()) queued.push_back(t.task);
+    done += t.state == sweep::task_state::done ? 1 : 0;
   }
-  out << fmt::format("{} of {} done", s.tasks - static_cast<int>(rest.size()), s.tasks);
-  if (rest.empty()) {
-    out << "\n";
-    return rest;
-  }
-  out << fmt::format("; not done: {} (unfinished: started and ended without a marker, i.e. killed, out of time, or "
-                     "still running)\nrun them again with:\n  {}\n",
-                     sweep::array_ranges(rest),
-                     sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks", sweep::array_ranges(rest)}));
-  return rest;
+  out << fmt::format("{} of {} done", done, s.tasks);
+  if (!queued.empty()) out << fmt::format("; in Slurm's queue: {}", sweep::array_ranges(queued));
+  const auto rest = to_run_again(tasks);
+  if (!rest.empty())
+    out << fmt::format("; not done: {} (unfinished: started and ended without a marker, i.e. killed or out of "
+                       "time)\nrun them again with:\n  {}",
+                       sweep::array_ranges(rest),
+                       sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks", sweep::array_ranges(rest)}));
+  out << "\n";
+  return done == s.tasks;
 }
 
 int status(const slurm_options& o) {
   const auto s = sweep::load(o.spec.folder);
-  return report(s, std::cout).empty() ? 0 : static_cast<int>(exit_code::failures);
+  return report(s, states(s), std::cout) ? 0 : static_cast<int>(exit_code::failures);
 }
 
 int resubmit(const slurm_options& o) {
   const auto s = sweep::load(o.spec.folder);
-  std::vector<int> tasks;
-  if (!o.tasks_text.empty()) {
-    tasks = sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
-  } else {
-    for (const auto& t : sweep::scan(s))
-      if (t.state != sweep::task_state::done) tasks.push_back(t.task);
-  }
+  const auto tasks = o.tasks_text.empty() ? to_run_again(states(s)) : sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
   if (tasks.empty()) {
-    std::cout << "every task of " << s.folder << " is done; nothing to resubmit\n";
+    std::cout << "every task of " << s.folder << " is done or queued; nothing to resubmit\n";
     return 0;
   }
   return submit_tasks(s, tasks, o.print_only);
@@ -167,12 +208,13 @@ int resubmit(const slurm_options& o) {
 
 int collect(const slurm_options& o) {
   const auto s = sweep::load(o.spec.folder);
-  const auto rest = report(s, std::cout);
+  const auto tasks = states(s);
+  const bool all_done = report(s, tasks, std::cout);
   const std::string into = o.into.empty() ? s.folder + "/merged.sqlite" : fs::absolute(o.into).string();
   const std::string tmp = into + ".partial-" + std::to_string(getpid()); // the merge job and a user may collect at once
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + suffix);
   std::vector<std::string> sources;
-  for (const auto& t : sweep::scan(s)) {
+  for (const auto& t : tasks) {
     const auto path = sweep::shard_path(s, t.task);
     if ((t.state == sweep::task_state::done || o.partial) && fs::exists(path)) sources.push_back(path);
   }
@@ -187,7 +229,7 @@ int collect(const slurm_options& o) {
   }
   fs::rename(tmp, into);
   std::cout << fmt::format("merged {} shard database(s) into {}\n", sources.size(), into);
-  return rest.empty() ? 0 : static_cast<int>(exit_code::failures);
+  return all_done ? 0 : static_cast<int>(exit_code::failures);
 }
 
 int run_slurm(slurm_options& o) {

@@ -97,7 +97,10 @@ nlohmann::json to_json(const spec& s) {
 
 std::string shell_line(const std::vector<std::string>& argv) {
   std::string line;
-  for (const auto& w : argv) line += (line.empty() ? "" : " ") + quote(w);
+  for (const auto& w : argv) {
+    if (!line.empty()) line += ' ';
+    line += quote(w);
+  }
   return line;
 }
 
@@ -136,6 +139,8 @@ spec load(const std::string& folder) {
   s.partition = j.value("partition", std::string{});
   s.time_limit = j.value("time_limit", std::string{});
   s.sbatch_args = j.value("sbatch_args", std::vector<std::string>{});
+  for (const auto& sub : j.value("submissions", nlohmann::json::array()))
+    if (sub.contains("array_job")) s.array_jobs.push_back(sub.at("array_job").get<std::string>());
   return s;
 }
 
@@ -179,7 +184,8 @@ std::string array_ranges(const std::vector<int>& tasks) {
   for (std::size_t i = 0; i < tasks.size();) {
     std::size_t j = i;
     while (j + 1 < tasks.size() && tasks[j + 1] == tasks[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + (j == i ? std::to_string(tasks[i]) : fmt::format("{}-{}", tasks[i], tasks[j]));
+    if (!out.empty()) out += ',';
+    out += j == i ? std::to_string(tasks[i]) : fmt::format("{}-{}", tasks[i], tasks[j]);
     i = j + 1;
   }
   return out;
@@ -210,8 +216,8 @@ std::vector<int> parse_ranges(const std::string& text, int tasks, const std::str
 }
 
 std::vector<std::string> array_command(const spec& s, const std::vector<int>& tasks) {
-  std::string array = "--array=" + array_ranges(tasks);
-  if (s.throttle > 0) array += "%" + std::to_string(s.throttle);
+  std::string array = fmt::format("--array={}", array_ranges(tasks));
+  if (s.throttle > 0) array += fmt::format("%{}", s.throttle);
   std::vector<std::string> argv{"sbatch", "--parsable", "--job-name=bankbench-sweep", array,
                                 "--output=" + s.folder + "/logs/task-%A_%a.out"};
   if (!s.gres.empty() && s.gres != "none") argv.push_back("--gres=" + s.gres);

@@ -25,6 +25,7 @@ struct spec {
   std::string bankbench;            ///< absolute path of the binary the tasks run
   std::string gres = "gpu:1", partition, time_limit;
   std::vector<std::string> sbatch_args; ///< passed to sbatch as they are, for both jobs
+  std::vector<std::string> array_jobs;  ///< the job ids of every submitted array, oldest first
 };
 
 enum class task_state { done, failed, unfinished, never_ran };
@@ -34,6 +35,7 @@ struct task_status {
   task_state state = task_state::never_ran;
   int exit_code = -1;  ///< bankbench's, where a done or failed marker holds it
   std::string started; ///< the started marker's text (job, task, host, time)
+  std::string queued;  ///< "pending", "running", ... where squeue lists the task; empty otherwise
 };
 
 /// Creates the folder, its subfolders, task.sh, merge.sh and sweep.json. Refuses a folder that

@@ -151,6 +151,11 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
        << "n=$(wc -l < '" << tmp.file("sbatch.log") << "')\necho $((99 + n))\n";
   }
   fs::permissions(tmp.file("bin/sbatch"), fs::perms::owner_all);
+  { // and a stand-in squeue: task 2 of job 100 waits in the queue while the file "queued" is there
+    std::ofstream sq(tmp.file("bin/squeue"));
+    sq << "#!/bin/sh\n[ -e '" << tmp.file("queued") << "' ] && [ \"$4\" = --jobs=100 ] && echo '100_2|PENDING'\nexit 0\n";
+  }
+  fs::permissions(tmp.file("bin/squeue"), fs::perms::owner_all);
   const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
   const auto sweep = tmp.file("sweep");
   const auto submit = run_cli("slurm submit --sweep '" + sweep + "' --tasks 4 --throttle 2 --gres gpu:a100:1 -p gpu "
@@ -174,7 +179,17 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   task(0);
   task(1);
   task(3);
-  const auto status = run_cli("slurm status '" + sweep + "'");
+  std::ofstream(tmp.file("queued")) << "";
+  const auto waiting = run_cli("slurm status '" + sweep + "'", env);
+  EXPECT_EQ(waiting.exit_code, 1) << waiting.err;
+  EXPECT_NE(waiting.out.find("\n    2  pending        -  -\n"), std::string::npos) << waiting.out;
+  EXPECT_NE(waiting.out.find("\n3 of 4 done; in Slurm's queue: 2\n"), std::string::npos) << waiting.out;
+  EXPECT_EQ(waiting.out.find("slurm resubmit"), std::string::npos) << "a queued task is not to run twice: " << waiting.out;
+  const auto not_yet = run_cli("slurm resubmit '" + sweep + "'", env);
+  EXPECT_EQ(not_yet.exit_code, 0) << not_yet.err;
+  EXPECT_NE(not_yet.out.find("nothing to resubmit"), std::string::npos) << not_yet.out;
+  fs::remove(tmp.file("queued"));
+  const auto status = run_cli("slurm status '" + sweep + "'", env);
   EXPECT_EQ(status.exit_code, 1) << status.err;
   EXPECT_NE(status.out.find("    2  never ran"), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("    1  done           0  job 100 task 1 host "), std::string::npos) << status.out;

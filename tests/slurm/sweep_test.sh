@@ -6,6 +6,7 @@
 # status must name it and give the resubmit command; the resubmit must complete the sweep with
 # every configuration exactly once. Every daemon is stopped by its pid when the test ends.
 # Exit 77 (ctest SKIP_RETURN_CODE) where it cannot run: not root, or Slurm or munge not installed.
+# While task 2 is held, status must show it running (from squeue) and offer no resubmit.
 # Usage: sweep_test.sh BANKBENCH SOURCE_DIR
 set -euo pipefail
 bb=$1
@@ -138,6 +139,9 @@ for _ in $(seq 300); do
   sleep 0.2
 done
 [ -d "$work/task2-held" ] || fail "task 2 never started"
+running=$("$bb" slurm status "$sweep" || true)
+grep -Eq '^ +2  running ' <<<"$running" || fail "status does not show task 2 running: $running"
+! grep -q 'slurm resubmit' <<<"$running" || fail "status offers to resubmit a running task: $running"
 scancel "${array}_2"
 wait_idle
 
