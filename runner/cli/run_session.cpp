@@ -302,6 +302,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   std::vector<std::int64_t> run_ids;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
+    if (nothing_to_do(experiments, i, start)) continue; // a share without any of its configurations
     std::int64_t run_id = 0;
     failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost);
     run_ids.push_back(run_id);

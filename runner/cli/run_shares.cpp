@@ -26,6 +26,11 @@ std::size_t keep_only_share(const std::vector<config::experiment>& experiments, 
   return kept;
 }
 
+bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size_t index, const resume_point& start) {
+  return start.run_ids[index] == 0 && !start.done[index].empty() &&
+         start.done[index].size() >= config::expand(experiments[index]).size();
+}
+
 void record_run_environment(store::run_record& r, const run_options& o) {
   r.slurm_job_id = env("SLURM_ARRAY_JOB_ID");
   if (r.slurm_job_id.empty()) r.slurm_job_id = env("SLURM_JOB_ID");

@@ -15,6 +15,10 @@ namespace bb::cli {
 std::size_t keep_only_share(const std::vector<config::experiment>& experiments, const std::vector<config::share>& chain,
                             resume_point& start);
 
+/// True when experiment `index` has no run yet and `start` leaves none of its configurations to
+/// do (a share that holds none of them): no run is begun for it.
+bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size_t index, const resume_point& start);
+
 /// Fills the run's Slurm job id (SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID), array task id,
 /// CUDA_VISIBLE_DEVICES and share (run_options::shard).
 void record_run_environment(store::run_record& r, const run_options& o);

@@ -133,6 +133,11 @@ TEST(cli_scale_out, devices_spread_the_configurations_over_one_database) {
                                "r.id = c.run_id GROUP BY variant HAVING count(DISTINCT r.id) > 1)"),
             "0") << "a variant's sizes spread over two devices";
 
+  const auto many = tmp.file("many.sqlite"); // more devices than configurations: no empty runs
+  model(many, "--devices 0,1,2,3,4,5,6,7,8,9,10,11 experiments/transpose/transpose.yaml");
+  EXPECT_EQ(scalar(many, "SELECT count(*) || ' ' || count(DISTINCT run_id) FROM configurations"), "9 9");
+  EXPECT_EQ(scalar(many, "SELECT count(*) FROM runs"), "9");
+
   const auto one = tmp.file("one.sqlite");
   model(one, "--devices 1 experiments/transpose/transpose.yaml");
   EXPECT_EQ(scalar(one, "SELECT count(*) || ' ' || coalesce(max(r.shard), 'none') FROM configurations c JOIN runs r "
