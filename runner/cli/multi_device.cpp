@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -101,7 +102,12 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
     std::FILE* tables = nullptr;
   };
   std::vector<child> children;
-  auto previous = std::signal(SIGINT, [](int) { g_interrupted.store(true); }); // the children stop themselves
+  // Ctrl-C reaches the children with the terminal's process group; a SIGINT sent to this process
+  // alone is passed on to them (no SA_RESTART, so that waitpid returns to pass it on).
+  struct sigaction on_int {}, previous{};
+  on_int.sa_handler = [](int) { g_interrupted.store(true); };
+  sigemptyset(&on_int.sa_mask);
+  sigaction(SIGINT, &on_int, &previous);
   for (int slot = 0; slot < n; ++slot) {
     run_options mine = o;
     mine.device = devices[static_cast<std::size_t>(slot)];
@@ -130,8 +136,12 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
   }
 
   std::vector<int> codes;
+  bool passed_on = false;
   for (auto& c : children) {
-    const int status = wait_for(c.pid);
+    int status = 0;
+    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR)
+      if (g_interrupted.load() && !std::exchange(passed_on, true))
+        for (const auto& other : children) kill(other.pid, SIGINT);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : static_cast<int>(exit_code::internal);
     codes.push_back(code);
     if (code <= 1 || code == static_cast<int>(exit_code::interrupted))
@@ -141,7 +151,7 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
                     "(the other GPUs' results are stored)",
                     c.device, code);
   }
-  std::signal(SIGINT, previous);
+  sigaction(SIGINT, &previous, nullptr);
   for (auto& c : children) { // the tables, one GPU after the other
     std::rewind(c.tables);
     char chunk[4096];
