@@ -6,13 +6,15 @@
 
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
+#include "cli/multi_device.hpp"
+#include "cli/run_shares.hpp"
 #include "cli/run_session.hpp"
 #include "cli/supervisor.hpp"
 #include "common/error.hpp"
 #include "registry/registry.hpp"
 #include "store/database.hpp"
-#include "store/resume.hpp"
 #include "store/results.hpp"
+#include "store/resume.hpp"
 
 namespace bb::cli {
 
@@ -30,9 +32,17 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
       config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance())};
   start = resume_point(1);
   start.run_ids[0] = o.resume;
-  for (const auto& r : store::run_infos(db))
-    if (r.id == o.resume) start.session_id = r.session_id; // 0 for a run from before sessions: a new one
   for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
+  std::string shard; // a run of one share completes that share only
+  for (const auto& info : store::run_infos(db))
+    if (info.id == o.resume) {
+      shard = info.shard;
+      start.session_id = info.session_id; // 0 for a run from before sessions: a new one
+    }
+  if (!o.shard.empty() && o.shard != shard)
+    throw usage_error("--resume " + std::to_string(o.resume) + " is a run of share " + (shard.empty() ? "all" : shard) +
+                      ", not " + o.shard + "; leave --shard out when resuming");
+  if (!shard.empty()) keep_only_share(experiments, config::parse_shares(shard, "runs.shard"), start);
   store::reopen_run(db, o.resume);
   return experiments;
 }
@@ -65,6 +75,14 @@ void warn_ignored(const CLI::App& sub, const run_options& o) {
 int run_run(run_options& o, const global_options& g) {
   if (o.launch_once && o.backend == "model")
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
+  const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
+  std::vector<int> devices;
+  if (!o.devices.empty() && !o.dry_run) { // a dry run needs no device
+    devices = devices_named(o.devices, o);
+    if (devices.size() > 1 && o.resume != 0)
+      throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
+    if (devices.size() == 1) o.device = devices[0]; // one device: exactly a plain run
+  }
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
@@ -72,17 +90,25 @@ int run_run(run_options& o, const global_options& g) {
   } else {
     experiments = load_all(experiment_files(o.inputs));
     start = resume_point(experiments.size());
+    if (!shares.empty()) {
+      const auto kept = keep_only_share(experiments, shares, start);
+      spdlog::info("share {}: {} configuration(s)", o.shard, kept);
+    }
   }
   if (o.dry_run) {
-    for (const auto& e : experiments)
+    for (std::size_t i = 0; i < experiments.size(); ++i) {
+      const auto& e = experiments[i];
       for (const auto& c : config::expand(e))
-        std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params) << "\n";
+        if (start.done[i].count(static_cast<int>(c.index)) == 0)
+          std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params) << "\n";
+    }
     return 0;
   }
   int code = 0;
   try {
-    code = o.backend == "model" || !o.isolate ? run_in_process(experiments, o, g, start, nullptr, true)
-                                              : supervise(experiments, o, g, start);
+    if (devices.size() > 1) code = run_on_devices(experiments, o, g, start, devices);
+    else if (o.backend == "model" || !o.isolate) code = run_in_process(experiments, o, g, start, nullptr, true);
+    else code = supervise(experiments, o, g, start);
   } catch (const error& e) {
     finish_session(g, start, static_cast<int>(e.code()));
     throw;
@@ -137,6 +163,18 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->check(CLI::Range(0.001, 86400.0));
   sub.add_option("--resume", o->resume, "complete the remaining configurations of an interrupted run")
       ->check(CLI::PositiveNumber);
+  sub.add_option("--shard", o->shard,
+                 "run share I of N of the configurations (0 <= I < N): within each experiment, in --dry-run order, "
+                 "configuration k goes to share (k + FNV-1a(experiment name)) mod N; the same files and N give "
+                 "the same shares on every machine (docs/clusters.md); append :variant to share whole variants");
+  sub.add_option("--devices", o->devices,
+                 "all, or GPU ordinals such as 0,2,3: one supervised session per GPU, each with its share of the "
+                 "configurations, into the one database; one device is a plain run on it");
+  sub.add_option("--spread", o->spread,
+                 "how --devices spreads the configurations: configuration (round robin), or variant (all sizes "
+                 "of a variant on one GPU, so they are timed on the same chip)")
+      ->check(CLI::IsMember({"configuration", "variant"}))
+      ->capture_default_str();
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   return [o, &global, &sub] {

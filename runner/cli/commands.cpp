@@ -17,6 +17,7 @@ const std::vector<command>& commands() {
       {"merge", "bring databases from other machines into one; merging twice adds nothing", setup_merge},
       {"report", "write one self-contained HTML report with charts", setup_report},
       {"techniques", "write the techniques page (claims, measured signatures, verdicts) as Markdown", setup_techniques},
+      {"slurm", "a suite as a Slurm job array (one shard per task): submit, status, resubmit, collect", setup_slurm},
   };
   return table;
 }

@@ -43,5 +43,6 @@ run_fn setup_export(CLI::App& sub, const global_options& global);
 run_fn setup_merge(CLI::App& sub, const global_options& global);
 run_fn setup_report(CLI::App& sub, const global_options& global);
 run_fn setup_techniques(CLI::App& sub, const global_options& global);
+run_fn setup_slurm(CLI::App& sub, const global_options& global);
 
 } // namespace bb::cli

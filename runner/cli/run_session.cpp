@@ -18,6 +18,7 @@
 
 #include "cli/model_backend.hpp"
 #include "cli/run_records.hpp"
+#include "cli/run_shares.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "common/sha256.hpp"
@@ -123,6 +124,7 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
   if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
+  record_run_environment(r, o);
   return r;
 }
 
@@ -366,6 +368,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   std::vector<std::int64_t> run_ids;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
+    if (nothing_to_do(experiments, i, start)) continue; // a share without any of its configurations
     std::int64_t run_id = 0;
     failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost, not_modelled);
     run_ids.push_back(run_id);

@@ -29,6 +29,9 @@ struct run_options {
   double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
   double time_limit_s = 0;   ///< 0: as the experiment file says
   std::int64_t resume = 0;   ///< run id to complete, or 0
+  std::string shard;         ///< share of the configurations (config/share.hpp), stored in runs.shard
+  std::string devices;       ///< --devices: "all" or "0,2,3"; empty: one device, --device
+  std::string spread = "configuration"; ///< --spread over devices: configuration | variant
   std::string command_line;
 };
 

@@ -1,0 +1,23 @@
+#pragma once
+/// Small POSIX helpers for the commands that start processes of their own (run --devices,
+/// slurm): each throws api_error with the failing call.
+#include <sys/types.h>
+
+#include <array>
+#include <functional>
+
+namespace bb::cli {
+
+/// pipe(): [0] to read, [1] to write.
+std::array<int, 2> open_pipe();
+
+/// fork() after flushing every stdio stream, so nothing buffered is written twice.
+pid_t fork_flushed();
+
+/// waitpid() until it answers; returns the wait status.
+int wait_for(pid_t pid);
+
+/// Runs `body`; a bankbench error becomes its exit code and is logged, as main() does.
+int exit_code_of(const std::function<int()>& body);
+
+} // namespace bb::cli
