@@ -47,9 +47,10 @@ std::string anchor(const std::string& experiment) {
 std::string runs_table(const std::vector<run_rows>& runs) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& [r, configs] : runs)
-    rows.push_back({std::to_string(r.id), r.gpu_name, r.arch, short_commit(r), r.started_at, r.status,
-                    std::to_string(configs.size())});
-  return html::table({"run", "gpu", "arch", "commit", "started", "status", "configurations"}, rows);
+    rows.push_back({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.gpu_name, r.arch,
+                    short_commit(r), short_fingerprint(r), r.started_at, r.status, std::to_string(configs.size())});
+  return html::table(
+      {"run", "session", "gpu", "arch", "commit", "fingerprint", "started", "status", "configurations"}, rows);
 }
 
 void failed_expectations(section& s, const std::vector<run_rows>& runs) {
