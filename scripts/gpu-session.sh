@@ -8,6 +8,9 @@
 #   parity-only    build, then the parity benchmark
 #   stability      no-parity, plus the suite twice more into gpu-check's database and the spread
 #                  of the three runs' medians for kernels over 20 us
+#   final          build, every GPU test, the default suite on one GPU against `run --devices all`
+#                  (scripts/multi-gpu-check.sh, on however many GPUs there are), the regression gate's
+#                  benchmark, and the source-kernel examples compiled cold and from the cache
 #   gate           build, the GPU tests, and the regression gate's benchmark (bench/regress_noise.py:
 #                  false alarms over every ordered pair of four suite runs, planted regressions
 #                  caught), with a cut of its database (two experiments, every session) as a test
@@ -18,12 +21,32 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
 b=build/gpu/bankbench
 
+if [ "$mode" = final ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  timeout 240 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$OUT/gpu-check.txt"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee "$final/ctest-gpu-summary.txt"
+  BB_BUILD=build/gpu OUT="$OUT/multi" timeout 200 bash scripts/multi-gpu-check.sh > "$OUT/multi.txt" 2>&1
+  echo "multi-gpu-check rc=$?"; cp "$OUT/multi/multi-gpu.md" "$final/" 2>/dev/null; tail -30 "$OUT/multi.txt"
+  timeout 150 python3 bench/regress_noise.py --bankbench "$b" --out "$OUT/regress" > "$OUT/regress.txt" 2>&1
+  echo "regress_noise rc=$?"; cp "$OUT/regress/summary.md" "$final/regress-summary.md" 2>/dev/null
+  if [ -x scripts/source-timing.sh ]; then
+    timeout 60 bash scripts/source-timing.sh "$b" > "$final/source-timing.txt" 2>&1; echo "source-timing rc=$?"
+    cat "$final/source-timing.txt" | tail -20
+  fi
+  cp "$OUT/gpu-check.txt" "$final/"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' --exclude='planted.sqlite' -C "$final" w &&
+    rm -rf "$final/w"
+  head -30 "$final/regress-summary.md" 2>/dev/null
+  exit 0
+fi
 if [ "$mode" = gate ]; then
   bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
   ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1

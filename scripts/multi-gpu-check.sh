@@ -28,7 +28,10 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
   { tail -30 "$out/build.log"; exit 1; }
 bb="$build/bankbench"
 faults="$build/tests/bankbench_faults"
-command -v sqlite3 >/dev/null || { echo "multi-gpu-check.sh: needs sqlite3" >&2; exit 1; }
+if ! command -v sqlite3 >/dev/null && [ -x .deps/bin/sqlite3 ]; then # staged by scripts/stage-build-deps.sh
+  export PATH="$PWD/.deps/bin:$PATH" LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+command -v sqlite3 >/dev/null || { echo "multi-gpu-check.sh: needs sqlite3 (scripts/stage-build-deps.sh stages one)" >&2; exit 1; }
 
 n=$(nvidia-smi -L | grep -c '^GPU ')
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
