@@ -111,3 +111,49 @@ TEST(query_regress_fixture, planted_changes_are_caught_and_named) {
 }
 
 } // namespace
+
+namespace {
+
+// A database of schema version 1 (bankbench 0.1.0), three runs: two of one clean commit and
+// experiment text, and one more; opening migrates it, and the gate judges its runs as it judges
+// new ones (old runs have no fingerprint: they pool by clean commit and experiment text).
+TEST(query_regress_fixture, a_database_from_before_sessions_migrates_and_judges) {
+  temp_folder tmp;
+  const std::string path = tmp.file("v1.sqlite");
+  exec(path, read_file(std::string(BB_TEST_DATA) + "/results/store_v1.sql"));
+  exec(path, R"(
+    INSERT INTO gpus (uuid, backend, name, cc_major, cc_minor, sm_count, memory_bytes, l2_bytes, sm_clock_max_mhz,
+                      mem_clock_max_mhz, cuda_driver_version, cuda_runtime_version, first_seen_at)
+      VALUES ('GPU-1', 'cupti', 'NVIDIA H200', 9, 0, 132, 1, 1, 1980, 3201, 13000, 13000, '2026-11-01T09:00:00.000Z');
+    INSERT INTO runs (gpu_id, started_at, status, git_commit, bankbench_version, experiment_name, experiment_path,
+                      experiment_text, experiment_sha256, command_line, metrics_json, seed, warmup, samples) VALUES
+      (1, '2026-11-01T10:00:00.000Z', 'completed', 'abc', '0.1.0', 'transpose', 'x.yaml', 'name: x', 'ff', 'r', '[]', 1, 1, 1),
+      (1, '2026-11-01T11:00:00.000Z', 'completed', 'abc', '0.1.0', 'transpose', 'x.yaml', 'name: x', 'ff', 'r', '[]', 1, 1, 1),
+      (1, '2026-11-02T10:00:00.000Z', 'completed', 'def', '0.1.0', 'transpose', 'x.yaml', 'name: x', 'ff', 'r', '[]', 1, 1, 1);
+    INSERT INTO configurations (run_id, seq, variant, family, params_json, status, smem_access_bytes) VALUES
+      (1, 0, 'transpose/padded', 'transpose', '{"n":4096}', 'ok', 4),
+      (2, 0, 'transpose/padded', 'transpose', '{"n":4096}', 'ok', 4),
+      (3, 0, 'transpose/padded', 'transpose', '{"n":4096}', 'ok', 4);
+    INSERT INTO metrics VALUES (1, 'load_wavefronts_per_request', 0, 'ratio', 1.117, 1),
+                               (2, 'load_wavefronts_per_request', 0, 'ratio', 1.119, 1),
+                               (3, 'load_wavefronts_per_request', 0, 'ratio', 1.217, 1);
+  )");
+  const auto db = bb::store::database::open_existing(path);
+  EXPECT_EQ(db.user_version(), 6);
+  const bb::store::result_query q{{}, true};
+  const auto runs = bb::store::run_infos(db);
+  ASSERT_EQ(runs.size(), 3U);
+  EXPECT_EQ(repeat_group(runs[0]), repeat_group(runs[1]));
+  EXPECT_NE(repeat_group(runs[0]), repeat_group(runs[2]));
+  // latest is the newest run alone: runs from before sessions are sessions of their own.
+  EXPECT_EQ(select_side(db, "latest", q).runs.size(), 1U);
+  regress_options o;
+  const auto same = regress(select_side(db, "1", q), select_side(db, "2", q), {}, o);
+  EXPECT_EQ(same.judged, 1);
+  EXPECT_EQ(same.gated(), 0U);
+  const auto worse = regress(select_side(db, "commit:abc", q), select_side(db, "commit:def", q), {}, o);
+  ASSERT_EQ(worse.gated(), 1U); // +0.1 wavefronts per request
+  EXPECT_EQ(worse.findings[0].metric, "load_wavefronts_per_request");
+}
+
+} // namespace
