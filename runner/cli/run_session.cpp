@@ -27,6 +27,7 @@
 #include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
 #include "registry/registry.hpp"
+#include "store/resume.hpp"
 #include "store/samples.hpp"
 #include "store/sessions.hpp"
 
@@ -358,6 +359,8 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
     session.command_line = o.command_line;
     start.session_id = db->begin_session(session);
     if (events != nullptr) events->session_begun(start.session_id);
+    for (const auto run_id : start.run_ids) // a resumed run from before sessions joins this one
+      if (run_id != 0) store::adopt_run(*db, run_id, start.session_id);
   }
   b.session_id = start.session_id;
 

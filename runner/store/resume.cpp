@@ -26,4 +26,11 @@ void reopen_run(database& db, std::int64_t run_id) {
   if (sqlite3_changes(db.handle()) != 1) throw store_error(fmt::format("{}: {}: no such run", db.path(), operation));
 }
 
+void adopt_run(database& db, std::int64_t run_id, std::int64_t session_id) {
+  const std::string operation = fmt::format("adding run {} to session {}", run_id, session_id);
+  sqlite::statement st(db.handle(), db.path(), "UPDATE runs SET session_id = ? WHERE id = ? AND session_id IS NULL",
+                       operation);
+  st.run(session_id, run_id);
+}
+
 } // namespace bb::store
