@@ -1,0 +1,245 @@
+#include "source/compile.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <nvrtc.h>
+#include <spdlog/spdlog.h>
+
+#include "common/sha256.hpp"
+
+#ifndef BB_CUDA_INCLUDE_DIR
+#define BB_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+namespace bb::source {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_file(const fs::path& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
+}
+
+std::string read_source(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw compile_error(path + ": cannot read the kernel source: no such file (the path is relative to the experiment file)");
+  if (fs::is_directory(path, ec)) throw compile_error(path + ": cannot read the kernel source: it is a folder");
+  std::string text;
+  if (!read_file(path, text)) throw compile_error(path + ": cannot read the kernel source");
+  return text;
+}
+
+// The user headers `text` includes, followed recursively: "x.h" from the including file's folder,
+// then the include folders; <x.h> from the include folders only (the toolkit's headers are covered
+// by NVRTC's version in the key). Conditional includes count whichever branch is taken.
+void track_includes(const fs::path& file, const std::string& text, const std::vector<std::string>& dirs,
+                    std::vector<fs::path>& found, std::set<std::string>& seen) {
+  static const std::regex include_line(R"(^\s*#\s*include\s*([<"])([^>"]+)[>"])");
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, include_line)) continue;
+    std::vector<fs::path> candidates;
+    if (m[1] == "\"") candidates.push_back(file.parent_path() / m[2].str());
+    for (const auto& d : dirs) candidates.push_back(fs::path(d) / m[2].str());
+    for (const auto& c : candidates) {
+      std::error_code ec;
+      if (!fs::is_regular_file(c, ec)) continue;
+      const std::string canonical = fs::weakly_canonical(c, ec).string();
+      if (!seen.insert(canonical).second) break;
+      std::string header;
+      if (!read_file(c, header)) break;
+      found.push_back(c);
+      track_includes(c, header, dirs, found, seen);
+      break;
+    }
+  }
+}
+
+struct hashed_source {
+  std::string text;
+  std::string hash;
+  std::vector<fs::path> headers;
+};
+
+hashed_source hash_source(const std::string& path, const std::vector<std::string>& dirs) {
+  hashed_source h;
+  h.text = read_source(path);
+  std::set<std::string> seen;
+  track_includes(fs::path(path), h.text, dirs, h.headers, seen);
+  std::string all = "source\n" + h.text;
+  for (const auto& header : h.headers) {
+    std::string body;
+    read_file(header, body);
+    all += "\nheader " + header.filename().string() + " " + std::to_string(body.size()) + "\n" + body;
+  }
+  h.hash = sha256_hex(all);
+  return h;
+}
+
+std::string cuda_include_dir() {
+  if (const char* root = std::getenv("CUDA_HOME"); root != nullptr && *root != 0) return std::string(root) + "/include";
+  return BB_CUDA_INCLUDE_DIR;
+}
+
+// CUDA 13 keeps CCCL (cuda/std, cub, thrust) under include/cccl; 12.x had it in include.
+std::vector<std::string> toolkit_include_dirs() {
+  const std::string inc = cuda_include_dir();
+  std::vector<std::string> dirs{inc};
+  std::error_code ec;
+  if (fs::is_directory(inc + "/cccl", ec)) dirs.push_back(inc + "/cccl");
+  return dirs;
+}
+
+// NVRTC writes "path(12): error: ..."; compilers and editors read "path:12: error: ...".
+std::string user_log(const std::string& log, const std::string& program_name) {
+  std::string out;
+  std::istringstream lines(log);
+  const std::regex at(R"(^(.*)\((\d+)\): (.*)$)");
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, at)) out += m[1].str() + ":" + m[2].str() + ": " + m[3].str() + "\n";
+    else if (!line.empty()) out += line + "\n";
+  }
+  (void)program_name;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+void check(nvrtcResult r, const char* call) {
+  if (r != NVRTC_SUCCESS) throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtcGetErrorString(r));
+}
+
+struct program {
+  nvrtcProgram p = nullptr;
+  ~program() {
+    if (p != nullptr) nvrtcDestroyProgram(&p);
+  }
+};
+
+// A cache entry: "bankbench-nvrtc 1\n<lowered name>\n" then the cubin.
+constexpr const char* k_magic = "bankbench-nvrtc 1\n";
+
+bool read_entry(const fs::path& file, compiled_kernel& k) {
+  std::string data;
+  if (!read_file(file, data)) return false;
+  const std::string magic(k_magic);
+  if (data.compare(0, magic.size(), magic) != 0) return false;
+  const auto eol = data.find('\n', magic.size());
+  if (eol == std::string::npos || eol + 1 >= data.size()) return false;
+  k.lowered_name = data.substr(magic.size(), eol - magic.size());
+  k.cubin = data.substr(eol + 1);
+  return true;
+}
+
+// Written to a temporary name in the same folder and renamed, so a reader never sees a torn file;
+// a failure only costs the next run a compile.
+void write_entry(const fs::path& dir, const fs::path& file, const compiled_kernel& k) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path tmp = dir / (file.filename().string() + ".tmp." + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      spdlog::debug("compile cache: cannot write {}", tmp.string());
+      return;
+    }
+    out << k_magic << k.lowered_name << '\n' << k.cubin;
+    if (!out.flush()) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, file, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+} // namespace
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string arch_of(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("BB_CACHE_DIR"); d != nullptr) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != 0) return std::string(x) + "/bankbench/nvrtc";
+  if (const char* h = std::getenv("HOME"); h != nullptr && *h != 0) return std::string(h) + "/.cache/bankbench/nvrtc";
+  return {};
+}
+
+std::string source_hash(const std::string& source_path, const std::vector<std::string>& include_dirs) {
+  return hash_source(source_path, include_dirs).hash;
+}
+
+compiled_kernel compile(const compile_request& rq, const std::string& cache_dir) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const hashed_source src = hash_source(rq.source_path, rq.include_dirs);
+
+  std::vector<std::string> options{"--gpu-architecture=" + rq.arch, "-std=c++17", "-default-device", "-lineinfo"};
+  options.push_back("-I" + fs::path(rq.source_path).parent_path().lexically_normal().string());
+  for (const auto& d : rq.include_dirs) options.push_back("-I" + d);
+  for (const auto& d : toolkit_include_dirs()) options.push_back("-I" + d);
+  for (const auto& d : rq.defines) options.push_back("-D" + d);
+
+  compiled_kernel k;
+  k.source_hash = src.hash;
+  for (const auto& h : src.headers) k.headers.push_back(h.string());
+  std::string keyed = "nvrtc " + nvrtc_version() + "\narch " + rq.arch + "\nkernel " + rq.kernel + "\nsource " + src.hash;
+  for (const auto& o : options) keyed += "\noption " + o;
+  k.key = sha256_hex(keyed);
+
+  const fs::path dir(cache_dir);
+  const fs::path entry = dir / (k.key + ".cubin");
+  if (!cache_dir.empty() && read_entry(entry, k)) {
+    k.cache_hit = true;
+    return k;
+  }
+
+  program prog;
+  check(nvrtcCreateProgram(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr),
+        "nvrtcCreateProgram");
+  check(nvrtcAddNameExpression(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  const nvrtcResult compiled = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  std::size_t log_size = 0;
+  check(nvrtcGetProgramLogSize(prog.p, &log_size), "nvrtcGetProgramLogSize");
+  std::string log(log_size, '\0');
+  if (log_size > 0) check(nvrtcGetProgramLog(prog.p, log.data()), "nvrtcGetProgramLog");
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  if (compiled != NVRTC_SUCCESS)
+    throw compile_error(rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + rq.arch + ":\n" +
+                        user_log(log, rq.source_path));
+  const char* lowered = nullptr;
+  if (nvrtcGetLoweredName(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+    throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
+  k.lowered_name = lowered;
+  std::size_t size = 0;
+  check(nvrtcGetCUBINSize(prog.p, &size), "nvrtcGetCUBINSize");
+  k.cubin.resize(size);
+  check(nvrtcGetCUBIN(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
+  k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!log.empty()) spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
+  if (!cache_dir.empty()) write_entry(dir, entry, k);
+  return k;
+}
+
+} // namespace bb::source
