@@ -37,3 +37,12 @@ __global__ void __launch_bounds__((S < 32 ? S : 32) * R) transpose(const float* 
     for (int i = 0; i < S; i += cols)
       if (x + i < n && y + j < n) out[(size_t)(y + j) * n + x + i] = tile[Layout<S>::at(tx + i, ty + j)];
 }
+
+// The reference the other layouts are checked against: the same blocks, no shared memory.
+template <int S, int R> __global__ void transpose_direct(const float* __restrict__ in, float* __restrict__ out, int n) {
+  constexpr int cols = S < 32 ? S : 32;
+  const int x = blockIdx.x * S + threadIdx.x, y = blockIdx.y * S + threadIdx.y;
+  for (int j = 0; j < S; j += R)
+    for (int i = 0; i < S; i += cols)
+      if (x + i < n && y + j < n) out[(size_t)(x + i) * n + y + j] = in[(size_t)(y + j) * n + x + i];
+}

@@ -23,6 +23,7 @@
 #include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
 #include "registry/registry.hpp"
+#include "source/variants.hpp"
 #include "store/samples.hpp"
 
 namespace bb::cli {
@@ -111,6 +112,12 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
   if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
   return r;
+}
+
+const variant_info* source_variant(const std::vector<variant_info>& sources, const std::string& name) {
+  for (const auto& v : sources)
+    if (v.name == name) return &v;
+  return nullptr;
 }
 
 /// Measures (GPU) or predicts (model) an experiment's configurations, one or several at a time:
@@ -224,6 +231,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;
   const auto runner = b.runner_for(e, x, o);
+  const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
   struct waiting {
     const config::configuration* cfg;
     std::string label;
@@ -257,7 +265,8 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
     if (g_interrupted.load() || context_lost) break;
     const int seq = static_cast<int>(cfg.index);
     if (start.done[index].count(seq) != 0) continue;
-    const variant_info* v = registry::instance().find_variant(e.family, cfg.variant);
+    const variant_info* v = source_variant(sources, cfg.variant);
+    if (v == nullptr) v = registry::instance().find_variant(e.family, cfg.variant);
     const std::string params = config::describe_params(cfg.params);
     if (events != nullptr) events->configuration_started(index, seq);
     added.push_back({&cfg, e.family + "/" + cfg.variant + " " + params, store::utc_now_iso8601()});

@@ -192,6 +192,25 @@ std::int64_t evaluate(const std::string& text, const name_lookup& names) {
   return parser(text, &names, nullptr).run();
 }
 
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> parts{""};
+  int depth = 0;
+  for (const char c : text) {
+    if (c == ',' && depth == 0) {
+      parts.emplace_back();
+      continue;
+    }
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    parts.back() += c;
+  }
+  for (auto& p : parts) {
+    const auto b = p.find_first_not_of(" \t");
+    const auto e = p.find_last_not_of(" \t");
+    p = b == std::string::npos ? std::string() : p.substr(b, e - b + 1);
+  }
+  return parts;
+}
+
 std::vector<std::string> expression_names(const std::string& text) {
   std::vector<std::string> used;
   parser(text, nullptr, &used).run();

@@ -37,4 +37,8 @@ std::int64_t evaluate(const std::string& text, const name_lookup& names);
 /// in order of first use.
 std::vector<std::string> expression_names(const std::string& text);
 
+/// "ceil_div(n, tile), 8" -> {"ceil_div(n, tile)", "8"}: split at commas outside parentheses, each
+/// part trimmed (a launch geometry written as one plain YAML string).
+std::vector<std::string> split_top_level(const std::string& text);
+
 } // namespace bb::config

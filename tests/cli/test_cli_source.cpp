@@ -1,0 +1,67 @@
+// `bankbench validate` compiles source variants with NVRTC, without a GPU.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "cli_runner.hpp"
+
+using bb::test::run_cli;
+
+namespace {
+
+const std::string k_dir = std::string(BB_TEST_DATA) + "/source";
+
+// A private cache, so the first validate compiles and the second finds every kernel cached.
+struct private_cache {
+  std::string dir = (std::filesystem::temp_directory_path() / "bb_cli_source_cache").string();
+  private_cache() {
+    std::filesystem::remove_all(dir);
+    setenv("BB_CACHE_DIR", dir.c_str(), 1);
+  }
+  ~private_cache() {
+    unsetenv("BB_CACHE_DIR");
+    std::filesystem::remove_all(dir);
+  }
+};
+
+TEST(cli_source, validate_compiles_a_good_source_kernel_for_sm90) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/good.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // k in {2, 3}: scale<2> (twice, and k_times at k = 2: one instance) and scale<3>.
+  EXPECT_NE(r.out.find("good.yaml: ok (source_good, 8 configurations, 0 expectations, 2 kernel(s) compiled for sm_90 (0 from "
+                       "the cache"),
+            std::string::npos)
+      << r.out;
+  const auto again = run_cli("validate --arch sm_90 " + k_dir + "/validate/good.yaml");
+  EXPECT_NE(again.out.find("2 kernel(s) compiled for sm_90 (2 from the cache, 0 ms)"), std::string::npos) << again.out;
+}
+
+TEST(cli_source, validate_refuses_a_broken_kernel_naming_the_cu_file_and_line) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/broken.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("broken.yaml:12:0: error: variants.only: variant 'only' (n=64): "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.cu:5: error: identifier \"undeclared_value\" is undefined"), std::string::npos) << r.err;
+}
+
+TEST(cli_source, validate_checks_the_example_source_experiments) {
+  private_cache cache;
+  const auto r = run_cli("validate " + std::string(BB_SOURCE_DIR) + "/experiments/source");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("transpose.yaml: ok (source_transpose, 8 configurations, 3 expectations, 4 kernel(s) compiled"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("histogram.yaml: ok (source_histogram, 2 configurations, 2 expectations, 2 kernel(s) compiled"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(cli_source, validate_refuses_an_unknown_arch) {
+  const auto r = run_cli("validate --arch hopper " + k_dir + "/validate/good.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("expected sm_XY"), std::string::npos) << r.err;
+}
+
+} // namespace
