@@ -1,5 +1,6 @@
 #include "source/compile.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,12 +19,66 @@
 #ifndef BB_CUDA_INCLUDE_DIR
 #define BB_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
 #endif
+#ifndef BB_NVRTC_LIBRARY
+#define BB_NVRTC_LIBRARY "libnvrtc.so"
+#endif
+#ifndef BB_NVRTC_SONAME
+#define BB_NVRTC_SONAME "libnvrtc.so"
+#endif
 
 namespace bb::source {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// NVRTC is opened on first use, not linked: bankbench and its built-in kernels run where NVRTC is
+// not installed, and a source variant there fails with this message rather than the loader's.
+struct nvrtc_api {
+  decltype(&::nvrtcVersion) version = nullptr;
+  decltype(&::nvrtcGetErrorString) error_string = nullptr;
+  decltype(&::nvrtcCreateProgram) create = nullptr;
+  decltype(&::nvrtcDestroyProgram) destroy = nullptr;
+  decltype(&::nvrtcAddNameExpression) add_name = nullptr;
+  decltype(&::nvrtcCompileProgram) compile = nullptr;
+  decltype(&::nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype(&::nvrtcGetProgramLog) log = nullptr;
+  decltype(&::nvrtcGetLoweredName) lowered_name = nullptr;
+  decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+};
+
+template <class F> void bind(void* lib, F& f, const char* name) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (f == nullptr) throw environment_error(std::string("NVRTC: ") + BB_NVRTC_SONAME + " has no " + name);
+}
+
+const nvrtc_api& nvrtc() {
+  static const nvrtc_api api = [] {
+    // The soname first (LD_LIBRARY_PATH, the loader's cache), then the toolkit bankbench was built with.
+    void* lib = dlopen(BB_NVRTC_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) lib = dlopen(BB_NVRTC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr)
+      throw environment_error(std::string("NVRTC is needed to compile source variants, and ") + BB_NVRTC_SONAME +
+                              " cannot be loaded (" + dlerror() +
+                              "); install the CUDA Toolkit's NVRTC (Debian/Ubuntu: cuda-nvrtc-<version>) or add its "
+                              "folder to LD_LIBRARY_PATH");
+    nvrtc_api a;
+    bind(lib, a.version, "nvrtcVersion");
+    bind(lib, a.error_string, "nvrtcGetErrorString");
+    bind(lib, a.create, "nvrtcCreateProgram");
+    bind(lib, a.destroy, "nvrtcDestroyProgram");
+    bind(lib, a.add_name, "nvrtcAddNameExpression");
+    bind(lib, a.compile, "nvrtcCompileProgram");
+    bind(lib, a.log_size, "nvrtcGetProgramLogSize");
+    bind(lib, a.log, "nvrtcGetProgramLog");
+    bind(lib, a.lowered_name, "nvrtcGetLoweredName");
+    bind(lib, a.cubin_size, "nvrtcGetCUBINSize");
+    bind(lib, a.cubin, "nvrtcGetCUBIN");
+    return a;
+  }();
+  return api;
+}
 
 bool read_file(const fs::path& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
@@ -121,13 +176,13 @@ std::string user_log(const std::string& log, const std::string& program_name) {
 }
 
 void check(nvrtcResult r, const char* call) {
-  if (r != NVRTC_SUCCESS) throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtcGetErrorString(r));
+  if (r != NVRTC_SUCCESS) throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtc().error_string(r));
 }
 
 struct program {
   nvrtcProgram p = nullptr;
   ~program() {
-    if (p != nullptr) nvrtcDestroyProgram(&p);
+    if (p != nullptr) nvrtc().destroy(&p);
   }
 };
 
@@ -172,7 +227,7 @@ void write_entry(const fs::path& dir, const fs::path& file, const compiled_kerne
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  check(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  check(nvrtc().version(&major, &minor), "nvrtcVersion");
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
@@ -214,28 +269,29 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   }
 
   program prog;
-  check(nvrtcCreateProgram(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr),
+  const nvrtc_api& api = nvrtc();
+  check(api.create(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr),
         "nvrtcCreateProgram");
-  check(nvrtcAddNameExpression(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
+  check(api.add_name(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
-  const nvrtcResult compiled = nvrtcCompileProgram(prog.p, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult compiled = api.compile(prog.p, static_cast<int>(argv.size()), argv.data());
   std::size_t log_size = 0;
-  check(nvrtcGetProgramLogSize(prog.p, &log_size), "nvrtcGetProgramLogSize");
+  check(api.log_size(prog.p, &log_size), "nvrtcGetProgramLogSize");
   std::string log(log_size, '\0');
-  if (log_size > 0) check(nvrtcGetProgramLog(prog.p, log.data()), "nvrtcGetProgramLog");
+  if (log_size > 0) check(api.log(prog.p, log.data()), "nvrtcGetProgramLog");
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   if (compiled != NVRTC_SUCCESS)
     throw compile_error(rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + rq.arch + ":\n" +
                         user_log(log, rq.source_path));
   const char* lowered = nullptr;
-  if (nvrtcGetLoweredName(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+  if (api.lowered_name(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
     throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
   k.lowered_name = lowered;
   std::size_t size = 0;
-  check(nvrtcGetCUBINSize(prog.p, &size), "nvrtcGetCUBINSize");
+  check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
   k.cubin.resize(size);
-  check(nvrtcGetCUBIN(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
+  check(api.cubin(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
   k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!log.empty()) spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
   if (!cache_dir.empty()) write_entry(dir, entry, k);
