@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "config/experiment.hpp"
 #include "source/compile.hpp"
+#include "source/variants.hpp"
 
 namespace {
 
@@ -126,6 +128,34 @@ TEST(source_compile, the_example_transpose_compiles_for_each_layout) {
   }
   const auto h = compile({std::string(BB_SOURCE_DIR) + "/experiments/source/histogram.cu", "histogram", {"COPIES=4"}, {}, "sm_90"}, "");
   EXPECT_EQ(h.lowered_name, "histogram");
+}
+
+} // namespace
+
+namespace {
+
+TEST(source_compile, fingerprint_covers_the_sources_and_their_headers) {
+  const std::string dir = (fs::temp_directory_path() / "bb_fingerprint").string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(k_data + "/good.cu", dir + "/good.cu");
+  fs::copy_file(k_data + "/good_scale.cuh", dir + "/good_scale.cuh");
+  bb::config::experiment e;
+  bb::config::source_variant v;
+  v.name = "twice";
+  v.file = dir + "/good.cu";
+  v.kernel = "scale<2>";
+  e.sources.push_back(v);
+  const std::string first = bb::source::source_fingerprint(e);
+  EXPECT_EQ(first.size(), 64u);
+  EXPECT_EQ(bb::source::source_fingerprint(e), first); // the same files: the same fingerprint
+  std::ofstream(dir + "/good_scale.cuh", std::ios::app) << "// a header edit\n";
+  const std::string edited = bb::source::source_fingerprint(e);
+  EXPECT_NE(edited, first);
+  e.sources[0].kernel = "scale<3>";
+  EXPECT_NE(bb::source::source_fingerprint(e), edited);
+  EXPECT_EQ(bb::source::source_fingerprint(bb::config::experiment{}), ""); // built-in families: none
+  fs::remove_all(dir);
 }
 
 } // namespace
