@@ -117,6 +117,43 @@ std::string substitute_params(const std::string& text, const nlohmann::json& par
   return out;
 }
 
+std::size_t element_bytes(const std::string& type) {
+  if (type == "int8" || type == "uint8") return 1;
+  if (type == "int16" || type == "uint16") return 2;
+  if (type == "float" || type == "int32" || type == "uint32") return 4;
+  if (type == "double" || type == "int64" || type == "uint64") return 8;
+  return 0;
+}
+
+void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params) {
+  const std::string where = exp.name + "/" + v.name;
+  for (const auto* dims : {&v.grid, &v.block})
+    for (const auto& text : *dims) {
+      const char* key = dims == &v.grid ? "grid" : "block";
+      const std::int64_t d = evaluate_param_expression(text, params, where + ": " + key);
+      if (d < 1 || d > 0x7fffffff)
+        throw error(exit_code::usage, where + ": " + key + " '" + text + "' is " + std::to_string(d) +
+                                          "; each dimension must be 1 .. 2^31-1");
+    }
+  if (evaluate_param_expression(v.shared_bytes, params, where + ": shared_bytes") < 0)
+    throw error(exit_code::usage, where + ": shared_bytes '" + v.shared_bytes + "' is negative");
+  for (const auto& a : v.args) {
+    if (!a.is_buffer) {
+      const std::string text = substitute_params(a.expression, params);
+      const bool real = (a.type == "float" || a.type == "double") && text.find_first_of(".eE") != std::string::npos;
+      if (!real) (void)evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'");
+      continue;
+    }
+    const std::int64_t count = evaluate_param_expression(a.expression, params, where + ": buffer '" + a.name + "' count");
+    std::uint64_t bytes = 0;
+    if (count < 0)
+      throw error(exit_code::usage, where + ": buffer '" + a.name + "' count '" + a.expression + "' is " + std::to_string(count));
+    if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), element_bytes(a.type), &bytes))
+      throw error(exit_code::usage, where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
+                                        " elements of " + std::to_string(element_bytes(a.type)) + " bytes overflow 64 bits");
+  }
+}
+
 std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params, const std::string& what) {
   try {
     return evaluate(text, [&](const std::string& name) -> std::optional<std::int64_t> {

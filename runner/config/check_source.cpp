@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const k_fields[] = {"file", "kernel", "defines", "include", "grid", "block", "shared_bytes", "args", "check"};
-
 std::vector<std::string> axis_names(const check_context& ctx) {
   std::vector<std::string> names;
   for (const auto& a : ctx.axes) names.push_back(a.first);
@@ -216,7 +214,6 @@ void check_source(check_context& ctx) {
     seen.push_back(name);
     check_variant(ctx, v, i, name, names);
   }
-  (void)k_fields;
 }
 
 } // namespace bb::config::detail

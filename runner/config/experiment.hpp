@@ -116,6 +116,16 @@ struct experiment {
 /// (strings unquoted): "transpose<padded, tile, 8>" -> "transpose<padded, 32, 8>".
 std::string substitute_params(const std::string& text, const nlohmann::json& params);
 
+/// Bytes of one element of a source buffer type (float, double, int8 .. uint64); 0 when unknown.
+std::size_t element_bytes(const std::string& type);
+
+/// Every expression of source variant `v` evaluated at `params`, as a run would: launch dimensions
+/// in 1 .. 2^31-1, shared memory and buffer counts not negative, buffer bytes within 64 bits,
+/// scalars integers (or numbers for float and double). Needs no GPU; `validate` calls it for every
+/// configuration. Throws bb::error (usage) naming the experiment, the variant, the key and the
+/// expression.
+void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params);
+
 /// An expression of a source variant evaluated over a configuration's params (integers only).
 /// Throws bb::error (usage) naming the variant, the key and the expression.
 std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params,

@@ -211,6 +211,7 @@ public:
                  std::uint64_t seed, const std::string& cache_dir, bool with_check = true)
       : m_variant(v) {
     const std::string where = exp.name + "/" + v.name;
+    config::check_source_configuration(exp, v, params);
     const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
     m_compile = {k.key, k.compile_ms};
     const loaded& l = load(k);
@@ -465,6 +466,12 @@ validate_result compile_all(const config::experiment& exp, const std::string& ar
   for (const auto& cfg : config::expand(exp)) {
     const config::source_variant* v = exp.find_source(cfg.variant);
     if (v == nullptr) continue;
+    try { // every configuration's expressions, as the run will compute them
+      config::check_source_configuration(exp, *v, cfg.params);
+    } catch (const error& e) {
+      problems.push_back({exp.path, v->line, 0, "variants." + v->name, e.what(), ""});
+      continue;
+    }
     compile_request rq = request_of(*v, cfg.params, arch);
     std::string id = v->file + "|" + rq.kernel;
     for (const auto& d : rq.defines) id += "|" + d;

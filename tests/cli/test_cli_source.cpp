@@ -67,3 +67,27 @@ TEST(cli_source, validate_refuses_an_unknown_arch) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(cli_source, validate_evaluates_every_configuration_and_refuses_overflow) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/overflow.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  const std::string file = k_dir + "/validate/overflow.yaml";
+  EXPECT_NE(r.err.find(file + ":14: error: variants.elements: source_overflow/elements: buffer 'in' count 'n * n * n * 4' = "
+                              "4611686018427387904 elements of 8 bytes overflow 64 bits"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(file + ":19: error: variants.expression: source_overflow/expression: grid: in 'n * n * n * n': 64-bit "
+                              "integer overflow at column 11"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(file + ":20: error: variants.empty_grid: source_overflow/empty_grid: grid 'n / 2097152' is 0; each "
+                              "dimension must be 1 .. 2^31-1"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("variants.fine"), std::string::npos) << r.err;
+}
+
+} // namespace
