@@ -74,6 +74,7 @@ void build_sources(const YAML::Node& root, const std::string& path, experiment& 
     s.block = dims_of(field_of(root, v, "block"));
     if (const YAML::Node shared = field_of(root, v, "shared_bytes")) s.shared_bytes = shared.Scalar();
     for (const auto& a : field_of(root, v, "args")) s.args.push_back(arg_of(a, dir));
+    if (const auto width = to_int(field_of(root, v, "smem_access_bytes"))) s.smem_access_bytes = static_cast<int>(*width);
     if (const YAML::Node check = field_of(root, v, "check"); check.IsMap()) {
       source_check c;
       if (field(check, "reference")) c.reference = field(check, "reference").Scalar();

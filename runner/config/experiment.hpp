@@ -86,6 +86,9 @@ struct source_variant {
   std::string shared_bytes = "0";                           ///< dynamic shared memory, an expression
   std::vector<source_arg> args;
   std::optional<source_check> check;
+  /// Bytes one lane reads or writes per shared-memory access (4: float or int; 8: double or
+  /// float2; 16: float4): the ideal wavefronts per request the excess metrics are measured against.
+  int smem_access_bytes = 4;
   int line = 0; ///< where the variant is written (or the source: block)
 };
 

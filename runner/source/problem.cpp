@@ -103,21 +103,28 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
     return out;
   }
   // Each buffer its own stream: the first uses the experiment's seed as the built-in families do.
-  const std::uint64_t s = seed + arg_index * 0x632be59bd9b4e019ull * (arg_index > 0 ? 1 : 0);
-  for (std::size_t i = 0; i < count; ++i) {
-    if (a.init == "iota" && !t.is_float) {
-      const std::uint64_t v = i; // wraps modulo the type's range: uint8 counts 0 .. 255, 0 .. 255, ...
-      std::memcpy(out.data() + i * t.bytes, &v, t.bytes);
-    } else if (a.init == "iota") {
-      store_number(out, t, i, static_cast<double>(i));
-    } else if (a.init == "value") {
-      store_number(out, t, i, a.value);
-    } else if (t.is_float) {
-      const auto bits = static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23);
-      store_number(out, t, i, static_cast<double>(static_cast<float>(bits) * (1.0f / (1 << 23))));
-    } else {
+  const std::uint64_t s = arg_index == 0 ? seed : seed + arg_index * 0x632be59bd9b4e019ull;
+  if (a.init == "iota" && !t.is_float) {
+    for (std::size_t i = 0; i < count; ++i) // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
+      std::memcpy(out.data() + i * t.bytes, &i, t.bytes); // little-endian: the low bytes
+  } else if (a.init == "iota" || a.init == "value") {
+    std::vector<unsigned char> one(t.bytes);
+    if (a.init == "value") store_number(one, t, 0, a.value);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (a.init == "iota") store_number(out, t, i, static_cast<double>(i));
+      else std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
+    }
+  } else if (t.is_float) {
+    const bool is_double = t.bytes == 8;
+    for (std::size_t i = 0; i < count; ++i) {
+      const float v = static_cast<float>(static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23)) * (1.0f / (1 << 23));
+      if (is_double) put(out, i, static_cast<double>(v));
+      else put(out, i, v);
+    }
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t r = mix(s, i);
-      std::memcpy(out.data() + i * t.bytes, &r, t.bytes); // little-endian: the low bytes
+      std::memcpy(out.data() + i * t.bytes, &r, t.bytes); // the low bytes
     }
   }
   return out;
@@ -257,7 +264,7 @@ public:
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return m_device_bytes; }
-  [[nodiscard]] int smem_access_bytes() const override { return 4; }
+  [[nodiscard]] int smem_access_bytes() const override { return m_variant.smem_access_bytes; }
   [[nodiscard]] std::uint64_t device_bytes() const override { return m_device_bytes; }
   [[nodiscard]] const compile_info& compiled() const override { return m_compile; }
   [[nodiscard]] bool unverified() const override { return !m_variant.check.has_value(); }
