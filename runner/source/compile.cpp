@@ -125,6 +125,11 @@ void track_includes(const fs::path& file, const std::string& text, const std::ve
   }
 }
 
+std::string source_dir(const std::string& path) {
+  const std::string dir = fs::path(path).parent_path().lexically_normal().string();
+  return dir.empty() ? "." : dir;
+}
+
 struct hashed_source {
   std::string text;
   std::string hash;
@@ -135,7 +140,10 @@ hashed_source hash_source(const std::string& path, const std::vector<std::string
   hashed_source h;
   h.text = read_source(path);
   std::set<std::string> seen;
-  track_includes(fs::path(path), h.text, dirs, h.headers, seen);
+  // -I<the file's folder> comes first on NVRTC's command line: <x.h> may name a header there too.
+  std::vector<std::string> searched{source_dir(path)};
+  searched.insert(searched.end(), dirs.begin(), dirs.end());
+  track_includes(fs::path(path), h.text, searched, h.headers, seen);
   std::string all = "source\n" + h.text;
   for (const auto& header : h.headers) {
     std::string body;
@@ -249,7 +257,7 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   const hashed_source src = hash_source(rq.source_path, rq.include_dirs);
 
   std::vector<std::string> options{"--gpu-architecture=" + rq.arch, "-std=c++17", "-default-device", "-lineinfo"};
-  options.push_back("-I" + fs::path(rq.source_path).parent_path().lexically_normal().string());
+  options.push_back("-I" + source_dir(rq.source_path));
   for (const auto& d : rq.include_dirs) options.push_back("-I" + d);
   for (const auto& d : toolkit_include_dirs()) options.push_back("-I" + d);
   for (const auto& d : rq.defines) options.push_back("-D" + d);
