@@ -129,6 +129,14 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
 
   e = example("transpose.yaml");
   e.sources[1].check.reset();
+  e.sources[1].shared_bytes = "1024 * 1024"; // more than any GPU gives a block
+  vs = bb::source::variants_of(e, cache_dir());
+  r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
+  EXPECT_EQ(r.status, "unsupported");
+  EXPECT_NE(r.reason.find("1048576 bytes of dynamic shared memory; the device allows "), std::string::npos) << r.reason;
+
+  e = example("transpose.yaml");
+  e.sources[1].check.reset();
   e.sources[1].args[0].expression = "n * n * 2305843009213693952"; // 2^61 * n^2 elements
   vs = bb::source::variants_of(e, cache_dir());
   r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
