@@ -3,6 +3,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "cli_runner.hpp"
 
@@ -88,6 +91,41 @@ TEST(cli_source, validate_evaluates_every_configuration_and_refuses_overflow) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("variants.fine"), std::string::npos) << r.err;
+}
+
+} // namespace
+
+namespace {
+
+// The README's newcomer path: its .cu file and YAML, copied out as a reader would, validate.
+std::string readme_block(const std::string& readme, const std::string& opening) {
+  const auto start = readme.find(opening);
+  if (start == std::string::npos) return {};
+  const auto body = readme.find('\n', start) + 1;
+  const auto end = readme.find("   ```", body);
+  std::string out;
+  std::istringstream lines(readme.substr(body, end - body));
+  for (std::string line; std::getline(lines, line);) out += (line.rfind("   ", 0) == 0 ? line.substr(3) : line) + "\n";
+  return out;
+}
+
+TEST(cli_source, the_readme_example_kernel_and_yaml_validate) {
+  private_cache cache;
+  std::ifstream in(std::string(BB_SOURCE_DIR) + "/README.md");
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string cu = readme_block(readme, "   ```cuda");
+  const std::string yaml = readme_block(readme.substr(readme.find("`mine/tile.yaml`")), "   ```yaml");
+  ASSERT_NE(cu.find("__global__ void swizzled"), std::string::npos) << cu;
+  ASSERT_NE(yaml.find("file: tile.cu"), std::string::npos) << yaml;
+  const auto dir = std::filesystem::path(cache.dir + "_mine");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tile.cu") << cu;
+  std::ofstream(dir / "tile.yaml") << yaml;
+  const auto r = run_cli("validate " + (dir / "tile.yaml").string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("ok (my_tile, 2 configurations, 0 expectations, 1 kernel(s) compiled for sm_90"), std::string::npos)
+      << r.out;
+  std::filesystem::remove_all(dir);
 }
 
 } // namespace
