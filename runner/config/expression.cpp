@@ -81,15 +81,12 @@ private:
 
   std::int64_t comparison() {
     const std::int64_t a = additive();
-    skip();
-    const std::size_t at = m_pos;
     if (eat("<=")) return a <= additive() ? 1 : 0;
     if (eat(">=")) return a >= additive() ? 1 : 0;
     if (eat("==")) return a == additive() ? 1 : 0;
     if (eat("!=")) return a != additive() ? 1 : 0;
     if (eat("<")) return a < additive() ? 1 : 0;
     if (eat(">")) return a > additive() ? 1 : 0;
-    (void)at;
     return a;
   }
   std::int64_t additive() {

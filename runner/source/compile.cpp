@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/sha256.hpp"
+#include "common/suggest.hpp"
 
 #ifndef BB_CUDA_INCLUDE_DIR
 #define BB_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
@@ -183,6 +185,35 @@ std::string user_log(const std::string& log, const std::string& program_name) {
   return out;
 }
 
+// The __global__ functions of a source, for "did you mean": `__global__ void name(`, with
+// __launch_bounds__(...) between them removed first.
+std::vector<std::string> kernel_names(const std::string& text) {
+  static const std::regex bounds(R"(__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\))");
+  static const std::regex global(R"(__global__\s+void\s+(\w+)\s*\()");
+  const std::string plain = std::regex_replace(text, bounds, "");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(plain.begin(), plain.end(), global); it != std::sregex_iterator(); ++it)
+    if (std::find(names.begin(), names.end(), (*it)[1].str()) == names.end()) names.push_back((*it)[1].str());
+  return names;
+}
+
+// What went wrong when NVRTC could not resolve the name expression (its log then speaks of
+// "__nv_name_map", a file the user never wrote).
+std::string name_expression_problem(const std::string& kernel, const std::string& text) {
+  const std::string base = kernel.substr(0, kernel.find('<'));
+  const std::string name = base.substr(0, base.find_last_not_of(" \t") + 1);
+  const auto names = kernel_names(text);
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string hint = did_you_mean(name, names);
+    if (hint.empty() && !names.empty()) {
+      hint = "its __global__ functions are";
+      for (const auto& n : names) hint += " '" + n + "'";
+    }
+    return "there is no __global__ function '" + name + "' in the file" + (hint.empty() ? "" : " (" + hint + ")");
+  }
+  return "the template arguments of '" + kernel + "' do not instantiate '" + name + "'";
+}
+
 void check(nvrtcResult r, const char* call) {
   if (r != NVRTC_SUCCESS) throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtc().error_string(r));
 }
@@ -289,9 +320,12 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   std::string log(log_size, '\0');
   if (log_size > 0) check(api.log(prog.p, log.data()), "nvrtcGetProgramLog");
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  if (compiled != NVRTC_SUCCESS)
-    throw compile_error(rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + rq.arch + ":\n" +
+  if (compiled != NVRTC_SUCCESS) {
+    const bool name_map = log.find("__nv_name_map") != std::string::npos;
+    throw compile_error(rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + rq.arch +
+                        (name_map ? ": " + name_expression_problem(rq.kernel, src.text) : "") + ":\n" +
                         user_log(log, rq.source_path));
+  }
   const char* lowered = nullptr;
   if (api.lowered_name(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
     throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
