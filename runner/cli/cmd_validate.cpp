@@ -1,19 +1,24 @@
 // bankbench validate FILE|DIR...: check experiment files; needs no GPU and writes nothing.
 #include <cstdio>
+#include <regex>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
 #include "common/error.hpp"
 #include "config/param_checks.hpp"
 #include "registry/registry.hpp"
+#include "source/variants.hpp"
 
 namespace bb::cli {
 
 namespace {
 struct validate_options {
   std::vector<std::string> inputs{"experiments"};
+  std::string arch = "sm_90";
+  bool no_compile = false;
 };
 
 int run_validate(const validate_options& o) {
@@ -27,9 +32,25 @@ int run_validate(const validate_options& o) {
       refused.insert(refused.end(), err.diagnostics().begin(), err.diagnostics().end());
     }
   if (!refused.empty()) throw config_error(std::move(refused));
-  for (const auto& e : experiments)
-    std::printf("%s: ok (%s, %zu configurations, %zu expectations)\n", e.path.c_str(), e.name.c_str(),
-                config::expand(e).size(), e.expectations.size());
+  // Source variants are compiled here, with no GPU, so a broken kernel fails before a GPU is booked.
+  std::vector<diagnostic> compile_problems;
+  std::vector<std::string> compiled(experiments.size());
+  for (std::size_t i = 0; i < experiments.size() && !o.no_compile; ++i) {
+    if (experiments[i].sources.empty()) continue;
+    try {
+      const auto r = source::compile_all(experiments[i], o.arch);
+      compiled[i] = fmt::format(", {} kernel(s) compiled for {} ({} from the cache, {:.0f} ms)", r.kernels, o.arch,
+                                r.cache_hits, r.compile_ms);
+    } catch (const config_error& e) {
+      compile_problems.insert(compile_problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!compile_problems.empty()) throw config_error(compile_problems);
+  for (std::size_t i = 0; i < experiments.size(); ++i) {
+    const auto& e = experiments[i];
+    std::printf("%s: ok (%s, %zu configurations, %zu expectations%s)\n", e.path.c_str(), e.name.c_str(),
+                config::expand(e).size(), e.expectations.size(), compiled[i].c_str());
+  }
   return 0;
 }
 } // namespace
@@ -37,6 +58,10 @@ int run_validate(const validate_options& o) {
 run_fn setup_validate(CLI::App& sub, const global_options&) {
   auto o = std::make_shared<validate_options>();
   sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
+  sub.add_option("--arch", o->arch, "architecture source variants are compiled for (sm_XY or sm_XYa)")
+      ->capture_default_str()
+      ->check(CLI::Validator([](std::string& a) { return std::regex_match(a, std::regex("sm_[0-9]{2,3}a?")) ? "" : "expected sm_XY, such as sm_90"; }, "sm_XY", "arch"));
+  sub.add_flag("--no-compile", o->no_compile, "check the files only; do not compile source variants");
   return [o] { return run_validate(*o); };
 }
 

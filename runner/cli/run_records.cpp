@@ -73,6 +73,12 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.params_json = cfg.params.dump();
   rec.status = r.status;
   rec.reason = r.reason;
+  if (r.status == "ok" && r.unverified) {
+    rec.status = "unverified";
+    rec.reason = "the variant has no check: its output was not compared with anything";
+  }
+  rec.compile_key = r.compile_key;
+  rec.compile_ms = r.compile_ms;
   rec.bytes_moved = r.bytes_moved;
   rec.host_rss_peak_bytes = r.host_rss_peak_bytes;
   rec.device_used_bytes = r.device_used_bytes;
@@ -93,7 +99,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
 
   // The bank model's prediction beside the measurement, where the variant has an access plan.
   std::map<std::string, double> predicted;
-  if (const variant_info* v = registry::instance().find_variant(exp.family, cfg.variant))
+  if (const variant_info* v = exp.sources.empty() ? registry::instance().find_variant(exp.family, cfg.variant) : nullptr)
     if (const auto p = predict_variant(*v, cfg.params)) predicted = model::predicted_metric_rows(*p);
   if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
   for (const auto& [name, value] : predicted) rec.launches.front().values.push_back({name, derived_unit(name), value, true});

@@ -28,6 +28,7 @@
 #include "query/show.hpp"
 #include "registry/registry.hpp"
 #include "store/resume.hpp"
+#include "source/variants.hpp"
 #include "store/samples.hpp"
 #include "store/sessions.hpp"
 
@@ -127,6 +128,12 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
   record_run_environment(r, o);
   return r;
+}
+
+const variant_info* source_variant(const std::vector<variant_info>& sources, const std::string& name) {
+  for (const auto& v : sources)
+    if (v.name == name) return &v;
+  return nullptr;
 }
 
 /// Measures (GPU) or predicts (model) an experiment's configurations, one or several at a time:
@@ -242,6 +249,7 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   x.cache_control = o.cache_control;
   x.launch_once = o.launch_once;
   const auto runner = b.runner_for(e, x, o);
+  const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
   struct waiting {
     const config::configuration* cfg;
     std::string label;
@@ -277,7 +285,8 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
     if (g_interrupted.load() || context_lost) break;
     const int seq = static_cast<int>(cfg.index);
     if (start.done[index].count(seq) != 0) continue;
-    const variant_info* v = registry::instance().find_variant(e.family, cfg.variant);
+    const variant_info* v = source_variant(sources, cfg.variant);
+    if (v == nullptr) v = registry::instance().find_variant(e.family, cfg.variant);
     const std::string params = config::describe_params(cfg.params);
     if (events != nullptr) events->configuration_started(index, seq);
     added.push_back({&cfg, e.family + "/" + cfg.variant + " " + params, store::utc_now_iso8601()});
@@ -297,10 +306,13 @@ void finish_session(const global_options& g, const resume_point& start, int exit
                              : exit_code >= 128                                                  ? "interrupted"
                                                                                                  : "failed";
   std::string counts;
+  bool all_ok = false;
   try {
     auto db = store::database::open(g.db);
     db.finish_session(start.session_id, status, exit_code);
     const auto c = store::count_session(db, start.session_id);
+    const auto ok = c.by_status.find("ok");
+    all_ok = ok != c.by_status.end() && ok->second == c.configurations();
     std::vector<std::string> parts;
     for (const auto& [name, n] : c.by_status) parts.push_back(fmt::format("{} {}", n, name));
     counts = fmt::format("{} run{}, {} configurations ({})", c.runs, c.runs == 1 ? "" : "s", c.configurations(),
@@ -312,7 +324,10 @@ void finish_session(const global_options& g, const resume_point& start, int exit
   }
   std::string reason;
   switch (exit_code) {
-  case 0: reason = "everything ran, verified and met its expectations"; break;
+  case 0:
+    reason = all_ok ? "everything ran, verified and met its expectations"
+                    : "nothing failed (configurations not ok were skipped, not modelled or have no check)";
+    break;
   case static_cast<int>(exit_code::failures): reason = "a configuration failed or an expectation was not met"; break;
   case static_cast<int>(exit_code::interrupted):
     reason = "interrupted; `bankbench run --resume RUN` completes a run"; break;
@@ -332,9 +347,11 @@ void print_run_tables(const global_options& g, const std::vector<std::int64_t>& 
 std::string run_fingerprint(const config::experiment& e, const run_options& o) {
   // Timing options do not change counters; how the counter pass runs does.
   const bool model = o.backend == "model";
-  return sha256_hex(fmt::format("sources {}\nexperiment {}\nbackend {}\ncache_control {}\nallocator {}\n",
-                                build::sources_sha256, sha256_hex(e.text), o.backend, model ? "-" : o.cache_control,
-                                model ? "-" : o.allocator));
+  // Source variants add their .cu files and every header they include.
+  return sha256_hex(fmt::format("sources {}\nexperiment {}\nsource variants {}\nbackend {}\ncache_control {}\n"
+                                "allocator {}\n",
+                                build::sources_sha256, sha256_hex(e.text), source::source_fingerprint(e), o.backend,
+                                model ? "-" : o.cache_control, model ? "-" : o.allocator));
 }
 
 int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,

@@ -10,7 +10,7 @@ namespace {
 
 std::vector<std::string> strings(const YAML::Node& list) {
   std::vector<std::string> out;
-  for (const auto& item : list) out.push_back(item.Scalar());
+  for (const auto& item : list) out.push_back(item.IsMap() ? field(item, "name").Scalar() : item.Scalar());
   return out;
 }
 
@@ -51,7 +51,7 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   exp.name = field(root, "name").Scalar();
   exp.description = field(root, "description").Scalar();
   if (const YAML::Node claim = field(root, "claim")) exp.claim = claim.Scalar();
-  exp.family = field(root, "family").Scalar();
+  exp.family = field(root, "family") ? field(root, "family").Scalar() : family.name;
   exp.variants = strings(field(root, "variants"));
   for (const auto& param : family.params) exp.defaults[param.name] = param.default_value;
   for (const auto& kv : field(root, "axes")) {

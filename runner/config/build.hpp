@@ -15,6 +15,10 @@ namespace bb::config::detail {
 /// The experiment a validated document describes (no check is repeated here).
 experiment build_experiment(const YAML::Node& root, const family_info& family);
 
+/// The source variants of a validated document with a `source:` block; paths resolved against
+/// the folder of `path`.
+void build_sources(const YAML::Node& root, const std::string& path, experiment& exp);
+
 /// Configurations expand() gives; `exact` is false when the count was too large to walk through
 /// the excludes, and `count` is then the size before exclusion.
 struct sweep_size {

@@ -10,7 +10,7 @@ namespace {
 
 void check_family(check_context& ctx) {
   const YAML::Node node = field(ctx.root, "family");
-  if (kind_of(node) != node_kind::string) return;
+  if (kind_of(node) != node_kind::string || field(ctx.root, "source")) return; // a source experiment's family is a label
   ctx.family = ctx.reg.find_family(node.Scalar());
   if (ctx.family != nullptr) return;
   std::vector<std::string> names;

@@ -31,6 +31,8 @@ void check_names(check_context& ctx);
 void check_axes(check_context& ctx);
 /// exclude and expect entries.
 void check_filters(check_context& ctx);
+/// A `source:` block and source variants (maps in `variants`); a missing `family` without one.
+void check_source(check_context& ctx);
 /// Mapping keys given twice anywhere (yaml-cpp keeps both silently).
 /// Refuses documents nested deeper than 32 levels or expanding to more than 200000 nodes
 /// (recursive aliases, alias bombs) before anything else walks them. Returns false if refused.

@@ -51,6 +51,47 @@ struct axis {
   std::vector<nlohmann::json> values;
 };
 
+/// An argument of a source variant's kernel, in parameter order.
+struct source_arg {
+  bool is_buffer = true;
+  std::string name;
+  std::string type;       ///< float, double, int8 .. uint64
+  std::string expression; ///< buffer: its element count; scalar: its value (integer expression or number)
+  /// Buffers: uniform (seeded, as the built-in families: floats in [-1, 1), integers over their
+  /// whole range), zeros, iota (0, 1, 2, ...), value (every element `value`), file (raw bytes).
+  std::string init = "zeros";
+  /// The file gave `init`: an output buffer is then reset to it before the verified launch (an
+  /// accumulator); otherwise an output is poisoned (every byte 0xff).
+  bool init_given = false;
+  double value = 0;
+  std::string file; ///< init file: path resolved against the experiment file's folder
+  bool output = false;
+};
+
+/// How a source variant's outputs are checked; neither: the configuration is stored unverified.
+struct source_check {
+  std::string reference; ///< another variant of the experiment, run on the same inputs
+  std::string file;      ///< or the raw bytes of the one output buffer (resolved path)
+  double tolerance = 0;  ///< 0: bit-exact; else |got - want| <= tolerance * max(1, |want|)
+};
+
+/// A variant compiled at run time from a CUDA file (docs/experiment-format.md, "Source variants").
+struct source_variant {
+  std::string name;
+  std::string file;                                         ///< resolved against the experiment's folder
+  std::string kernel;                                       ///< name expression; axis names are replaced by values
+  std::vector<std::pair<std::string, std::string>> defines; ///< NAME -> value text (axis names replaced)
+  std::vector<std::string> include_dirs;                    ///< resolved
+  std::vector<std::string> grid, block;                     ///< 1 to 3 expressions each
+  std::string shared_bytes = "0";                           ///< dynamic shared memory, an expression
+  std::vector<source_arg> args;
+  std::optional<source_check> check;
+  /// Bytes one lane reads or writes per shared-memory access (4: float or int; 8: double or
+  /// float2; 16: float4): the ideal wavefronts per request the excess metrics are measured against.
+  int smem_access_bytes = 4;
+  int line = 0; ///< where the variant is written (or the source: block)
+};
+
 /// A validated experiment file.
 struct experiment {
   std::string path, text; ///< as given, and the file's full text
@@ -68,7 +109,30 @@ struct experiment {
   std::vector<expectation> expectations;
   /// Every param of the family with its registered default; expand() overrides the axes.
   nlohmann::json defaults = nlohmann::json::object();
+  /// Source experiments (a `source:` block): one per variant, in the order of `variants`; empty for
+  /// the built-in families. `family` is then "source" unless the file names one.
+  std::vector<source_variant> sources;
+  [[nodiscard]] const source_variant* find_source(const std::string& variant) const;
 };
+
+/// The text of `text` with every identifier that names a key of `params` replaced by its value
+/// (strings unquoted): "transpose<padded, tile, 8>" -> "transpose<padded, 32, 8>".
+std::string substitute_params(const std::string& text, const nlohmann::json& params);
+
+/// Bytes of one element of a source buffer type (float, double, int8 .. uint64); 0 when unknown.
+std::size_t element_bytes(const std::string& type);
+
+/// Every expression of source variant `v` evaluated at `params`, as a run would: launch dimensions
+/// in 1 .. 2^31-1, shared memory and buffer counts not negative, buffer bytes within 64 bits,
+/// scalars integers (or numbers for float and double). Needs no GPU; `validate` calls it for every
+/// configuration. Throws bb::error (usage) naming the experiment, the variant, the key and the
+/// expression.
+void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params);
+
+/// An expression of a source variant evaluated over a configuration's params (integers only).
+/// Throws bb::error (usage) naming the variant, the key and the expression.
+std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params,
+                                       const std::string& what);
 
 /// One point of the sweep.
 struct configuration {

@@ -70,10 +70,14 @@ experiment load_experiment_text(const std::string& text, const std::string& path
   detail::check_context ctx{root, reg, out};
   detail::check_names(ctx);
   detail::check_axes(ctx);
+  detail::check_source(ctx);
   detail::check_filters(ctx);
-  if (!out.empty() || ctx.family == nullptr) out.raise();
+  const bool source = detail::field(root, "source").IsDefined();
+  if (!out.empty() || (ctx.family == nullptr && !source)) out.raise();
 
-  experiment exp = detail::build_experiment(root, *ctx.family);
+  static const family_info k_source_family{"source", "kernels compiled at run time from the experiment's CUDA files", {}};
+  experiment exp = detail::build_experiment(root, source ? k_source_family : *ctx.family);
+  if (source) detail::build_sources(root, path_for_messages, exp);
   exp.path = path_for_messages;
   exp.text = text;
   check_sweep_size(exp, root, out);

@@ -189,6 +189,11 @@ void translate_schema_error(const YAML::Node& root, const yaml_path& path,
                                      ? schema->at("x-expected").get<std::string>()
                                      : "a value matching " + schema_number(schema, "pattern");
     out.at_value(root, path, "expected " + expected + ", got " + describe_found(node));
+  } else if (starts_with(d, "Failed to match against any enum values")) {
+    const std::string expected = schema != nullptr && schema->contains("x-expected")
+                                     ? schema->at("x-expected").get<std::string>()
+                                     : "one of " + (schema != nullptr ? schema->value("enum", nlohmann::json()).dump() : "?");
+    out.at_value(root, path, "expected " + expected + ", got " + describe_found(node));
   } else if (starts_with(d, "String should be no fewer than")) {
     out.at_value(root, path, "must not be empty");
   } else if (starts_with(d, "Array should contain")) {

@@ -16,6 +16,7 @@
 #include "launch/cuda_call.hpp"
 #include "launch/device_memory.hpp"
 #include "launch/nvml.hpp"
+#include "registry/compiled_problem.hpp"
 
 namespace bb::launch {
 
@@ -225,6 +226,11 @@ void group::add(std::size_t tag, const variant_info& variant, const nlohmann::js
   const auto t0 = clock_type::now();
   recorded(m.r, [&] {
     m.p = variant.make(params, seed);
+    if (const auto* c = dynamic_cast<const compiled_problem*>(m.p.get())) {
+      m.r.compile_key = c->compiled().key;
+      m.r.compile_ms = c->compiled().ms;
+      m.r.unverified = c->unverified();
+    }
     m.r.bytes_moved = m.p->bytes_moved();
     m.r.smem_access_bytes = m.p->smem_access_bytes();
     m.r.setup_ms = ms_since(t0);

@@ -47,7 +47,7 @@ std::vector<run_row> database::runs() const {
       "SELECT r.id, r.gpu_id, r.started_at, r.finished_at, r.status, r.experiment_name, r.experiment_path, "
       "g.name, r.git_commit, r.git_dirty, "
       "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id), "
-      "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id AND c.status NOT IN ('ok', 'skipped', 'not_modelled')), "
+      "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id AND c.status NOT IN ('ok', 'skipped', 'not_modelled', 'unverified')), "
       "(SELECT count(*) FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
       " WHERE c.run_id = r.id AND e.passed = 0), "
       "r.session_id, r.fingerprint "

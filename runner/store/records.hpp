@@ -118,7 +118,7 @@ struct run_row {
   std::string started_at, finished_at, status, experiment_name, experiment_path, gpu_name, git_commit;
   bool git_dirty = false;
   int configurations = 0;
-  int failed_configurations = 0; ///< status other than ok and skipped
+  int failed_configurations = 0; ///< status other than ok, skipped and unverified
   int failed_expectations = 0;
   std::int64_t session_id = 0; ///< 0: written before sessions
   std::string fingerprint;     ///< empty: not recorded

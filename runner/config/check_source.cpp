@@ -1,0 +1,219 @@
+// Source variants (a `source:` block, variants as maps): every expression parsed and its names
+// checked against the axes, files found relative to the experiment, references resolved. The
+// kernel itself is compiled by `validate` (runner/source), not here: config has no CUDA.
+#include <algorithm>
+#include <filesystem>
+
+#include "config/checks.hpp"
+#include "config/expression.hpp"
+#include "config/yaml_adapter.hpp"
+#include "config/yaml_scalar.hpp"
+
+namespace bb::config::detail {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> axis_names(const check_context& ctx) {
+  std::vector<std::string> names;
+  for (const auto& a : ctx.axes) names.push_back(a.first);
+  return names;
+}
+
+// An expression: parsed, and its names must be axes.
+void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node, const std::string& text) {
+  try {
+    for (const auto& name : expression_names(text)) {
+      const auto names = axis_names(ctx);
+      if (std::find(names.begin(), names.end(), name) == names.end())
+        ctx.out.at_value(ctx.root, path, "'" + text + "' uses '" + name + "', which is not an axis of this experiment",
+                         names.empty() ? "add it under axes:" : suggestion(name, names, "its axes are "));
+    }
+  } catch (const expression_error& e) {
+    // In a flow list [a, b] YAML splits at every comma, ceil_div(n, tile)'s too.
+    const bool split = node.Style() == YAML::EmitterStyle::Flow || e.reason().find("expected ')'") == 0 ||
+                       e.reason().find("unexpected ')'") == 0;
+    ctx.out.at_value(ctx.root, path, "bad expression " + std::string(e.what()),
+                     split ? "a [ ] list splits at every comma: write 'grid: ceil_div(n, tile), 8' unbracketed, or quote each expression"
+                           : "integers, axis names, + - * / % ( ), min, max, ceil_div");
+  }
+}
+
+void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node) {
+  if (!node.IsScalar()) return; // the schema has reported it
+  check_expression(ctx, path, node, node.Scalar());
+}
+
+void check_dims(check_context& ctx, const yaml_path& path, const YAML::Node& node) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) check_expression(ctx, path / i, node[i]);
+    return;
+  }
+  if (!node.IsScalar()) return;
+  const auto parts = split_top_level(node.Scalar());
+  if (parts.size() > 3)
+    ctx.out.at_value(ctx.root, path, "expected at most 3 dimensions, got " + std::to_string(parts.size()), "x, y, z");
+  for (const auto& part : parts) check_expression(ctx, path, node, part);
+}
+
+void check_path(check_context& ctx, const yaml_path& path, const YAML::Node& node, const char* what, bool folder) {
+  if (kind_of(node) != node_kind::string) return;
+  const fs::path dir = fs::path(ctx.out.file()).parent_path();
+  const fs::path p = dir / node.Scalar();
+  std::error_code ec;
+  const bool ok = folder ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec);
+  if (!ok)
+    ctx.out.at_value(ctx.root, path, std::string("cannot find the ") + what + " '" + node.Scalar() + "'",
+                     "paths are relative to the experiment file's folder");
+}
+
+struct merged {
+  YAML::Node node;
+  yaml_path path;
+};
+
+// A field of variant `i`: its own, else the source block's.
+merged field_of(const check_context& ctx, const YAML::Node& variant, std::size_t i, const std::string& key) {
+  if (variant.IsMap())
+    if (const YAML::Node own = field(variant, key)) return {own, yaml_path{} / "variants" / i / key};
+  return {field(field(ctx.root, "source"), key), yaml_path{} / "source" / key};
+}
+
+std::vector<std::string> source_variant_names(const check_context& ctx) {
+  std::vector<std::string> names;
+  const YAML::Node variants = field(ctx.root, "variants");
+  if (!variants.IsSequence()) return names;
+  for (const auto& v : variants) {
+    if (kind_of(v) == node_kind::string) names.push_back(v.Scalar());
+    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string) names.push_back(field(v, "name").Scalar());
+  }
+  return names;
+}
+
+void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
+  if (!args.node.IsSequence()) return;
+  std::vector<std::string> seen;
+  for (std::size_t a = 0; a < args.node.size(); ++a) {
+    const YAML::Node arg = args.node[a];
+    if (!arg.IsMap()) continue;
+    const yaml_path at = args.path / a;
+    const bool buffer = field(arg, "buffer").IsDefined();
+    const YAML::Node name = field(arg, buffer ? "buffer" : "scalar");
+    if (kind_of(name) == node_kind::string) {
+      if (std::find(seen.begin(), seen.end(), name.Scalar()) != seen.end())
+        ctx.out.at_value(ctx.root, at / (buffer ? "buffer" : "scalar"), "argument '" + name.Scalar() + "' is listed twice",
+                         "give each argument its own name");
+      seen.push_back(name.Scalar());
+    }
+    if (buffer) {
+      if (const YAML::Node count = field(arg, "count")) check_expression(ctx, at / "count", count);
+      else ctx.out.at_value(ctx.root, at, "buffer '" + name.Scalar() + "' has no 'count'", "add 'count: <elements, an expression>'");
+      if (field(arg, "value")) ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill a buffer");
+      const YAML::Node init = field(arg, "init");
+      if (init.IsMap() && field(init, "file")) check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
+      if (to_bool(field(arg, "output")).value_or(false)) ++outputs;
+    } else {
+      for (const char* k : {"count", "init", "output"})
+        if (field(arg, k)) ctx.out.at_key(ctx.root, at / k, std::string("'") + k + "' is for buffers", "remove it");
+      const YAML::Node value = field(arg, "value");
+      if (kind_of(value) == node_kind::string) {
+        check_expression(ctx, at / "value", value);
+      } else if (!value && kind_of(name) == node_kind::string) {
+        const auto names = axis_names(ctx);
+        if (std::find(names.begin(), names.end(), name.Scalar()) == names.end())
+          ctx.out.at_value(ctx.root, at, "scalar '" + name.Scalar() + "' has no 'value' and no axis of that name",
+                           "add 'value: <expression>' or an axis '" + name.Scalar() + "'");
+      }
+    }
+  }
+}
+
+void check_variant(check_context& ctx, const YAML::Node& variant, std::size_t i, const std::string& name,
+                   const std::vector<std::string>& names) {
+  const yaml_path here = yaml_path{} / "variants" / i;
+  for (const char* required : {"file", "kernel", "grid", "block"})
+    if (!field_of(ctx, variant, i, required).node)
+      ctx.out.at_value(ctx.root, here, "source variant '" + name + "' has no '" + required + "'",
+                       std::string("add '") + required + ": ...' to the variant or to the source: block");
+  const merged file = field_of(ctx, variant, i, "file");
+  if (file.node) check_path(ctx, file.path, file.node, "kernel source", false);
+  const merged include = field_of(ctx, variant, i, "include");
+  if (include.node.IsSequence())
+    for (std::size_t k = 0; k < include.node.size(); ++k) check_path(ctx, include.path / k, include.node[k], "include folder", true);
+  for (const char* dims : {"grid", "block"})
+    if (const merged m = field_of(ctx, variant, i, dims); m.node) check_dims(ctx, m.path, m.node);
+  if (const merged m = field_of(ctx, variant, i, "shared_bytes"); m.node) check_expression(ctx, m.path, m.node);
+  const merged defines = field_of(ctx, variant, i, "defines");
+  if (defines.node.IsMap())
+    for (const auto& kv : defines.node) {
+      const std::string key = key_name(kv.first);
+      const bool ident = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) != 0 || key[0] == '_') &&
+                         std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+      if (!ident) ctx.out.at_key(ctx.root, defines.path / key, "'" + key + "' is not a macro name", "use a C identifier such as TILE");
+    }
+  std::size_t outputs = 0;
+  check_args(ctx, field_of(ctx, variant, i, "args"), outputs);
+  const merged check = field_of(ctx, variant, i, "check");
+  if (!check.node.IsMap()) return;
+  const bool by_reference = field(check.node, "reference").IsDefined(), by_file = field(check.node, "file").IsDefined();
+  if (by_reference == by_file)
+    ctx.out.at_value(ctx.root, check.path, by_file ? "'reference' and 'file' cannot be combined" : "needs one of 'reference' or 'file'",
+                     "check against another variant ('reference: name') or a file of the expected bytes ('file: path')");
+  if (outputs == 0)
+    ctx.out.at_value(ctx.root, check.path, "variant '" + name + "' has a check but no output buffer",
+                     "mark the buffers the kernel writes with 'output: true'");
+  if (const YAML::Node ref = field(check.node, "reference"); kind_of(ref) == node_kind::string) {
+    if (ref.Scalar() == name)
+      ctx.out.at_value(ctx.root, check.path / "reference", "variant '" + name + "' cannot be its own reference",
+                       "name another variant, or remove the check (the variant is then stored unverified)");
+    else if (std::find(names.begin(), names.end(), ref.Scalar()) == names.end())
+      ctx.out.at_value(ctx.root, check.path / "reference", "'" + ref.Scalar() + "' is not a variant of this experiment",
+                       suggestion(ref.Scalar(), names, "its variants are "));
+  }
+  if (const YAML::Node f = field(check.node, "file")) {
+    check_path(ctx, check.path / "file", f, "expected-output file", false);
+    if (outputs > 1)
+      ctx.out.at_value(ctx.root, check.path / "file", "a check file holds one output, and variant '" + name + "' has " +
+                                                          std::to_string(outputs),
+                       "check against a reference variant instead");
+  }
+}
+
+} // namespace
+
+void check_source(check_context& ctx) {
+  const YAML::Node source = field(ctx.root, "source");
+  const YAML::Node variants = field(ctx.root, "variants");
+  if (!source) {
+    if (ctx.root.IsMap() && !field(ctx.root, "family"))
+      ctx.out.add({1, 1}, yaml_path{} / "family", "missing required key 'family'",
+                  "add 'family: ...' for a built-in family, or a 'source:' block for a kernel of your own");
+    if (variants.IsSequence())
+      for (std::size_t i = 0; i < variants.size(); ++i)
+        if (variants[i].IsMap())
+          ctx.out.at_value(ctx.root, yaml_path{} / "variants" / i, "a variant written as a map needs a 'source:' block",
+                           "add 'source: {file: kernel.cu}' or name a variant of the family");
+    return;
+  }
+  if (!source.IsMap() || !variants.IsSequence()) return; // the schema has reported it
+  const std::vector<std::string> names = source_variant_names(ctx);
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const YAML::Node v = variants[i];
+    std::string name;
+    if (kind_of(v) == node_kind::string) name = v.Scalar();
+    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string) name = field(v, "name").Scalar();
+    else continue;
+    if (v.IsMap()) {
+      if (std::find(seen.begin(), seen.end(), name) != seen.end())
+        ctx.out.at_value(ctx.root, yaml_path{} / "variants" / i / "name", "'" + name + "' is listed more than once",
+                         "give each variant its own name");
+      ctx.variants.push_back(name); // string items were added by check_names
+    }
+    seen.push_back(name);
+    check_variant(ctx, v, i, name, names);
+  }
+}
+
+} // namespace bb::config::detail

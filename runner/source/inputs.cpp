@@ -1,0 +1,119 @@
+#include "source/inputs.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace bb::source {
+
+namespace {
+
+const element_type k_types[] = {{"float", 4, true, true},   {"double", 8, true, true}, {"int8", 1, false, true},
+                                {"uint8", 1, false, false}, {"int16", 2, false, true}, {"uint16", 2, false, false},
+                                {"int32", 4, false, true},  {"uint32", 4, false, false}, {"int64", 8, false, true},
+                                {"uint64", 8, false, false}};
+
+} // namespace
+
+const element_type& type_named(const std::string& name) {
+  for (const auto& t : k_types)
+    if (name == t.name) return t;
+  throw error(exit_code::usage, "unknown element type '" + name + "'");
+}
+
+namespace {
+
+// The splitmix64 of kernels/common/uniform.hpp: floats in [-1, 1) exactly as the built-in
+// families' inputs, integers over their type's whole range.
+std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed * 0xd1b54a32d192ed03ull + i + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+template <class T> void put(std::vector<unsigned char>& out, std::size_t i, T v) { std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T)); }
+
+} // namespace
+
+void store_number(std::vector<unsigned char>& out, const element_type& t, std::size_t i, double v) {
+  const std::string n = t.name;
+  if (n == "float") put(out, i, static_cast<float>(v));
+  else if (n == "double") put(out, i, v);
+  else if (n == "int8") put(out, i, static_cast<std::int8_t>(v));
+  else if (n == "uint8") put(out, i, static_cast<std::uint8_t>(v));
+  else if (n == "int16") put(out, i, static_cast<std::int16_t>(v));
+  else if (n == "uint16") put(out, i, static_cast<std::uint16_t>(v));
+  else if (n == "int32") put(out, i, static_cast<std::int32_t>(v));
+  else if (n == "uint32") put(out, i, static_cast<std::uint32_t>(v));
+  else if (n == "int64") put(out, i, static_cast<std::int64_t>(v));
+  else put(out, i, static_cast<std::uint64_t>(v));
+}
+
+double load_number(const unsigned char* p, const element_type& t) {
+  const std::string n = t.name;
+  auto get = [&](auto tag) {
+    decltype(tag) v;
+    std::memcpy(&v, p, sizeof v);
+    return static_cast<double>(v);
+  };
+  if (n == "float") return get(float{});
+  if (n == "double") return get(double{});
+  if (n == "int8") return get(std::int8_t{});
+  if (n == "uint8") return get(std::uint8_t{});
+  if (n == "int16") return get(std::int16_t{});
+  if (n == "uint16") return get(std::uint16_t{});
+  if (n == "int32") return get(std::int32_t{});
+  if (n == "uint32") return get(std::uint32_t{});
+  if (n == "int64") return get(std::int64_t{});
+  return get(std::uint64_t{});
+}
+
+std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
+                                            std::uint64_t seed, std::size_t arg_index) {
+  std::vector<unsigned char> out(count * t.bytes, 0);
+  if (a.init == "zeros") return out;
+  if (a.init == "file") {
+    std::ifstream in(a.file, std::ios::binary);
+    if (!in) throw error(exit_code::usage, "buffer '" + a.name + "': cannot read " + a.file);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    const std::string bytes = ss.str();
+    if (bytes.size() != out.size())
+      throw error(exit_code::usage, "buffer '" + a.name + "': " + a.file + " holds " + std::to_string(bytes.size()) +
+                                        " bytes, the buffer " + std::to_string(out.size()) + " (" + std::to_string(count) +
+                                        " x " + t.name + ")");
+    std::memcpy(out.data(), bytes.data(), out.size());
+    return out;
+  }
+  // Each buffer its own stream: the first uses the experiment's seed as the built-in families do.
+  const std::uint64_t s = arg_index == 0 ? seed : seed + arg_index * 0x632be59bd9b4e019ull;
+  if (a.init == "iota" && !t.is_float) {
+    for (std::size_t i = 0; i < count; ++i) // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
+      std::memcpy(out.data() + i * t.bytes, &i, t.bytes); // little-endian: the low bytes
+  } else if (a.init == "iota" || a.init == "value") {
+    std::vector<unsigned char> one(t.bytes);
+    if (a.init == "value") store_number(one, t, 0, a.value);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (a.init == "iota") store_number(out, t, i, static_cast<double>(i));
+      else std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
+    }
+  } else if (t.is_float) {
+    const bool is_double = t.bytes == 8;
+    for (std::size_t i = 0; i < count; ++i) {
+      const float v = static_cast<float>(static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23)) * (1.0f / (1 << 23));
+      if (is_double) put(out, i, static_cast<double>(v));
+      else put(out, i, v);
+    }
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t r = mix(s, i);
+      std::memcpy(out.data() + i * t.bytes, &r, t.bytes); // the low bytes
+    }
+  }
+  return out;
+}
+
+} // namespace bb::source

@@ -1,0 +1,35 @@
+#pragma once
+/// Source variants' buffers on the host: element types, initial contents (seeded uniform, zeros,
+/// iota, a value, a file) and element values for messages and tolerances. No CUDA.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/experiment.hpp"
+
+namespace bb::source {
+
+struct element_type {
+  const char* name;
+  std::size_t bytes;
+  bool is_float, is_signed;
+};
+
+/// float, double, int8 .. uint64; throws bb::error (usage) for another name.
+const element_type& type_named(const std::string& name);
+
+/// Stores `v` converted to `t` as element `i` of `out`.
+void store_number(std::vector<unsigned char>& out, const element_type& t, std::size_t i, double v);
+
+/// Element at `p` of type `t`, as a double.
+double load_number(const unsigned char* p, const element_type& t);
+
+/// The initial bytes of buffer argument `a` (argument `arg_index` of its variant), `count`
+/// elements of `t`. uniform: floats as kernels/common/uniform.hpp's uniform_at(seed, i), the
+/// first argument with the experiment's seed and each later one its own; integers the low bytes
+/// of the same generator. Throws bb::error (usage) when an init file's size is not the buffer's.
+std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
+                                            std::uint64_t seed, std::size_t arg_index);
+
+} // namespace bb::source

@@ -1,0 +1,395 @@
+// A source variant's configuration on the GPU: its kernel loaded from the cubin through the
+// runtime (cudaLibraryLoadData: the runtime loads libcuda itself, as for everything else), its
+// parameters checked with cuKernelGetParamInfo (from cudaGetDriverEntryPointByVersion), its
+// buffers allocated from the pool and filled on the host.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "common/sha256.hpp"
+#include "config/expression.hpp"
+#include "launch/cuda_call.hpp"
+#include "launch/device_memory.hpp"
+#include "registry/compiled_problem.hpp"
+#include "source/compile.hpp"
+#include "source/inputs.hpp"
+#include "source/variants.hpp"
+
+namespace bb::source {
+
+namespace {
+
+// The kernels loaded in this process, by compile key: loaded once, kept for the process's life.
+struct loaded {
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  std::vector<std::size_t> param_sizes;
+};
+
+using param_info_fn = CUresult (*)(CUkernel, size_t, size_t*, size_t*);
+
+param_info_fn param_info() {
+  static param_info_fn fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status{};
+    if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &p, 12040, cudaEnableDefault, &status) != cudaSuccess ||
+        status != cudaDriverEntryPointSuccess)
+      p = nullptr;
+    return reinterpret_cast<param_info_fn>(p);
+  }();
+  return fn;
+}
+
+const loaded& load(const compiled_kernel& k) {
+  static std::mutex mutex;
+  static std::map<std::string, loaded> kernels;
+  std::lock_guard<std::mutex> lock(mutex);
+  int device = 0;
+  BB_CUDA_CALL(cudaGetDevice(&device));
+  const std::string key = k.key + "/" + std::to_string(device);
+  if (const auto it = kernels.find(key); it != kernels.end()) return it->second;
+  loaded l;
+  BB_CUDA_CALL(cudaLibraryLoadData(&l.library, k.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+  BB_CUDA_CALL(cudaLibraryGetKernel(&l.kernel, l.library, k.lowered_name.c_str()));
+  if (const auto fn = param_info()) {
+    for (std::size_t i = 0;; ++i) {
+      std::size_t offset = 0, size = 0;
+      if (fn(reinterpret_cast<CUkernel>(l.kernel), i, &offset, &size) != CUDA_SUCCESS) break;
+      l.param_sizes.push_back(size);
+    }
+  }
+  return kernels.emplace(key, std::move(l)).first->second;
+}
+
+std::string current_arch() {
+  int device = 0, major = 0, minor = 0;
+  BB_CUDA_CALL(cudaGetDevice(&device));
+  BB_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  BB_CUDA_CALL(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  return arch_of(major, minor);
+}
+
+std::vector<std::string> defines_of(const config::source_variant& v, const nlohmann::json& params) {
+  std::vector<std::string> out;
+  for (const auto& [name, text] : v.defines) {
+    const std::string value = config::substitute_params(text, params);
+    std::string shown = value;
+    try { // an integer expression becomes its value; anything else (a type name) goes as written
+      shown = std::to_string(config::evaluate(value, [](const std::string&) -> std::optional<std::int64_t> { return std::nullopt; }));
+    } catch (const config::expression_error&) {
+    }
+    out.push_back(name + "=" + shown);
+  }
+  return out;
+}
+
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
+  return {v.file, config::substitute_params(v.kernel, params), defines_of(v, params), v.include_dirs, arch};
+}
+
+struct buffer {
+  launch::device_block block;
+  std::size_t count = 0, bytes = 0;
+  const element_type* type = nullptr;
+  const config::source_arg* arg = nullptr;
+  std::vector<unsigned char> reset; ///< an output read by the kernel: its initial contents, restored before verifying
+  buffer() = default;
+  buffer(buffer&& o) noexcept
+      : block(std::exchange(o.block, {})), count(o.count), bytes(o.bytes), type(o.type), arg(o.arg), reset(std::move(o.reset)) {}
+  buffer& operator=(buffer&&) = delete;
+  buffer(const buffer&) = delete;
+  ~buffer() { launch::device_release(block); }
+};
+
+class source_problem final : public compiled_problem {
+public:
+  source_problem(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                 std::uint64_t seed, const std::string& cache_dir, bool with_check = true)
+      : m_variant(v) {
+    const std::string where = exp.name + "/" + v.name;
+    config::check_source_configuration(exp, v, params);
+    const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
+    m_compile = {k.key, k.compile_ms};
+    const loaded& l = load(k);
+    m_kernel = l.kernel;
+    geometry(where, params);
+    m_values.resize(v.args.size());
+    for (std::size_t i = 0; i < v.args.size(); ++i) prepare_arg(where, v.args[i], i, params, seed);
+    check_params(where, l, k);
+    if (with_check && v.check) expected_outputs(exp, *v.check, params, seed, cache_dir);
+  }
+
+  void launch(void* stream) override {
+    std::vector<void*> argv;
+    for (auto& value : m_values) argv.push_back(value.data());
+    BB_CUDA_CALL(cudaLaunchKernel(reinterpret_cast<const void*>(m_kernel), m_grid, m_block, argv.data(), m_shared,
+                                  static_cast<cudaStream_t>(stream)));
+  }
+
+  void poison_output() override {
+    for (auto& b : m_buffers) {
+      if (!b.arg->output) continue;
+      if (!b.reset.empty()) BB_CUDA_CALL(cudaMemcpy(b.block.ptr, b.reset.data(), b.bytes, cudaMemcpyHostToDevice));
+      else if (b.arg->init_given) BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes)); // init: zeros
+      else BB_CUDA_CALL(cudaMemset(b.block.ptr, 0xff, b.bytes)); // NaN for floats
+    }
+  }
+
+  verify_result verify() override {
+    verify_result r;
+    if (!m_variant.check) {
+      r.ok = true;
+      return r;
+    }
+    r.ok = true;
+    std::size_t o = 0;
+    for (auto& b : m_buffers) {
+      if (!b.arg->output) continue;
+      std::vector<unsigned char> got(b.bytes);
+      BB_CUDA_CALL(cudaMemcpy(got.data(), b.block.ptr, b.bytes, cudaMemcpyDeviceToHost));
+      compare(b, got, m_expected.at(o++), r);
+    }
+    return r;
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_device_bytes; }
+  [[nodiscard]] int smem_access_bytes() const override { return m_variant.smem_access_bytes; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_device_bytes; }
+  [[nodiscard]] const compile_info& compiled() const override { return m_compile; }
+  [[nodiscard]] bool unverified() const override { return !m_variant.check.has_value(); }
+
+  /// The outputs after one launch (for a variant that others check against).
+  std::vector<std::vector<unsigned char>> run_for_reference() {
+    poison_output();
+    launch(nullptr);
+    BB_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<std::vector<unsigned char>> out;
+    for (auto& b : m_buffers)
+      if (b.arg->output) {
+        out.emplace_back(b.bytes);
+        BB_CUDA_CALL(cudaMemcpy(out.back().data(), b.block.ptr, b.bytes, cudaMemcpyDeviceToHost));
+      }
+    return out;
+  }
+
+private:
+  const config::source_variant& m_variant;
+  compile_info m_compile;
+  cudaKernel_t m_kernel = nullptr;
+  dim3 m_grid, m_block;
+  std::size_t m_shared = 0;
+  std::vector<buffer> m_buffers;
+  std::vector<std::vector<unsigned char>> m_values; ///< each argument's bytes, as the kernel takes it
+  std::vector<std::vector<unsigned char>> m_expected;
+  std::uint64_t m_device_bytes = 0;
+
+  void geometry(const std::string& where, const nlohmann::json& params) {
+    auto dims = [&](const std::vector<std::string>& exprs, const char* what) {
+      unsigned int d[3] = {1, 1, 1};
+      for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
+        const std::int64_t v = config::evaluate_param_expression(exprs[i], params, where + ": " + what);
+        if (v < 1 || v > 0x7fffffff)
+          throw unsupported_parameter(where + ": " + what + " '" + exprs[i] + "' is " + std::to_string(v) +
+                                      "; each dimension must be 1 .. 2^31-1");
+        d[i] = static_cast<unsigned int>(v);
+      }
+      return dim3(d[0], d[1], d[2]);
+    };
+    m_grid = dims(m_variant.grid, "grid");
+    m_block = dims(m_variant.block, "block");
+    const std::int64_t shared = config::evaluate_param_expression(m_variant.shared_bytes, params, where + ": shared_bytes");
+    if (shared < 0) throw unsupported_parameter(where + ": shared_bytes is " + std::to_string(shared));
+    m_shared = static_cast<std::size_t>(shared);
+    int device = 0, max_threads = 0, max_shared = 0, max_grid_y = 0, max_grid_z = 0;
+    BB_CUDA_CALL(cudaGetDevice(&device));
+    BB_CUDA_CALL(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+    BB_CUDA_CALL(cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    BB_CUDA_CALL(cudaDeviceGetAttribute(&max_grid_y, cudaDevAttrMaxGridDimY, device));
+    BB_CUDA_CALL(cudaDeviceGetAttribute(&max_grid_z, cudaDevAttrMaxGridDimZ, device));
+    const std::uint64_t threads = std::uint64_t{m_block.x} * m_block.y * m_block.z;
+    if (threads > static_cast<std::uint64_t>(max_threads))
+      throw unsupported_parameter(where + ": a block of " + std::to_string(threads) + " threads; the device allows " +
+                                  std::to_string(max_threads));
+    if (m_grid.y > static_cast<unsigned>(max_grid_y) || m_grid.z > static_cast<unsigned>(max_grid_z))
+      throw unsupported_parameter(where + ": grid (" + std::to_string(m_grid.x) + ", " + std::to_string(m_grid.y) + ", " +
+                                  std::to_string(m_grid.z) + ") exceeds the device's y/z limits (" +
+                                  std::to_string(max_grid_y) + ", " + std::to_string(max_grid_z) + ")");
+    if (m_shared > static_cast<std::size_t>(max_shared))
+      throw unsupported_parameter(where + ": " + std::to_string(m_shared) + " bytes of dynamic shared memory; the device allows " +
+                                  std::to_string(max_shared) + " per block");
+    if (m_shared > 48 * 1024)
+      BB_CUDA_CALL(cudaKernelSetAttributeForDevice(m_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   static_cast<int>(m_shared), device));
+  }
+
+  void prepare_arg(const std::string& where, const config::source_arg& a, std::size_t index, const nlohmann::json& params,
+                   std::uint64_t seed) {
+    const element_type& t = type_named(a.type);
+    auto& value = m_values[index];
+    if (!a.is_buffer) {
+      value.resize(t.bytes);
+      const std::string text = config::substitute_params(a.expression, params);
+      double v = 0;
+      if (t.is_float && text.find_first_of(".eE") != std::string::npos) v = std::stod(text);
+      else v = static_cast<double>(config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
+      store_number(value, t, 0, v);
+      return;
+    }
+    const std::int64_t count = config::evaluate_param_expression(a.expression, params, where + ": buffer '" + a.name + "' count");
+    std::uint64_t bytes = 0;
+    if (count < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(count), t.bytes, &bytes))
+      throw unsupported_parameter(where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
+                                  (count < 0 ? " is negative" : " elements of " + std::to_string(t.bytes) + " bytes overflow 64 bits"));
+    buffer b;
+    b.count = static_cast<std::size_t>(count);
+    b.bytes = static_cast<std::size_t>(bytes);
+    b.type = &t;
+    b.arg = &a;
+    b.block = launch::device_allocate(std::max<std::size_t>(b.bytes, 1));
+    m_device_bytes += bytes;
+    if (!a.output || a.init != "zeros") {
+      auto contents = initial_contents(a, t, b.count, seed, index);
+      BB_CUDA_CALL(cudaMemcpy(b.block.ptr, contents.data(), b.bytes, cudaMemcpyHostToDevice));
+      if (a.output && a.init_given && a.init != "zeros") b.reset = std::move(contents);
+    } else {
+      BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes));
+    }
+    value.resize(sizeof(void*));
+    std::memcpy(value.data(), &b.block.ptr, sizeof(void*));
+    m_buffers.push_back(std::move(b));
+  }
+
+  void check_params(const std::string& where, const loaded& l, const compiled_kernel& k) {
+    if (param_info() == nullptr) return; // a driver before 12.4: launch unchecked
+    std::string want, got;
+    for (std::size_t i = 0; i < m_values.size(); ++i) want += (i ? ", " : "") + std::to_string(m_values[i].size());
+    for (std::size_t i = 0; i < l.param_sizes.size(); ++i) got += (i ? ", " : "") + std::to_string(l.param_sizes[i]);
+    bool same = l.param_sizes.size() == m_values.size();
+    for (std::size_t i = 0; same && i < m_values.size(); ++i) same = l.param_sizes[i] == m_values[i].size();
+    if (!same)
+      throw error(exit_code::usage, where + ": kernel '" + k.lowered_name + "' in " + m_variant.file + " takes " +
+                                        std::to_string(l.param_sizes.size()) + " parameter(s) of " + (got.empty() ? "-" : got) +
+                                        " bytes; args: lists " + std::to_string(m_values.size()) + " of " +
+                                        (want.empty() ? "-" : want) + " bytes (a buffer is a pointer, 8 bytes)");
+  }
+
+  void expected_outputs(const config::experiment& exp, const config::source_check& c, const nlohmann::json& params,
+                        std::uint64_t seed, const std::string& cache_dir) {
+    if (!c.reference.empty()) {
+      const config::source_variant* ref = exp.find_source(c.reference);
+      if (ref == nullptr) throw error(exit_code::usage, "no reference variant '" + c.reference + "'");
+      source_problem reference(exp, *ref, params, seed, cache_dir, false);
+      m_expected = reference.run_for_reference();
+      std::size_t outputs = 0;
+      for (const auto& b : m_buffers) outputs += b.arg->output ? 1 : 0;
+      if (m_expected.size() != outputs)
+        throw error(exit_code::usage, "reference variant '" + c.reference + "' has " + std::to_string(m_expected.size()) +
+                                          " output buffer(s), '" + m_variant.name + "' " + std::to_string(outputs));
+      std::size_t o = 0;
+      for (const auto& b : m_buffers)
+        if (b.arg->output && m_expected[o++].size() != b.bytes)
+          throw error(exit_code::usage, "output '" + b.arg->name + "' of '" + m_variant.name + "' and its reference differ in size");
+    } else {
+      std::ifstream in(c.file, std::ios::binary);
+      if (!in) throw error(exit_code::usage, "cannot read the check file " + c.file);
+      std::ostringstream ss;
+      ss << in.rdbuf();
+      const std::string bytes = ss.str();
+      m_expected.emplace_back(bytes.begin(), bytes.end());
+      for (const auto& b : m_buffers)
+        if (b.arg->output && b.bytes != bytes.size())
+          throw error(exit_code::usage, "check file " + c.file + " holds " + std::to_string(bytes.size()) + " bytes; output '" +
+                                            b.arg->name + "' has " + std::to_string(b.bytes));
+    }
+  }
+
+  void compare(const buffer& b, const std::vector<unsigned char>& got, const std::vector<unsigned char>& want,
+               verify_result& r) const {
+    const double tol = m_variant.check->tolerance;
+    for (std::size_t i = 0; i < b.count; ++i) {
+      const unsigned char* g = got.data() + i * b.type->bytes;
+      const unsigned char* w = want.data() + i * b.type->bytes;
+      ++r.checked;
+      bool same = std::memcmp(g, w, b.type->bytes) == 0;
+      if (!same && tol > 0) {
+        const double gv = load_number(g, *b.type), wv = load_number(w, *b.type);
+        same = std::fabs(gv - wv) <= tol * std::max(1.0, std::fabs(wv));
+      }
+      if (same) continue;
+      if (r.mismatches++ == 0) {
+        std::ostringstream s;
+        s << b.arg->name << "[" << i << "] = " << load_number(g, *b.type) << ", expected " << load_number(w, *b.type);
+        r.first_mismatch = s.str();
+      }
+      r.ok = false;
+    }
+  }
+};
+
+} // namespace
+
+std::vector<variant_info> variants_of(const config::experiment& exp, const std::string& cache_dir) {
+  std::vector<variant_info> out;
+  const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  for (const auto& v : exp.sources) {
+    const config::source_variant* sv = &v;
+    const config::experiment* e = &exp;
+    out.push_back({exp.family, v.name, v.kernel + " from " + v.file,
+                   [e, sv, dir](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+                     return std::make_unique<source_problem>(*e, *sv, params, seed, dir);
+                   },
+                   {}});
+  }
+  return out;
+}
+
+std::string source_fingerprint(const config::experiment& exp) {
+  if (exp.sources.empty()) return {};
+  std::string all;
+  for (const auto& v : exp.sources) {
+    all += "variant " + v.name + "\nfile " + source_hash(v.file, v.include_dirs) + "\nkernel " + v.kernel + "\n";
+    for (const auto& [name, value] : v.defines) all += "define " + name + "=" + value + "\n";
+    for (const auto& a : v.args) all += "arg " + a.name + " " + a.type + " " + a.expression + " " + a.init + "\n";
+  }
+  return sha256_hex(all);
+}
+
+validate_result compile_all(const config::experiment& exp, const std::string& arch, const std::string& cache_dir) {
+  validate_result r;
+  const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
+  std::vector<diagnostic> problems;
+  std::map<std::string, bool> done;
+  for (const auto& cfg : config::expand(exp)) {
+    const config::source_variant* v = exp.find_source(cfg.variant);
+    if (v == nullptr) continue;
+    try { // every configuration's expressions, as the run will compute them
+      config::check_source_configuration(exp, *v, cfg.params);
+    } catch (const error& e) {
+      problems.push_back({exp.path, v->line, 0, "variants." + v->name, e.what(), ""});
+      continue;
+    }
+    compile_request rq = request_of(*v, cfg.params, arch);
+    std::string id = v->file + "|" + rq.kernel;
+    for (const auto& d : rq.defines) id += "|" + d;
+    if (!done.emplace(id, true).second) continue;
+    try {
+      const auto k = compile(rq, dir);
+      ++r.kernels;
+      r.cache_hits += k.cache_hit ? 1 : 0;
+      r.compile_ms += k.compile_ms;
+    } catch (const compile_error& e) {
+      problems.push_back({exp.path, v->line, 0, "variants." + v->name,
+                          "variant '" + v->name + "' (" + config::describe_params(cfg.params) + "): " + e.what(), ""});
+    }
+  }
+  if (!problems.empty()) throw config_error(problems);
+  return r;
+}
+
+} // namespace bb::source
