@@ -37,10 +37,8 @@ if [ "$mode" = final ]; then
   echo "multi-gpu-check rc=$?"; cp "$OUT/multi/multi-gpu.md" "$final/" 2>/dev/null; tail -30 "$OUT/multi.txt"
   timeout 150 python3 bench/regress_noise.py --bankbench "$b" --out "$OUT/regress" > "$OUT/regress.txt" 2>&1
   echo "regress_noise rc=$?"; cp "$OUT/regress/summary.md" "$final/regress-summary.md" 2>/dev/null
-  if [ -x scripts/source-timing.sh ]; then
-    timeout 60 bash scripts/source-timing.sh "$b" > "$final/source-timing.txt" 2>&1; echo "source-timing rc=$?"
-    cat "$final/source-timing.txt" | tail -20
-  fi
+  timeout 90 bash bench/source_kernels.sh "$b" > "$final/source-kernels.txt" 2>&1; echo "source_kernels rc=$?"
+  tail -16 "$final/source-kernels.txt"
   cp "$OUT/gpu-check.txt" "$final/"
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' --exclude='planted.sqlite' -C "$final" w &&
     rm -rf "$final/w"
