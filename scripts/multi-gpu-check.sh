@@ -29,7 +29,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
 bb="$build/bankbench"
 faults="$build/tests/bankbench_faults"
 if ! command -v sqlite3 >/dev/null && [ -x .deps/bin/sqlite3 ]; then # staged by scripts/stage-build-deps.sh
-  export PATH="$PWD/.deps/bin:$PATH" LD_LIBRARY_PATH="$PWD/.deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PATH="$PWD/.deps/bin:$PATH"
 fi
 command -v sqlite3 >/dev/null || { echo "multi-gpu-check.sh: needs sqlite3 (scripts/stage-build-deps.sh stages one)" >&2; exit 1; }
 
@@ -93,7 +93,7 @@ fault_gpus=$(q "$out/faults.sqlite" "SELECT c.variant || ' on ' || group_concat(
 {
   echo "# $(date -u +%F): the default suite on $n x $gpu, one GPU against \`run --devices all\`"
   echo
-  echo "Made by \`scripts/multi-gpu-check.sh\` at commit $(git rev-parse --short HEAD 2>/dev/null || echo "${BB_GIT_COMMIT:-?}")."
+  echo "Made by \`scripts/multi-gpu-check.sh\` at commit ${BB_GIT_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo "?")}."
   echo
   echo "| | one GPU (\`--device 0\`) | \`--devices all\` ($n GPUs) |"
   echo "|---|---|---|"

@@ -65,8 +65,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   int verbose = 0;
   bool quiet = false;
-  auto* verbose_flag = app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv for debug)");
-  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr")->excludes(verbose_flag);
+  app.add_flag("-v,--verbose", verbose, "more detail on stderr (-vv for debug)");
+  // Checked after parsing rather than with CLI11's excludes(), which some CLI11 versions (2.4 on
+  // Ubuntu 24.04) apply to a lone -q once the flags fall through from a subcommand.
+  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr (not with -v)");
   app.footer("Exit codes: 0 ok; 1 a configuration failed or an expectation was not met; 2 usage or "
              "experiment-file error; 3 no GPU, no counter permission or another profiler; 4 "
              "database error; 5 internal CUDA/CUPTI error; 130 interrupted.");
@@ -98,6 +100,10 @@ int main(int argc, char** argv) {
     return usage_failure(app, e);
   }
 
+  if (quiet && verbose > 0) {
+    std::fprintf(stderr, "bankbench: error: -q (quiet) and -v (verbose) contradict each other; pass one of them\n");
+    return static_cast<int>(bb::exit_code::usage);
+  }
   global.verbosity = quiet ? -1 : verbose;
   setup_logging(global.verbosity);
   for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);

@@ -65,9 +65,22 @@ TEST(gpu_devices, every_gpu_runs_its_share_into_one_database) {
               std::vector<std::string>{std::to_string(n)});
   else
     EXPECT_EQ(rows(spread, "SELECT coalesce(shard, 'none') FROM runs"), std::vector<std::string>{"none"});
-  const auto counters = rows(spread, k_counters);
-  EXPECT_EQ(counters.size(), 9u * 4u);
-  EXPECT_EQ(counters, rows(plain, k_counters)); // the same counters as a plain run
+  const auto counters = rows(spread, k_counters), expected = rows(plain, k_counters);
+  ASSERT_EQ(counters.size(), 9u * 4u);
+  ASSERT_EQ(expected.size(), counters.size());
+  // The same counters as a plain run: requests exactly; wavefronts within what runs of one binary
+  // differ by (lost arbitration moves a conflict-free 32x32 tile by up to about 0.03 wavefronts per
+  // request on an H100: 585,925 against 586,032 for 524,288 requests), 0.5 % here.
+  for (std::size_t i = 0; i < counters.size(); ++i) {
+    const auto a = counters[i], b = expected[i];
+    const auto cut = [](const std::string& row) { return row.substr(0, row.rfind('|')); };
+    ASSERT_EQ(cut(a), cut(b));
+    const double va = std::stod(a.substr(a.rfind('|') + 1)), vb = std::stod(b.substr(b.rfind('|') + 1));
+    if (a.find("smsp__sass_inst_executed") != std::string::npos)
+      EXPECT_EQ(va, vb) << a;
+    else
+      EXPECT_NEAR(va, vb, 0.005 * vb) << a;
+  }
 }
 
 TEST(gpu_devices, a_fault_costs_its_configuration_on_whichever_gpu) {
