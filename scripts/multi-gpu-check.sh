@@ -66,7 +66,20 @@ configs_all=$(q "$all" 'SELECT count(*) FROM configurations')
 distinct_all=$(q "$all" 'SELECT count(*) FROM (SELECT DISTINCT r.experiment_name, c.variant, c.params_json
   FROM configurations c JOIN runs r ON r.id = c.run_id)')
 counter_rows=$(q "$one" "$counters" | wc -l)
-counter_diff=$(diff <(q "$one" "$counters") <(q "$all" "$counters") | grep -c '^[<>]')
+# Requests must be equal; wavefronts move between any two runs of one binary by lost arbitration,
+# so they are compared as wavefronts per request against the regression gate's minimum effect
+# (0.05 per request, or 1 %), with the largest difference shown.
+per_request="SELECT r.experiment_name || ' ' || c.variant || ' ' || c.params_json || ' ' || m.name, avg(m.value)
+  FROM configurations c JOIN runs r ON r.id = c.run_id JOIN metrics m ON m.configuration_id = c.id
+  WHERE m.derived = 1 AND (m.name LIKE '%_requests' OR m.name LIKE '%_wavefronts_per_request')
+  AND m.name NOT LIKE 'predicted_%' GROUP BY 1"
+q "$one" "$per_request" | LC_ALL=C sort -t "|" -k1,1 >"$out/one.per_request"
+q "$all" "$per_request" | LC_ALL=C sort -t "|" -k1,1 >"$out/all.per_request"
+read -r requests_compared requests_differ wf_compared wf_beyond wf_max < <(LC_ALL=C join -t '|' "$out/one.per_request" "$out/all.per_request" |
+  awk -F'|' '{ a = $2; b = $3; d = a - b; if (d < 0) d = -d
+    if ($1 ~ /_requests$/) { rc++; if (d != 0) rd++ }
+    else { wc++; lim = 0.05; if (0.01 * a > lim) lim = 0.01 * a; if (d > lim) wb++; if (d > wm) wm = d } }
+    END { printf "%d %d %d %d %.4f\n", rc, rd, wc, wb, wm }')
 ok_one=$(q "$one" "SELECT count(*) FROM configurations WHERE status = 'ok'")
 ok_all=$(q "$all" "SELECT count(*) FROM configurations WHERE status = 'ok'")
 per_gpu=$(q "$all" "SELECT g.name || ' ' || g.uuid || ': ' || count(c.id) FROM runs r JOIN gpus g ON g.id = r.gpu_id
@@ -101,7 +114,9 @@ fault_gpus=$(q "$out/faults.sqlite" "SELECT c.variant || ' on ' || group_concat(
   echo "| configurations stored | $configs_one | $configs_all ($distinct_all distinct) |"
   echo "| status ok | $ok_one | $ok_all |"
   echo
-  echo "Requests and wavefronts (raw counters, every launch): $counter_rows values in the one-GPU run, $counter_diff lines differ."
+  echo "Counters ($counter_rows raw values in the one-GPU run): requests of $requests_compared (configuration, kind) pairs,"
+  echo "$requests_differ differ; wavefronts per request of $wf_compared pairs, $wf_beyond differ by more than the"
+  echo "regression gate's minimum effect (0.05 per request or 1 %), the largest difference $wf_max."
   echo
   echo "Timing medians, --devices all / one GPU, over $timed_n configurations: from $ratio_min to $ratio_max;"
   echo "$beyond_spread differ by more than the larger of the two (max - min) / median spreads."

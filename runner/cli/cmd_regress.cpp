@@ -114,8 +114,8 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
   sub.add_option("--noise-factor", o->options.noise_factor,
-                 "noise learned from at least 3 runs of the same code tightens the allowance to this many times "
-                 "the noise (never below half the minimum effect, never above it)")
+                 "noise learned from at least 3 runs of the same code tightens the relative minimum effect to "
+                 "this many times the noise (never below the absolute one)")
       ->check(CLI::Range(1.0, 1000.0))
       ->capture_default_str();
   sub.add_option("--time-effect", o->options.min_time_effect,

@@ -3,9 +3,9 @@
 /// experiment, variant, parameters, metric and architecture. A counter's change counts when it is
 /// larger than its minimum effect: an absolute one in wavefronts per request (0.05 by default;
 /// for a count, that many per request of its kind) and a relative one (1 %), whichever is larger.
-/// Noise learned from three or more repeated runs of the same code may tighten that allowance to
-/// a multiple of the noise, never below half the minimum effect and never above it, so noise
-/// never widens the gate and one baseline run is enough. docs/regression-gate.md gives the
+/// Noise learned from three or more repeated runs of the same code may tighten the relative part
+/// to a multiple of the noise, never below the absolute part and never above the minimum effect,
+/// so noise never widens the gate and one baseline run is enough. docs/regression-gate.md gives the
 /// reasoning. Times are judged by a Mann-Whitney U test on the samples plus a minimum effect
 /// (5 %) and gate only when asked. Results of different architectures are reported, never gated.
 #include <optional>
@@ -78,6 +78,10 @@ regress_result regress(const side& baseline, const side& candidate, const noise_
 /// The metrics the gate judges by default: every access kind's wavefronts per request and
 /// requests that `rows` hold (load_..., store_..., and any other kind), in a stable order.
 std::vector<std::string> regress_metrics_of(const std::vector<store::result_row>& rows);
+
+/// The absolute part of the minimum effect: `min_effect` for a per-request metric, that many per
+/// request of its kind for a count, 0 for anything else.
+double absolute_effect(const std::string& metric, const store::result_row& b, const regress_options& options);
 
 /// The smallest change of `metric` that counts at `baseline` for row `b` (see the file comment).
 double minimum_effect(const std::string& metric, double baseline, const store::result_row& b,

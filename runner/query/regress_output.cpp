@@ -121,8 +121,8 @@ void write_text(const regress_result& r, std::ostream& out, output_format format
                      r.compared, r.compared_across, fmt::join(labels, ", "), r.times_compared);
   out << bullet
       << fmt::format("allowance: a change counts beyond {:g} per request (a count: that many per request of its kind) "
-                     "and {} of the baseline; noise from {} or more runs of the same code may tighten it to {:g}x the "
-                     "noise, at least half that; times: p < {:g} and at least {}\n\n",
+                     "and {} of the baseline; noise from {} or more runs of the same code may tighten the relative part to "
+                     "{:g}x the noise; times: p < {:g} and at least {}\n\n",
                      r.options.min_effect, percent(r.options.min_change), r.options.noise_repeats,
                      r.options.noise_factor, r.options.alpha, percent(r.options.min_time_effect));
   for (const auto& s : sections(r)) write_section(out, format, s.title, s.note, findings_table(r, s));

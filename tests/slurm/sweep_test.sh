@@ -42,7 +42,13 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-fail() { echo "FAILED: $*" >&2; exit 1; }
+fail() { # the daemons' and tasks' last words go with the failure
+  echo "FAILED: $*" >&2
+  for f in "${work:-/nonexistent}"/log/* "${work:-/nonexistent}"/sweep/logs/*; do
+    [ -f "$f" ] && { echo "--- $f" >&2; tail -n 8 "$f" >&2; }
+  done
+  exit 1
+}
 
 # munge, on a socket of its own so that nothing else on the machine is touched
 mkdir -p "$work/munge" "$work/socket" "$work/log" "$work/state" "$work/spool" "$work/dev"

@@ -74,21 +74,29 @@ TEST(query_regress, the_larger_of_the_absolute_and_relative_minimum_effect_decid
 
 TEST(query_regress, learned_noise_tightens_only_with_enough_repeats_and_never_widens) {
   regress_options o;
-  const auto b = wf_row("padded", 1.0), c = wf_row("padded", 1.035);
+  // 32-way: the minimum effect is 1 % of 32 = 0.32. +0.2 (0.6 %) passes without learned noise...
+  const auto b = wf_row("naive", 32.0), c = wf_row("naive", 32.2);
   const std::string key = noise_key(b, "load_wavefronts_per_request");
-  // Noise of 0.2 % from 3 repeats: 4 x 0.002 is under half the minimum effect, so the allowance is 0.025.
-  const auto tight = regress(of({b}, "A"), of({c}, "B"), {{key, 0.002}}, o, {{key, 3}});
+  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {}, o).gated(), 0U);
+  // ...and is caught once 3 repeats showed 0.1 % of noise: 4 x 0.032 = 0.128.
+  const auto tight = regress(of({b}, "A"), of({c}, "B"), {{key, 0.001}}, o, {{key, 3}});
   ASSERT_EQ(tight.gated(), 1U);
-  EXPECT_DOUBLE_EQ(tight.findings[0].allowance, 0.025);
+  EXPECT_NEAR(tight.findings[0].allowance, 0.128, 1e-9);
   // The same noise from 2 repeats: not enough to tighten.
-  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {{key, 0.002}}, o, {{key, 2}}).gated(), 0U);
+  EXPECT_EQ(regress(of({b}, "A"), of({c}, "B"), {{key, 0.001}}, o, {{key, 2}}).gated(), 0U);
+  // Never below the absolute part: conflict-free, no noise at all, +0.04 still passes.
+  const auto free_b = wf_row("padded", 1.0);
+  const std::string free_key = noise_key(free_b, "load_wavefronts_per_request");
+  EXPECT_EQ(regress(of({free_b}, "A"), of({wf_row("padded", 1.04)}, "B"), {{free_key, 1e-6}}, o, {{free_key, 9}})
+                .gated(),
+            0U);
   // Large noise (a run of different code pooled by mistake) never widens past the minimum effect.
-  const auto wide = regress(of({b}, "A"), of({wf_row("padded", 1.1)}, "B"), {{key, 3.0}}, o, {{key, 5}});
+  const auto wide = regress(of({free_b}, "A"), of({wf_row("padded", 1.1)}, "B"), {{free_key, 3.0}}, o, {{free_key, 5}});
   ASSERT_EQ(wide.gated(), 1U);
   EXPECT_DOUBLE_EQ(wide.findings[0].allowance, 0.05);
   // Launch spread and a baseline's stored noise do not widen it either.
   side saved = of({wf_row("padded", 1.0, 0.5)}, "baseline main");
-  saved.stored_noise = {{key, 3.0}};
+  saved.stored_noise = {{free_key, 3.0}};
   EXPECT_EQ(regress(saved, of({wf_row("padded", 1.1)}, "B"), {}, o).gated(), 1U);
 }
 
