@@ -39,9 +39,19 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def gpu_line():
-    r = sh(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
-    return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else "unknown GPU"
+def gpu_line(db):
+    """The GPU the database's runs were measured on, as nvidia-smi names it here, else as stored."""
+    try:
+        r = sh(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        if r.returncode == 0 and r.stdout.strip():
+            return r.stdout.strip().splitlines()[0]
+    except FileNotFoundError:
+        pass
+    con = sqlite3.connect(db)
+    rows = con.execute("SELECT DISTINCT g.name || ', ' || coalesce(g.driver_version, '?') FROM gpus g "
+                       "JOIN runs r ON r.gpu_id = g.id").fetchall()
+    con.close()
+    return "; ".join(r[0] for r in rows) + " (from the database)" if rows else "unknown GPU"
 
 
 def sessions_of(db):
@@ -196,7 +206,7 @@ def main():
 
     version = sh([a.bankbench, "--version"]).stdout.strip()
     lines = [f"# Regression gate: false alarms and planted regressions ({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC)", "",
-             f"- GPU: {gpu_line()}", f"- bankbench: {version}, commit {os.environ.get('BB_GIT_COMMIT', '?')}",
+             f"- GPU: {gpu_line(db)}", f"- bankbench: {version}, commit {os.environ.get('BB_GIT_COMMIT', '?')}",
              f"- command: `python3 bench/regress_noise.py --bankbench {a.bankbench} --runs {a.runs}`",
              f"- sessions: {len(sessions)} runs of `{a.experiments}`" +
              (f", wall {', '.join(f'{w:.1f}' for w in walls)} s" if walls else " (from an existing database)"),
