@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # On a GPU machine: build for sm_90, run every test (GPU tests included), run the transpose
 # experiment and the default suite, and run compute-sanitizer over the GPU tests.
-# usage: scripts/gpu-check.sh [all|main|sanitize|parity [OPTION...]|regress [OPTION...]|build] (parity:
+# usage: scripts/gpu-check.sh [all|main|sanitize|parity [OPTION...]|regress [OPTION...]|build|probes] (parity:
 # bench/ncu_parity.py over the default suite, bankbench against Nsight Compute, with any further options
 # passed to it; regress: bench/regress_noise.py, the regression gate's false alarms and planted
-# regressions caught; neither is part of all. build: the build alone). Logs
+# regressions caught; neither is part of all. build: the build alone; probes: the build with the
+# standalone probes of bench/probes/, -DBB_BUILD_PROBES=ON). Logs
 # go to $OUT (or ./gpu-check-out). Where the build machine lacks the SQLite header or valijson, put
 # them in .deps/include (scripts/stage-build-deps.sh does that on a machine that has them). Where the
 # tree is a copy whose .git is not the commit it holds, set BB_GIT_COMMIT=<hash> so runs record it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity | regress | build
+phase="${1:-all}" # all | main (tests and measurements) | sanitize (compute-sanitizer only) | parity | regress | build | probes
 shift || true
-case "$phase" in all | main | sanitize | parity | regress | build) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
+case "$phase" in all | main | sanitize | parity | regress | build | probes) ;; *) echo "gpu-check.sh: unknown phase '$phase'" >&2; exit 2 ;; esac
 out="${OUT:-gpu-check-out}"
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -24,6 +25,7 @@ if [ -f .deps/include/sqlite3.h ] && [ ! -f /usr/include/sqlite3.h ]; then
   extra+=(-DSQLite3_INCLUDE_DIR="$PWD/.deps/include" -DSQLite3_LIBRARY="$lib")
 fi
 [ -d .deps/include/valijson ] && extra+=(-DVALIJSON_INCLUDE_DIR="$PWD/.deps/include")
+[ "$phase" = probes ] && extra+=(-DBB_BUILD_PROBES=ON)
 
 {
   echo "== machine"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
@@ -38,7 +40,7 @@ cmake -S . -B build/gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITE
 rc=$?
 echo "build rc=$rc in $(( $(date +%s) - t0 )) s"; tail -30 "$out/build.log" | grep -E "error|FAILED|warning" | head -30
 [ $rc -eq 0 ] || exit $rc
-[ "$phase" = build ] && exit 0
+{ [ "$phase" = build ] || [ "$phase" = probes ]; } && exit 0
 
 if [ "$phase" = regress ]; then
   echo "== the regression gate: false alarms on unchanged code, planted regressions (bench/regress_noise.py)"

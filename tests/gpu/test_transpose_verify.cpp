@@ -24,7 +24,7 @@ std::string verify_one(const bb::variant_info& v, const nlohmann::json& params, 
   try {
     p = v.make(params, seed);
   } catch (const bb::unsupported_parameter&) {
-    return "unsupported"; // test_transpose_host.cpp checks which shapes are refused
+    return "unsupported"; // tests/unit/test_model_plan_transpose.cpp checks which shapes are refused
   }
   p->poison_output();
   p->launch(nullptr);

@@ -173,7 +173,7 @@ TEST(model_rules, the_h200_stride_sweep_at_8_and_16_bytes) {
   }
 }
 
-// The discriminating probe (scripts/measured/wide_probe.cu on an H200, 2026-11-21): one warp,
+// The discriminating probe (bench/probes/wide_probe.cu on an H200, 2026-11-21): one warp,
 // per-lane offsets; measured wavefronts and conflicts per request, exact.
 TEST(model_rules, the_h200_wide_probe) {
   struct row {

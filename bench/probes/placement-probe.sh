@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Is the speed of a DRAM-bound kernel set by where its buffer lies, and does bankbench's buffer
 # pool keep it the same from run to run?
-# 1. build/gpu/bench/bb_placement_probe (bench/placement_probe.cu: an 8 GiB arena, a read of every
+# 1. build/gpu/bench/probes/bb_placement_probe (bench/probes/placement_probe.cu: an 8 GiB arena, a read of every
 #    256 MiB chunk and a copy into the next): 4 plain processes, 2 after a 4 GiB cudaMalloc freed
 #    again, 2 with it held, 2 with 64 MiB chunks, and from a pool that keeps freed memory mapped,
 #    2 after 4 GiB and 2 after 8 GiB were freed into it.
 # 2. The default suite three times with --allocator driver and three times with the pool (the
 #    default), alternating, each into its own database, then bench/timing_stability.py on each.
-# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/placement-probe.sh [SUITE_RUNS];
+# usage (on a GPU machine, after scripts/gpu-check.sh probes): bench/probes/placement-probe.sh [SUITE_RUNS];
 # the CSVs, databases and stability.txt go to $OUT/placement-probe.tgz.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 o="${OUT:-probe-out}/pl"
-p=build/gpu/bench/bb_placement_probe
+p=build/gpu/bench/probes/bb_placement_probe
 b=build/gpu/bankbench
 runs="${1:-3}"
-[ -x "$p" ] && [ -x "$b" ] || { echo "placement-probe.sh: no $p or $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
+[ -x "$p" ] && [ -x "$b" ] || { echo "placement-probe.sh: no $p or $b; run scripts/gpu-check.sh probes first" >&2; exit 2; }
 mkdir -p "$o"
 probe() { # name, then options
   local name=$1; shift

@@ -9,9 +9,9 @@
 # and conflict metric with every reading to $OUT/placement/placement.csv (and placement.tgz), and
 # prints for pairs of conditions how often every reading of one lies above or below every reading of
 # the other, against chance.
-# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/placement-parity-probe.sh [RUNS]
+# usage (on a GPU machine, after scripts/gpu-check.sh build): bench/probes/placement-parity-probe.sh [RUNS]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 runs="${1:-4}"
 o="${OUT:-probe-out}/placement"

@@ -4,10 +4,10 @@
 # than its four l1tex counters alone): ncu once without --csv (its pass count per kernel), then
 # three runs of each metric list below, and bankbench three times with the whole set and three
 # times with the l1tex counters alone. Launch i of every ncu run is configuration i of the suite.
-# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/sass-pass-probe.sh; the CSVs
+# usage (on a GPU machine, after scripts/gpu-check.sh build): bench/probes/sass-pass-probe.sh; the CSVs
 # and databases go to $OUT/sass-pass.tgz.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH=/usr/local/cuda/bin:$PATH
 o="${OUT:-probe-out}/s"
 mkdir -p "$o/suite" "$o/suite-hw"

@@ -7,10 +7,10 @@ kernel's requests: 32 banks of 4-byte words; lanes asking for the same word shar
 accesses served per half-warp and 16-byte ones per quarter-warp, except loads whose lane pairs
 (2i, 2i + 1) each read one address, served in groups twice as wide. `bankbench run --backend model`
 on the written files must meet every expectation (the C++ model, from the kernels' own access
-plans, agrees with this script), and so did an H200 (scripts/measured/h200-stride-wide.json holds
+plans, agrees with this script), and so did an H200 (bench/probes/measured/h200-stride-wide.json holds
 its 8- and 16-byte stride rows; this script checks that the rules reproduce every one of them).
 
-Usage: scripts/gen_expectations.py [REPO_ROOT]
+Usage: bench/probes/gen_expectations.py [REPO_ROOT]
 """
 import math
 import json
@@ -89,7 +89,7 @@ def stride_signature(stride, width, group):
 
 
 STRIDE_HEADER = """\
-# Written by scripts/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
+# Written by bench/probes/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
 # {what}
 # Loads are the measured requests (the kernel loads nothing else); stores only fill the array,
 # 32 consecutive elements per request, and are ideal throughout.
@@ -164,7 +164,7 @@ def column_signature(type_name, pitch, cols=32):
 
 
 PADDING_HEADER = """\
-# Written by scripts/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
+# Written by bench/probes/gen_expectations.py (the bank model's rules v2); adjust to what the GPU measures.
 # tile[32][pitch] of each element type, 32 columns of data and pitch - 32 of padding, columns read
 # (column_read: loads measured) or written (column_write: stores measured) with lane = row. The
 # other direction is a row access and ideal for every type and pitch.
@@ -221,7 +221,7 @@ def padding_sweep():
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parents[2])
     files = {
         "experiments/stride/strided.yaml": stride_file(
             "stride_strided", "strided", 1, list(range(1, 65)),

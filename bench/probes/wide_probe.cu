@@ -1,13 +1,13 @@
 // Wide-access probe for the bank model's rule 3b (runner/model/rules.hpp): one warp, per-lane byte
 // offsets from a table of patterns, 64 loads or stores of W = 4, 8 or 16 bytes per lane (LDS,
 // LDS.64, LDS.128 / STS...), one launch per pattern and direction. Standalone, no bankbench code:
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o wide_probe scripts/measured/wide_probe.cu
+//   nvcc -O3 -arch=sm_90 -std=c++17 -o wide_probe bench/probes/wide_probe.cu (or -DBB_BUILD_PROBES=ON: bb_wide_probe)
 //   ncu --csv --metrics smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,\
 //   l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
 //   l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum \
 //   ./wide_probe > probe.csv
 // Launch k is pattern line "PATTERN k" of stdout; divide wavefronts and conflicts by the requests
-// (64). What an H200 read is scripts/measured/h200-wide-probe.txt.
+// (64). What an H200 read is bench/probes/measured/h200-wide-probe.txt.
 #include <cstdio>
 #include <cstdint>
 #include <vector>

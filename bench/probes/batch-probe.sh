@@ -3,18 +3,18 @@
 # a sample (a bracket of events costs a fixed amount beyond its launches, so a kernel whose one
 # probe launch falls on either side of 25 us gets 2 or 3 launches per sample and a different
 # share of it), or where its buffers lie?
-# 1. build/gpu/bench/bb_batch_probe (bench/batch_probe.cu) twice: brackets of 1 to 16 launches.
+# 1. build/gpu/bench/probes/bb_batch_probe (bench/probes/batch_probe.cu) twice: brackets of 1 to 16 launches.
 # 2. The default suite six times (two databases of three runs) in each setting, alternating:
 #    the files' setting; --min-sample-us 200; --placements 4; both. Then bench/timing_stability.py
 #    on each database.
-# usage (on a GPU machine, after scripts/gpu-check.sh build): scripts/batch-probe.sh;
+# usage (on a GPU machine, after scripts/gpu-check.sh probes): bench/probes/batch-probe.sh;
 # the CSVs, databases and stability.txt go to $OUT/batch-probe.tgz.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 o="${OUT:-probe-out}/bp"
-p=build/gpu/bench/bb_batch_probe
+p=build/gpu/bench/probes/bb_batch_probe
 b=build/gpu/bankbench
-[ -x "$p" ] && [ -x "$b" ] || { echo "batch-probe.sh: no $p or $b; run scripts/gpu-check.sh build first" >&2; exit 2; }
+[ -x "$p" ] && [ -x "$b" ] || { echo "batch-probe.sh: no $p or $b; run scripts/gpu-check.sh probes first" >&2; exit 2; }
 mkdir -p "$o"
 for i in 1 2; do "$p" > "$o/batch-$i.csv"; echo "batch probe $i rc=$?"; done
 grep fit "$o"/batch-*.csv
