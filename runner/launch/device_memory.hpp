@@ -4,7 +4,7 @@
 /// A DRAM-bound kernel's speed can depend on whether its buffer reuses memory an earlier buffer
 /// of the process held and gave back: on an H200, a 256 MiB read ran 75 to 77 us in the first
 /// 512 MiB of an allocation made after a 4 GiB cudaMalloc was freed, and 66 to 68 us everywhere else
-/// and in every process that had not freed anything (bench/placement_probe.cu). With cudaMalloc and cudaFree per
+/// and in every process that had not freed anything (bench/probes/placement_probe.cu). With cudaMalloc and cudaFree per
 /// configuration, which buffers land on such memory depends on everything run before, so the same
 /// suite timed 129, 136 or 142 us for one 256 MiB copy in different runs. The pool keeps what a
 /// configuration frees mapped for the next (a CUDA memory pool whose release threshold is never

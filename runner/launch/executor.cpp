@@ -54,7 +54,7 @@ struct event_pair {
 // 25 us got 2 launches per sample in one run and 3 in the next, as its one probe launch fell, and
 // its median moved by the bracket's share: in six sets of three suite runs on an H200, every
 // configuration whose medians moved by more than 2 % was such a kernel; with 200 us, none moved by
-// more than 1.13 % in two sets (scripts/batch-probe.sh).
+// more than 1.13 % in two sets (bench/probes/batch-probe.sh).
 constexpr int k_max_launches_per_sample = 64;
 
 // Nanoseconds per launch of `launches` back-to-back launches, bracketed by events.
@@ -327,9 +327,9 @@ void group::counter_passes() {
 // Where a configuration's buffers land in device memory can set its speed for as long as they
 // live: on an H200 the convolution at n = 1024 walking columns ran 20.5 us with some allocations
 // and 21.5 to 21.8 us with others, in every one of 200 samples, within one process
-// (scripts/timing-probe.sh). So the samples are split over m_options.placements instances, each
-// set up while the ones before it are held (the verified one first), and the fastest instance's
-// median is reported. An instance the device has no memory for ends the split early.
+// (docs/measurements/2026-11-21-h200-counters-alone-and-placements.md). So the samples are split
+// over m_options.placements instances, each set up while the ones before it are held (the
+// verified one first), and the fastest instance's median is reported. An instance the device has no memory for ends the split early.
 void group::time_member(member& m) {
   const int samples = m_options.samples;
   const int placements = std::clamp(m_options.placements, 1, samples);

@@ -23,7 +23,7 @@ struct exec_options {
   int placements = 1;
   /// A timing sample lasts at least this long: a shorter kernel is launched back to back, up to
   /// 64 times, and the sample's time is divided by its launches. A pair of events costs about
-  /// 0.5 to 1.5 us beyond the launches it brackets (H200, bench/batch_probe.cu), a share that
+  /// 0.5 to 1.5 us beyond the launches it brackets (H200, bench/probes/batch_probe.cu), a share that
   /// changes with the launches per sample; at 200 us it stays under 0.75 % of a sample.
   double min_sample_ns = 200e3;
   int counter_launches = 1;

@@ -27,7 +27,7 @@
 ///     then as in rule 3. Stores never pair. [H200: stride/multicast (lanes 2g, 2g + 1 share) reads
 ///     1, 2, 4, 8, 16, 16 wf/request at 8 B and 2, 4, 8, 16, 16, 16 at 16 B for strides 1, 2, 4,
 ///     8, 16, 32, and 1 (8 B) and 2 (16 B) at strides 3, 5, 33, where rule 3 alone says 2 and 4;
-///     broadcast reads 1 (8 B) and 2 (16 B), not 2 and 4. Probe (scripts/measured/wide_probe.cu,
+///     broadcast reads 1 (8 B) and 2 (16 B), not 2 and 4. Probe (bench/probes/wide_probe.cu,
 ///     106 rows, 2026-11-21): lanes l and l + 16 sharing (not a pair)
 ///     read 2 at 8 B, lanes l, l + 8, l + 16, l + 24 sharing read 4 at 16 B (rule 3); the same 128
 ///     bytes read by lanes 0-7 and 16-23 without pairing take 2, with odd lanes inactive and even
