@@ -39,8 +39,9 @@ int run_validate(const validate_options& o) {
     if (experiments[i].sources.empty()) continue;
     try {
       const auto r = source::compile_all(experiments[i], o.arch);
-      compiled[i] = fmt::format(", {} kernel(s) compiled for {} ({} from the cache, {:.0f} ms)", r.kernels, o.arch,
-                                r.cache_hits, r.compile_ms);
+      compiled[i] = fmt::format(", {} kernel(s) compiled for {} ({} from the cache in {:.2f} ms, {} compiled in "
+                                "{:.0f} ms)",
+                                r.kernels, o.arch, r.cache_hits, r.cache_hit_ms, r.kernels - r.cache_hits, r.compile_ms);
     } catch (const config_error& e) {
       compile_problems.insert(compile_problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }

@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -379,10 +380,13 @@ validate_result compile_all(const config::experiment& exp, const std::string& ar
     for (const auto& d : rq.defines) id += "|" + d;
     if (!done.emplace(id, true).second) continue;
     try {
+      const auto t0 = std::chrono::steady_clock::now();
       const auto k = compile(rq, dir);
       ++r.kernels;
       r.cache_hits += k.cache_hit ? 1 : 0;
       r.compile_ms += k.compile_ms;
+      if (k.cache_hit)
+        r.cache_hit_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     } catch (const compile_error& e) {
       problems.push_back({exp.path, v->line, 0, "variants." + v->name,
                           "variant '" + v->name + "' (" + config::describe_params(cfg.params) + "): " + e.what(), ""});
