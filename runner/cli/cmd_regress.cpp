@@ -25,7 +25,7 @@ struct regress_cli {
 };
 
 int run_regress(const regress_cli& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   query::regress_options options = o.options;
   options.metrics = query::split_metrics(o.metrics);
   if (options.metrics.empty()) options.metrics = query::default_regress_metrics();

@@ -17,7 +17,7 @@ struct show_options {
 };
 
 int run_show(const show_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   std::int64_t id = 0;
   if (o.run == "latest") {
     const auto latest = db.latest_run_id();

@@ -120,6 +120,8 @@ struct run_row {
   int configurations = 0;
   int failed_configurations = 0; ///< status other than ok and skipped
   int failed_expectations = 0;
+  std::string host;     ///< where the run was written
+  std::int64_t pid = 0; ///< the process that wrote it; 0: not recorded
 };
 
 /// One run in full with its GPU, for `bankbench show`.
