@@ -39,14 +39,15 @@ inline std::string sweep_experiment(const std::filesystem::path& dir, const std:
   return path.string();
 }
 
-/// `bankbench ARGS` started in the background from the source folder; its pid, exit code
-/// (once it ends) and stderr land in `dir`.
+/// `bankbench ARGS` started in the background from the source folder, with `env` (no GPU by
+/// default); its pid, exit code (once it ends) and stderr land in `dir`.
 struct background_run {
   std::filesystem::path dir;
   pid_t pid = 0;
-  background_run(const std::filesystem::path& folder, const std::string& args, const std::string& env = "")
+  background_run(const std::filesystem::path& folder, const std::string& args,
+                 const std::string& env = "CUDA_VISIBLE_DEVICES=")
       : dir(folder) {
-    const std::string cmd = "cd '" BB_SOURCE_DIR "' && (CUDA_VISIBLE_DEVICES= " + env + " '" BB_BINARY "' " + args +
+    const std::string cmd = "cd '" BB_SOURCE_DIR "' && (" + env + " '" BB_BINARY "' " + args +
                             " >/dev/null 2>'" + (dir / "err").string() + "' & pid=$!; echo $pid > '" +
                             (dir / "pid").string() + "'; wait $pid; echo $? > '" + (dir / "rc").string() +
                             "') &";
