@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build git pkg-config
           libyaml-cpp-dev libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev
           libvalijson-dev nlohmann-json3-dev libgtest-dev
-          chromium libpng-dev python3)
+          chromium libpng-dev python3
+          clang libclang-rt-14-dev)   # libFuzzer for scripts/fuzz.sh
 
 missing=()
 for p in "${packages[@]}"; do
