@@ -1,17 +1,46 @@
 #!/usr/bin/env bash
-# Fuzz the experiment loader and validator with libFuzzer, ASan and UBSan for SECONDS (default
-# 600). Needs clang and its runtime (apt-get install clang libclang-rt-14-dev). Crashes, leaks and
+# Fuzz with libFuzzer, ASan and UBSan for SECONDS in all (default 600), split over the targets:
+# the experiment loader and validator (seeded from experiments/ and tests/data), the results
+# commands' run selectors, and bankmap's parameters. Needs clang and its runtime (clang,
+# libclang-rt-14-dev; scripts/install-deps.sh installs them). Crashes, leaks, timeouts and
 # sanitizer reports stop the run with a non-zero exit and leave the input in build/fuzz/.
+# FUZZ_TARGETS="experiment selector" runs some of them only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
+targets=(${FUZZ_TARGETS:-experiment selector bankmap})
 cuda="${CUDAToolkit_ROOT:-/usr/local/cuda}"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_FUZZ=ON -DBB_BUILD_TESTS=OFF \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CUDA_HOST_COMPILER=g++ \
   -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" >/dev/null
-cmake --build build/fuzz --target bb_fuzz_experiment
-mkdir -p build/fuzz/corpus
-cp tests/fuzz/corpus/* tests/data/good/*.yaml tests/data/bad/*.yaml experiments/*/*.yaml build/fuzz/corpus/ 2>/dev/null || true
-cd build/fuzz
-UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ./tests/fuzz/bb_fuzz_experiment corpus \
-  -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+for t in "${targets[@]}"; do cmake --build build/fuzz -j "${BB_JOBS:-$(nproc)}" --target "bb_fuzz_$t"; done
+
+seed() { # target, then folders or files to copy into its corpus
+  local dir="build/fuzz/corpus/$1"
+  shift
+  mkdir -p "$dir"
+  for src in "$@"; do cp -r "$src" "$dir/" 2>/dev/null || true; done
+}
+seed experiment tests/fuzz/corpus/*.yaml tests/data/good/*.yaml tests/data/bad/*.yaml experiments/*/*.yaml
+seed selector tests/fuzz/corpus_selector/*
+seed bankmap tests/fuzz/corpus_bankmap/*
+
+per_target=$((seconds / ${#targets[@]}))
+((per_target > 0)) || per_target=1
+status=0
+for t in "${targets[@]}"; do
+  echo "== fuzzing $t for $per_target s" >&2
+  # A small ASan quarantine: with the default 256 MiB the process grew past the RSS limit in a
+  # few thousand runs with no input to blame. The outer timeout keeps a stuck fuzzer (the leak
+  # check after an out-of-memory report can hang where ptrace is restricted) from stalling CI.
+  (cd build/fuzz && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=32 \
+    timeout -s KILL $((per_target + 120)) "./tests/fuzz/bb_fuzz_$t" "corpus/$t" -max_total_time="$per_target" \
+    -max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 2>"fuzz-$t.log") ||
+    status=$?
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "build/fuzz/fuzz-$t.log" >&2 || true
+  if ((status != 0)); then
+    tail -n 60 "build/fuzz/fuzz-$t.log" >&2
+    exit "$status"
+  fi
+done

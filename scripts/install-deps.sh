@@ -7,7 +7,8 @@ packages=(build-essential cmake ninja-build git pkg-config
           libyaml-cpp-dev libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev
           libvalijson-dev nlohmann-json3-dev libgtest-dev
           chromium libpng-dev python3
-          slurm-wlm munge)  # slurm-wlm and munge: the Slurm test (tests/slurm) starts its own daemons
+          slurm-wlm munge                 # the Slurm test (tests/slurm) starts its own daemons
+          clang libclang-rt-14-dev)       # libFuzzer for scripts/fuzz.sh
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,3 +13,9 @@ cmake --preset asan >/dev/null
 cmake --build build/asan -j "${BB_JOBS:-$(nproc)}"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --test-dir build/asan -L unit --output-on-failure -j "${BB_JOBS:-$(nproc)}"
+
+# A short fuzzing run of every libFuzzer target (scripts/fuzz.sh; BB_FUZZ_SECONDS=0 skips it).
+if (( ${BB_FUZZ_SECONDS:-45} > 0 )); then
+  echo "== fuzzing for ${BB_FUZZ_SECONDS:-45} s" >&2
+  scripts/fuzz.sh "${BB_FUZZ_SECONDS:-45}"
+fi

@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "model/bankmap.hpp"
 #include "model/tile.hpp"
+#include "registry/params.hpp"
 #include "registry/registry.hpp"
 
 namespace bb::cli {
@@ -38,23 +40,6 @@ int element_bytes_of(const std::string& type) {
   return 16; // float4; CLI11 has checked the name
 }
 
-/// --params n=1024 ... over the family's defaults; values are JSON where they parse, else text.
-nlohmann::json params_of(const family_info& f, const std::vector<std::string>& given) {
-  nlohmann::json params = nlohmann::json::object();
-  for (const auto& p : f.params) params[p.name] = p.default_value;
-  for (const auto& kv : given) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw usage_error("--params takes NAME=VALUE, e.g. n=1024; got '" + kv + "'");
-    const std::string name = kv.substr(0, eq), text = kv.substr(eq + 1);
-    if (!params.contains(name))
-      throw usage_error("family " + f.name + " has no parameter '" + name + "' (`bankbench list families` names them)");
-    auto value = nlohmann::json::parse(text, nullptr, false);
-    params[name] = value.is_discarded() ? nlohmann::json(text) : value;
-  }
-  return params;
-}
-
 /// The request of `plan` that bankmap shows: --request K, or the first with the most wavefronts.
 std::size_t pick_request(const model::access_plan& plan, int wanted) {
   if (plan.entries.empty()) throw usage_error("the plan has no shared-memory requests for these parameters");
@@ -80,12 +65,15 @@ model::bankmap from_variant(const bankmap_options& o) {
                               : registry::instance().find_variant(o.variant.substr(0, slash), o.variant.substr(slash + 1));
   if (v == nullptr) throw usage_error("no variant '" + o.variant + "' (`bankbench list families` lists them)");
   if (!v->plan) throw usage_error(o.variant + " has no access plan for the bank model");
-  const auto params = params_of(*registry::instance().find_family(v->family), o.params);
+  const auto params = params_over_defaults(*registry::instance().find_family(v->family), o.params);
   model::access_plan plan;
   try {
     plan = v->plan(params);
   } catch (const unsupported_parameter& e) {
     throw usage_error(o.variant + ": " + e.what());
+  } catch (const std::exception& e) { // a value the plan cannot take (negative, out of range)
+    throw usage_error(fmt::format("{} {}: the access plan rejects these parameters: {}", o.variant, params.dump(),
+                                  e.what()));
   }
   const std::size_t k = pick_request(plan, o.request);
   const auto& e = plan.entries[k];
@@ -124,9 +112,7 @@ int run_bankmap(const bankmap_options& o) {
   const model::bankmap m = o.variant.empty() ? from_tile(o) : from_variant(o);
   model::write_text(m, std::cout);
   if (!o.svg.empty()) {
-    std::ofstream f(o.svg);
-    model::write_svg(m, f);
-    if (!f.flush()) throw usage_error("cannot write " + o.svg);
+    write_file_atomically(o.svg, [&](std::ostream& f) { model::write_svg(m, f); });
     spdlog::info("wrote {}", o.svg);
   }
   return 0;

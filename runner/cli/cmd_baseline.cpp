@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/baseline_doc.hpp"
 #include "query/compare.hpp"
@@ -80,7 +81,7 @@ int save(const baseline_options& o, const global_options& g) {
 }
 
 int list(const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   query::text_table t(
       {{"name"}, {"created"}, {"source"}, {"experiments"}, {"arch"}, {"configurations", query::align::right}});
   for (const auto& b : store::list_baselines(db)) {
@@ -101,7 +102,7 @@ nlohmann::json document(const store::database& db, const std::string& name) {
 }
 
 int show(const baseline_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   const auto doc = document(db, o.name);
   query::check_baseline_document(doc, "baseline " + o.name);
   const auto side = query::side_of_baseline(doc);
@@ -110,18 +111,13 @@ int show(const baseline_options& o, const global_options& g) {
 }
 
 int export_baseline(const baseline_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   const std::string text = document(db, o.name).dump(2) + "\n";
   if (o.out.empty() || o.out == "-") {
     std::cout << text;
     return 0;
   }
-  const std::filesystem::path file(o.out);
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  write_file_atomically(o.out, text);
   spdlog::info("wrote baseline {} to {}", o.name, o.out);
   return 0;
 }

@@ -40,7 +40,7 @@ query::compare_table across_gpus(const store::database& db, const compare_option
 }
 
 int run_compare(const compare_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   auto metrics = query::split_metrics(o.metrics);
   if (metrics.empty()) metrics = query::default_compare_metrics();
   const store::result_query q{metrics, false};

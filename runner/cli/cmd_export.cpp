@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/export.hpp"
 #include "query/selector.hpp"
@@ -24,7 +25,7 @@ struct export_options {
 };
 
 int run_export(const export_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   const auto table = query::parse_long_table(o.table);
   std::vector<std::int64_t> ids;
   for (const auto& spec : o.runs) {
@@ -40,12 +41,8 @@ int run_export(const export_options& o, const global_options& g) {
     query::write_export(db, ids, table, json, std::cout);
     return 0;
   }
-  const std::filesystem::path file(o.out);
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::binary);
-  const auto rows = query::write_export(db, ids, table, json, out);
-  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  std::size_t rows = 0;
+  write_file_atomically(o.out, [&](std::ostream& out) { rows = query::write_export(db, ids, table, json, out); });
   spdlog::info("wrote {} rows to {}", rows, o.out);
   return 0;
 }

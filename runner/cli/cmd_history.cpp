@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/history.hpp"
 #include "store/database.hpp"
@@ -23,18 +24,13 @@ struct history_options {
 };
 
 int run_history(const history_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   query::history_query q = o.query;
   for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
   const auto points = query::metric_history(db, q);
   query::write_history(points, q, std::cout, o.format);
   if (!o.svg.empty()) {
-    const std::filesystem::path file(o.svg);
-    std::error_code ec;
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-    std::ofstream out(file, std::ios::binary);
-    out << query::history_svg(points, q);
-    if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.svg));
+    write_file_atomically(o.svg, query::history_svg(points, q));
     spdlog::info("wrote the plot to {}", o.svg);
   }
   return 0;

@@ -41,8 +41,8 @@ void list_metrics() {
 int run_list(const list_options& o, const global_options& g) {
   if (o.what == "families") list_families();
   else if (o.what == "metrics") list_metrics();
-  else if (o.what == "runs") query::list_runs(store::database::open_existing(g.db), std::cout);
-  else if (o.what == "gpus") query::list_gpus(store::database::open_existing(g.db), std::cout);
+  else if (o.what == "runs") query::list_runs(store::database::open_for_query(g.db), std::cout);
+  else if (o.what == "gpus") query::list_gpus(store::database::open_for_query(g.db), std::cout);
   return 0;
 }
 } // namespace

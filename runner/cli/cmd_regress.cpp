@@ -56,7 +56,7 @@ void check_metrics(const std::vector<std::string>& metrics, const query::side& b
 }
 
 int run_regress(const regress_cli& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   query::regress_options options = o.options;
   options.metrics = query::split_metrics(o.metrics);
   // Read every metric: the default list is what the candidate holds, and -m names are checked

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/report.hpp"
 #include "store/database.hpp"
@@ -22,17 +23,12 @@ struct report_cli {
 };
 
 int run_report(const report_cli& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   query::report_options options = o.options;
   options.generated_at = store::utc_now_iso8601();
   std::ostringstream page;
   const auto summary = query::write_report(db, options, page);
-  const std::filesystem::path file(o.out);
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::binary);
-  out << page.str();
-  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  write_file_atomically(o.out, page.str());
   std::cout << fmt::format("wrote {}: {} experiment{}, {} charts, {} failed expectation{}, {} regression{}\n", o.out,
                            summary.experiments, summary.experiments == 1 ? "" : "s", summary.charts,
                            summary.failed_expectations, summary.failed_expectations == 1 ? "" : "s",

@@ -2,11 +2,13 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
 #include "cli/multi_device.hpp"
+#include "cli/resume_check.hpp"
 #include "cli/run_shares.hpp"
 #include "cli/run_session.hpp"
 #include "cli/supervisor.hpp"
@@ -28,6 +30,13 @@ std::vector<config::experiment> load_resumed(const run_options& o, const global_
                                  " (see `bankbench list runs`)");
   if (detail->status == "completed")
     throw usage_error("run " + std::to_string(o.resume) + " is already complete; nothing to resume");
+  check_resume_request(db, o.resume, o.backend);
+  if (o.inputs_given) { // files named with --resume must be the run's own experiment
+    const auto given = load_all(experiment_files(o.inputs));
+    if (given.size() != 1)
+      throw usage_error(fmt::format("--resume {} completes one run; name at most its one experiment file", o.resume));
+    check_resume_text(db, o.resume, given[0].path, given[0].text);
+  }
   std::vector<config::experiment> experiments{
       config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance())};
   start = resume_point(1);
@@ -121,7 +130,7 @@ int run_run(run_options& o, const global_options& g) {
 
 run_fn setup_run(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<run_options>();
-  sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
+  auto* inputs = sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
   sub.add_option("-d,--device", o->device, "CUDA device ordinal")->capture_default_str();
   sub.add_option("-b,--backend", o->backend, "cupti: measure on the GPU; model: predict from access plans, no GPU")
       ->check(CLI::IsMember({"cupti", "model"}))
@@ -177,8 +186,9 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->capture_default_str();
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
-  return [o, &global, &sub] {
+  return [o, inputs, &global, &sub] {
     o->command_line = global.command_line;
+    o->inputs_given = inputs->count() > 0;
     warn_ignored(sub, *o);
     return run_run(*o, global);
   };

@@ -19,7 +19,7 @@ struct show_options {
 };
 
 int run_show(const show_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   const auto format = query::parse_format(o.format);
   bool first = true;
   for (const auto& run : query::select_runs(db, o.run)) {

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/techniques.hpp"
 #include "registry/registry.hpp"
@@ -33,7 +34,7 @@ std::int64_t parse_run_id(const std::string& text) {
 }
 
 int run_techniques(const techniques_options& o, const global_options& g) {
-  const auto db = store::database::open_existing(g.db);
+  const auto db = store::database::open_for_query(g.db);
   std::vector<std::int64_t> ids;
   for (const auto& r : o.runs) ids.push_back(parse_run_id(r));
   // The whole page is built before the file is touched, so an error leaves the old page in place.
@@ -43,12 +44,7 @@ int run_techniques(const techniques_options& o, const global_options& g) {
     std::cout << page.str();
     return 0;
   }
-  const std::filesystem::path file(o.out);
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  std::ofstream out(file, std::ios::binary);
-  out << page.str();
-  if (!out.flush()) throw usage_error(fmt::format("cannot write {}", o.out));
+  write_file_atomically(o.out, page.str());
   spdlog::info("wrote {}", o.out);
   return 0;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "common/error.hpp"
 #include "registry/registry.hpp"
@@ -10,15 +11,38 @@ namespace bb::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The line of the top-level `name:` key, for the message; 0 when not found.
+int line_of_name(const std::string& text) {
+  int line = 1;
+  for (std::size_t at = 0; at < text.size(); ++line) {
+    if (text.compare(at, 5, "name:") == 0) return line;
+    const auto nl = text.find('\n', at);
+    if (nl == std::string::npos) break;
+    at = nl + 1;
+  }
+  return 0;
+}
+
+} // namespace
+
 std::vector<std::string> experiment_files(const std::vector<std::string>& inputs) {
   std::vector<std::string> out;
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::recursive_directory_iterator(in, ec))
-        if (e.is_regular_file() && (e.path().extension() == ".yaml" || e.path().extension() == ".yml"))
-          found.push_back(e.path().string());
+      // An unreadable sub-folder is the user's to fix, named, not an internal error.
+      fs::recursive_directory_iterator it(in, ec), end;
+      for (; !ec && it != end; it.increment(ec)) {
+        std::error_code kind;
+        if (it->is_regular_file(kind) && (it->path().extension() == ".yaml" || it->path().extension() == ".yml"))
+          found.push_back(it->path().string());
+      }
+      if (ec)
+        throw usage_error("cannot read the folder " + (it != end ? it->path().string() : in) + ": " + ec.message() +
+                          " (fix its permissions, or name the experiment files one by one)");
       std::sort(found.begin(), found.end());
       if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + in);
       out.insert(out.end(), found.begin(), found.end());
@@ -44,6 +68,17 @@ std::vector<config::experiment> load_all(const std::vector<std::string>& files) 
     } catch (const config_error& e) {
       all.insert(all.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
+  }
+  // Names identify experiments in baselines, regress and compare: two files of one name would
+  // collapse into one there.
+  std::map<std::string, const config::experiment*> by_name;
+  for (const auto& e : out) {
+    const auto [first, fresh] = by_name.emplace(e.name, &e);
+    if (fresh) continue;
+    all.push_back({e.path, line_of_name(e.text), 1, "name",
+                   "experiment name '" + e.name + "' is already used by " + first->second->path +
+                       "; names must be unique across the files one command loads",
+                   "rename one of them"});
   }
   if (!all.empty()) throw config_error(std::move(all));
   return out;

@@ -1,5 +1,7 @@
 // bankbench: shared-memory bank-conflict experiments, measured with CUPTI and kept in SQLite.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -48,6 +50,17 @@ int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
   return static_cast<int>(bb::exit_code::usage);
 }
 
+// What went to stdout must have arrived: `bankbench export > full-disk/x.csv` is not a success.
+int finish_output(int rc) {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+    std::fprintf(stderr, "bankbench: error: cannot write to standard output: %s\n",
+                 errno != 0 ? std::strerror(errno) : "write error");
+    return rc != 0 ? rc : static_cast<int>(bb::exit_code::output);
+  }
+  return rc;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -71,7 +84,8 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr (not with -v)");
   app.footer("Exit codes: 0 ok; 1 a configuration failed or an expectation was not met; 2 usage or "
              "experiment-file error; 3 no GPU, no counter permission or another profiler; 4 "
-             "database error; 5 internal CUDA/CUPTI error; 130 interrupted.");
+             "database error; 5 internal error (CUDA, CUPTI or a bug); 6 an output file cannot be written; 129/130/"
+             "131/143 stopped by SIGHUP/SIGINT/SIGQUIT/SIGTERM.");
 
   std::vector<std::pair<CLI::App*, bb::cli::run_fn>> subs;
   for (const auto& c : bb::cli::commands()) {
@@ -109,7 +123,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     for (auto& [sub, run] : subs)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return finish_output(run());
   } catch (const bb::config_error& e) {
     constexpr std::size_t k_shown = 50; // a mangled file can have hundreds; the first ones lead
     const auto& diags = e.diagnostics();

@@ -1,5 +1,7 @@
 #include "cli/run_session.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -17,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/model_backend.hpp"
+#include "cli/resume_check.hpp"
 #include "cli/run_records.hpp"
 #include "cli/run_shares.hpp"
 #include "common/error.hpp"
@@ -39,10 +42,17 @@ extern const char sources_sha256[];
 namespace bb::cli {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_stop_signal{0};
 
 namespace {
 
-extern "C" void on_sigint(int) { g_interrupted.store(true); }
+extern "C" void on_sigint(int sig) {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, sig);
+  g_interrupted.store(true);
+}
+
+constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /// The median the database stores for `r` (the fastest placement's).
 double median_of(const launch::config_result& r) {
@@ -110,6 +120,7 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.fingerprint = run_fingerprint(e, o);
   r.started_at = store::utc_now_iso8601();
   r.host = host_name();
+  r.pid = ::getpid();
   const auto git = git_state_of(std::filesystem::path(e.path).parent_path().string());
   r.git_commit = git.commit;
   r.git_dirty = git.dirty;
@@ -233,6 +244,14 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   const auto configs = config::expand(e);
   const auto record = run_record_of(e, o, b.session_id);
   run_id = start.run_ids[index];
+  if (run_id != 0) {
+    try {
+      check_resume_identity(db, run_id, b.gpu, record.fingerprint);
+    } catch (const usage_error&) {
+      db.finish_run(run_id, "interrupted"); // reopened for nothing: left resumable as it was
+      throw;
+    }
+  }
   if (run_id == 0) {
     run_id = db.begin_run(gpu_id, record);
     if (events != nullptr) events->run_begun(index, run_id);
@@ -338,6 +357,27 @@ void finish_session(const global_options& g, const resume_point& start, int exit
   fmt::print(stderr, "bankbench: session {}: {} -> exit {}: {}\n", start.session_id, counts, exit_code, reason);
 }
 
+stop_signals::stop_signals() {
+  struct sigaction sa{};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  for (const int sig : k_stop_signals) sigaction(sig, &sa, nullptr);
+}
+
+stop_signals::~stop_signals() {
+  for (const int sig : k_stop_signals) std::signal(sig, SIG_DFL);
+}
+
+int interrupted_exit_code() {
+  const int sig = g_stop_signal.load();
+  return sig > 0 ? 128 + sig : static_cast<int>(exit_code::interrupted);
+}
+
+std::string resume_command(const global_options& g, const run_options& o, std::int64_t run_id) {
+  return fmt::format("bankbench --db '{}' run{} --resume {}", g.db, o.backend == "model" ? " --backend model" : "",
+                     run_id);
+}
+
 void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids) {
   const auto db = store::database::open_existing(g.db);
   for (const auto id : run_ids)
@@ -381,7 +421,8 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   }
   b.session_id = start.session_id;
 
-  auto previous = std::signal(SIGINT, on_sigint);
+  std::optional<stop_signals> handlers;
+  handlers.emplace();
   cost_totals cost;
   std::size_t failures = 0, not_modelled = 0;
   bool context_lost = false;
@@ -390,11 +431,25 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
     if (nothing_to_do(experiments, i, start)) continue; // a share without any of its configurations
     std::int64_t run_id = 0;
-    failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost, not_modelled);
+    try {
+      failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost,
+                                 not_modelled);
+    } catch (const store_error& e) {
+      // A failed commit (disk full, I/O error, the file deleted or replaced) ends the session: the
+      // run is marked interrupted where the file still takes it, so --resume completes it.
+      if (run_id == 0) throw;
+      try {
+        db->finish_run(run_id, "interrupted");
+      } catch (const store_error&) {
+      }
+      throw store_error(fmt::format("{}\nrun {} stopped; what was stored before is kept; once the cause is fixed, "
+                                    "resume with: {}",
+                                    e.what(), run_id, resume_command(g, o, run_id)));
+    }
     run_ids.push_back(run_id);
     start.run_ids[i] = run_id;
   }
-  std::signal(SIGINT, previous);
+  handlers.reset();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (print_tables)
@@ -414,8 +469,16 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   if (cost.rss_peak > 0) spdlog::info("resources: {}", cost.resources());
   if (context_lost) return k_exit_context_lost;
   if (g_interrupted.load()) {
-    spdlog::warn("interrupted: finished configurations are stored; the run is marked interrupted");
-    return static_cast<int>(exit_code::interrupted);
+    const int sig = g_stop_signal.load();
+    spdlog::warn("interrupted{}: finished configurations are stored; the run is marked interrupted",
+                 sig > 0 ? fmt::format(" by {}", sigabbrev_np(sig) != nullptr ? std::string("SIG") + sigabbrev_np(sig)
+                                                                                : std::to_string(sig))
+                         : "");
+    for (const auto id : run_ids)
+      if (id != 0) spdlog::warn("resume run {} with: {}", id, resume_command(g, o, id));
+    if (run_ids.size() < experiments.size())
+      spdlog::warn("{} experiment(s) not begun; run their files again", experiments.size() - run_ids.size());
+    return interrupted_exit_code();
   }
   return failures > 0 ? static_cast<int>(exit_code::failures) : 0;
 }

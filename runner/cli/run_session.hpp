@@ -32,6 +32,7 @@ struct run_options {
   std::string shard;         ///< share of the configurations (config/share.hpp), stored in runs.shard
   std::string devices;       ///< --devices: "all" or "0,2,3"; empty: one device, --device
   std::string spread = "configuration"; ///< --spread over devices: configuration | variant
+  bool inputs_given = false; ///< `inputs` named on the command line (not the default)
   std::string command_line;
 };
 
@@ -55,8 +56,25 @@ public:
   virtual void configuration_stored(std::size_t experiment, int seq) = 0;
 };
 
-/// Set by SIGINT: the configuration in flight finishes and is stored, then the session stops.
+/// Set by SIGINT, SIGTERM, SIGHUP or SIGQUIT: the configuration in flight finishes and is
+/// stored, then the session stops; g_stop_signal says which (the exit code is 128 + it).
 extern std::atomic<bool> g_interrupted;
+extern std::atomic<int> g_stop_signal;
+
+/// Installs the handler for the signals that stop a run; the destructor puts back what was there.
+class stop_signals {
+public:
+  stop_signals();
+  ~stop_signals();
+  stop_signals(const stop_signals&) = delete;
+  stop_signals& operator=(const stop_signals&) = delete;
+};
+
+/// 128 + the signal that stopped the run (130 for SIGINT).
+[[nodiscard]] int interrupted_exit_code();
+
+/// "bankbench --db DB run --resume N [--backend model]", the command that completes run N.
+[[nodiscard]] std::string resume_command(const global_options& g, const run_options& o, std::int64_t run_id);
 
 /// Exit code of a worker whose CUDA context broke: its configuration is stored as failed, and
 /// the supervisor goes on in a fresh process.

@@ -101,7 +101,7 @@ std::string describe_exit(int status) {
 int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
               const global_options& g, resume_point& start) {
   bool any_failure = false;
-  auto previous = std::signal(SIGINT, [](int) { g_interrupted.store(true); });
+  const stop_signals handlers; // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the worker is told and waited for
   for (;;) {
     int fds[2];
     if (pipe(fds) != 0) throw api_error(std::string("pipe failed: ") + std::strerror(errno));
@@ -117,7 +117,14 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
     in_flight current;
     std::string buffer;
     bool timed_out = false;
+    bool told = false;
     for (bool open = true; open;) {
+      // A signal sent to the supervisor alone (kill PID, Slurm, a closed SSH session) reaches the
+      // worker too, which stores the configuration in flight, marks the run and exits.
+      if (g_interrupted.load() && !told) {
+        kill(pid, SIGINT);
+        told = true;
+      }
       pollfd p{fds[0], POLLIN, 0};
       int wait_ms = 500;
       if (current.active) {
@@ -162,16 +169,17 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
     }
 
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.
+    if (code == static_cast<int>(exit_code::store) || code == static_cast<int>(exit_code::usage) ||
+        code == static_cast<int>(exit_code::environment))
+      return code;
     if (!current.active && code < 0) { // died outside any configuration: nothing to skip past
-      std::signal(SIGINT, previous);
       throw api_error(describe_exit(status) + " outside any configuration");
     }
     if (!current.active && code != k_exit_context_lost) {
-      std::signal(SIGINT, previous);
       if (code == 0 && any_failure) return static_cast<int>(exit_code::failures);
-      if (code == 0 || code == static_cast<int>(exit_code::failures) || code == static_cast<int>(exit_code::interrupted))
-        print_run_tables(g, start.run_ids);
-      return code;
+      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128) print_run_tables(g, start.run_ids);
+      return code >= 128 && g_interrupted.load() ? interrupted_exit_code() : code;
     }
     any_failure = true;
     // A worker whose context broke stored the configuration that broke it; the members of its
@@ -187,8 +195,15 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
       start.done[current.experiment].insert(seq);
     }
     if (g_interrupted.load()) {
-      std::signal(SIGINT, previous);
-      return static_cast<int>(exit_code::interrupted);
+      for (const auto id : start.run_ids)
+        if (id != 0) {
+          try {
+            store::database::open(g.db).finish_run(id, "interrupted");
+          } catch (const error&) {
+          }
+          spdlog::warn("resume run {} with: {}", id, resume_command(g, o, id));
+        }
+      return interrupted_exit_code();
     }
     spdlog::warn("starting a fresh worker for the remaining configurations");
   }

@@ -13,8 +13,9 @@ enum class exit_code : int {
   usage = 2,        ///< bad command line or bad experiment file; nothing was written
   environment = 3,  ///< no usable GPU, no counter permission, another profiler attached
   store = 4,        ///< the database cannot be opened, is foreign, corrupt or from a newer bankbench
-  internal = 5,     ///< an unexpected CUDA or CUPTI failure
-  interrupted = 130 ///< stopped by SIGINT; finished configurations are kept
+  internal = 5,     ///< an unexpected CUDA or CUPTI failure, or a bug
+  output = 6,       ///< an output file cannot be written (disk full, I/O error, permission)
+  interrupted = 130 ///< stopped by SIGINT (128 + the signal for SIGHUP, SIGQUIT, SIGTERM)
 };
 
 /// One located problem in an input file.
@@ -65,6 +66,12 @@ public:
 class store_error : public error {
 public:
   explicit store_error(const std::string& what) : error(exit_code::store, what) {}
+};
+
+/// An output file (-o, --svg, an export, a baseline) cannot be written; the previous one is kept.
+class output_error : public error {
+public:
+  explicit output_error(const std::string& what) : error(exit_code::output, what) {}
 };
 
 /// An unexpected CUDA runtime or CUPTI failure, with the call and where it was made.

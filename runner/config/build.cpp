@@ -81,4 +81,8 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   return exp;
 }
 
+std::string canonical_value(const nlohmann::json& value) {
+  return value.is_number() ? nlohmann::json(value.get<double>()).dump() : value.dump();
+}
+
 } // namespace bb::config::detail

@@ -27,6 +27,9 @@ struct sweep_size {
 };
 sweep_size count_configurations(const experiment& exp);
 
+/// One text for values equal as JSON (1 and 1.0): the key exclude and where entries are looked up by.
+std::string canonical_value(const nlohmann::json& value);
+
 /// Canonical text of a number: "31", "0.01", "1e-05".
 std::string format_number(double value);
 

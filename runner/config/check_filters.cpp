@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <map>
 
 #include "common/metrics.hpp"
+#include "config/build.hpp"
 #include "config/checks.hpp"
 #include "config/yaml_adapter.hpp"
 #include "config/yaml_scalar.hpp"
@@ -32,11 +34,12 @@ void check_axis_value(check_context& ctx, const yaml_path& path, const std::stri
                       const YAML::Node& values, const YAML::Node& value) {
   if (!values.IsSequence() || !value.IsScalar()) return;
   const nlohmann::json v = to_json(value);
+  auto [known, fresh] = ctx.axis_values.try_emplace(axis);
+  if (fresh)
+    for (const auto& candidate : values) known->second.insert(canonical_value(to_json(candidate)));
+  if (known->second.count(canonical_value(v)) != 0) return;
   std::string listed;
-  for (const auto& candidate : values) {
-    if (to_json(candidate) == v) return;
-    listed += (listed.empty() ? "" : ", ") + to_json(candidate).dump();
-  }
+  for (const auto& candidate : values) listed += (listed.empty() ? "" : ", ") + to_json(candidate).dump();
   ctx.out.at_value(ctx.root, path, v.dump() + " is not a value of axis '" + axis + "'",
                    "its values are " + listed);
 }
@@ -80,6 +83,21 @@ void check_expectation(check_context& ctx, const YAML::Node& entry, std::size_t 
       hint = "use a derived metric such as 'load_wavefronts_per_request' or one of the "
              "experiment's metrics";
     ctx.out.at_value(ctx.root, path / "metric", "unknown metric '" + metric.Scalar() + "'", hint);
+  } else if (ctx.metrics_known && kind_of(metric) == node_kind::string && metrics::is_derived(metric.Scalar()) &&
+             metric.Scalar().rfind("predicted_", 0) != 0) {
+    // A derived metric needs its counters among those collected, or the expectation could
+    // never be judged and would pass in silence.
+    std::map<std::string, double> raw;
+    for (const auto& m : ctx.metrics) raw[m] = 1;
+    const auto derived = metrics::derive(raw, 4);
+    if (derived.count(metric.Scalar()) == 0) {
+      const YAML::Node listed = field(ctx.root, "metrics");
+      const std::string set = listed && listed.IsScalar() ? "'" + listed.Scalar() + "'" : "the listed metrics";
+      ctx.out.at_value(ctx.root, path / "metric",
+                       "'" + metric.Scalar() + "' is not collected by this experiment (metrics: " + set +
+                           " lacks its counters), so the expectation could never be checked",
+                       "collect the counters it needs (metrics: bank_conflicts), or remove the expectation");
+    }
   }
   for (const auto& [j, name] : string_items(field(entry, "variants")))
     check_variant_name(ctx, path / "variants" / j, name);

@@ -3,6 +3,8 @@
 /// params, zip lengths, exclude and expect entries against the experiment, repeated mapping keys.
 /// Each check looks only at nodes of the shape the schema asks for, so a document with schema
 /// errors still gets every other problem reported, without cascades.
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +25,9 @@ struct check_context {
   std::vector<std::pair<std::string, YAML::Node>> axes; ///< axis name -> its list of values
   std::vector<std::string> metrics;                     ///< resolved raw metric names
   bool metrics_known = false;                           ///< false when `metrics:` itself is wrong
+  /// axis name -> its values as canonical JSON text, filled on first use: exclude and where
+  /// entries are looked up in it, so long exclude lists check in n log n.
+  std::map<std::string, std::set<std::string>> axis_values;
 };
 
 /// family, variants and metrics.

@@ -1,5 +1,10 @@
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 #include "config/build.hpp"
 #include "config/experiment.hpp"
@@ -47,8 +52,29 @@ sweep_plan plan(const experiment& exp) {
   return p;
 }
 
+// Exclude rules grouped by the keys they give (their mask): a configuration is excluded when,
+// for some mask, its values on those keys are a rule's. One hash look-up per mask, however long
+// the exclude list.
+struct exclude_index {
+  struct group {
+    bool variant = false;
+    std::vector<std::size_t> axes;                   // the axes the rules of this group give
+    std::unordered_set<std::string> keys;            // each rule's values on them, packed
+  };
+  std::vector<group> groups;
+};
+
+void pack(std::string& key, std::size_t value) {
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
 std::vector<exclude_rule> rules(const experiment& exp) {
   std::vector<exclude_rule> out;
+  // axis -> value (canonical JSON text) -> index: a look-up per entry, not a scan of the axis.
+  std::vector<std::unordered_map<std::string, long>> index_of(exp.axes.size());
+  for (std::size_t a = 0; a < exp.axes.size(); ++a)
+    for (std::size_t i = 0; i < exp.axes[a].values.size(); ++i)
+      index_of[a].emplace(detail::canonical_value(exp.axes[a].values[i]), static_cast<long>(i));
   for (const auto& entry : exp.exclude) {
     exclude_rule r;
     r.value_of_axis.assign(exp.axes.size(), -1);
@@ -67,32 +93,48 @@ std::vector<exclude_rule> rules(const experiment& exp) {
         r.never_matches = true;
         continue;
       }
-      const auto v = std::find(axis->values.begin(), axis->values.end(), value);
-      r.value_of_axis[static_cast<std::size_t>(axis - exp.axes.begin())] =
-          static_cast<long>(v - axis->values.begin());
-      r.never_matches |= v == axis->values.end();
+      const auto a = static_cast<std::size_t>(axis - exp.axes.begin());
+      const auto v = index_of[a].find(detail::canonical_value(value));
+      r.value_of_axis[a] = v == index_of[a].end() ? -1 : v->second;
+      r.never_matches |= v == index_of[a].end();
     }
     if (!r.never_matches) out.push_back(std::move(r));
   }
   return out;
 }
 
-bool excluded(const std::vector<exclude_rule>& rules, const sweep_plan& p, std::size_t variant,
-              const std::vector<std::size_t>& index) {
-  return std::any_of(rules.begin(), rules.end(), [&](const exclude_rule& r) {
-    if (r.variant >= 0 && static_cast<std::size_t>(r.variant) != variant) return false;
+exclude_index index_rules(const std::vector<exclude_rule>& rules) {
+  exclude_index x;
+  std::map<std::pair<bool, std::vector<std::size_t>>, std::size_t> group_of;
+  for (const auto& r : rules) {
+    std::pair<bool, std::vector<std::size_t>> mask{r.variant >= 0, {}};
     for (std::size_t a = 0; a < r.value_of_axis.size(); ++a)
-      if (r.value_of_axis[a] >= 0 &&
-          static_cast<std::size_t>(r.value_of_axis[a]) != index[p.dimension_of[a]])
-        return false;
-    return true;
-  });
+      if (r.value_of_axis[a] >= 0) mask.second.push_back(a);
+    auto [it, fresh] = group_of.try_emplace(mask, x.groups.size());
+    if (fresh) x.groups.push_back({mask.first, mask.second, {}});
+    std::string key;
+    if (r.variant >= 0) pack(key, static_cast<std::size_t>(r.variant));
+    for (const auto a : mask.second) pack(key, static_cast<std::size_t>(r.value_of_axis[a]));
+    x.groups[it->second].keys.insert(std::move(key));
+  }
+  return x;
+}
+
+bool excluded(const exclude_index& x, const sweep_plan& p, std::size_t variant, const std::vector<std::size_t>& index) {
+  std::string key;
+  for (const auto& g : x.groups) {
+    key.clear();
+    if (g.variant) pack(key, variant);
+    for (const auto a : g.axes) pack(key, index[p.dimension_of[a]]);
+    if (g.keys.count(key) != 0) return true;
+  }
+  return false;
 }
 
 // Calls visit(variant, index) for every configuration that is not excluded, in sweep order.
 template <typename Visit> void walk(const experiment& exp, Visit&& visit) {
   const sweep_plan p = plan(exp);
-  const std::vector<exclude_rule> r = rules(exp);
+  const exclude_index r = index_rules(rules(exp));
   if (std::find(p.lengths.begin(), p.lengths.end(), 0) != p.lengths.end()) return;
   for (std::size_t v = 0; v < exp.variants.size(); ++v) {
     std::vector<std::size_t> index(p.lengths.size(), 0);

@@ -16,6 +16,8 @@ namespace bb::config {
 
 /// A sweep may not expand to more configurations than this.
 inline constexpr std::size_t k_max_configurations = 100000;
+/// The largest experiment file read (1 MiB); a bigger one is refused before it is read.
+inline constexpr std::size_t k_max_file_bytes = 1u << 20;
 
 /// One `expect:` entry: a bound on one metric for some variants and configurations.
 struct expectation {

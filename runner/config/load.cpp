@@ -1,7 +1,15 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "config/build.hpp"
 #include "config/checks.hpp"
@@ -24,9 +32,42 @@ std::string syntax_hint(const std::string& message) {
   return {};
 }
 
+// The line (1-based) of the n-th document start marker "---" in `text`; 0 when there is none.
+int document_marker_line(const std::string& text, int n) {
+  int line = 1, seen = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view l(text.data() + at, end - at);
+    if ((l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\r' || l[3] == '\t')) ||
+        l == "..." || l == "...\r")
+      if (++seen == n) return line;
+    at = end + 1;
+    ++line;
+  }
+  return 0;
+}
+
 YAML::Node parse(const std::string& text, report& out) {
   try {
-    return YAML::Load(text);
+    // One experiment per file: a second document would be ignored silently.
+    auto docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      int line = docs[1].Mark().is_null() ? 0 : docs[1].Mark().line + 1;
+      if (line > 0) { // point at the marker that opened it: the line to remove
+        int marker = 0;
+        for (int n = 1, at = 0; (at = document_marker_line(text, n)) != 0 && at <= line; ++n) marker = at;
+        if (marker > 0 && (docs[0].Mark().is_null() || marker > docs[0].Mark().line + 1)) line = marker;
+      }
+      if (line == 0) {
+        const bool opens_with_marker = document_marker_line(text, 1) != 0 && !docs[0].Mark().is_null() &&
+                                       document_marker_line(text, 1) <= docs[0].Mark().line + 1;
+        line = document_marker_line(text, opens_with_marker ? 2 : 1);
+      }
+      out.add({std::max(line, 1), 1}, {}, "a second YAML document starts here; an experiment file holds one",
+              "remove the '---' (or '...') line and what follows, or move the second experiment to a file of its own");
+      out.raise();
+    }
+    return docs.empty() ? YAML::Node() : docs[0];
   } catch (const YAML::ParserException& e) {
     out.add({e.mark.line + 1, e.mark.column + 1}, {}, "invalid YAML: " + e.msg, syntax_hint(e.msg));
   } catch (const YAML::Exception& e) {
@@ -86,20 +127,45 @@ experiment load_experiment_text(const std::string& text, const std::string& path
 }
 
 experiment load_experiment_file(const std::string& path, const registry& reg) {
-  const auto fail = [&](int err) -> experiment {
-    throw config_error(
-        {diagnostic{path, 0, 0, "", std::string("cannot read file: ") + std::strerror(err), ""}});
+  const auto refuse = [&](const std::string& why, const std::string& hint = {}) -> experiment {
+    throw config_error({diagnostic{path, 0, 0, "", why, hint}});
   };
-  struct closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
+  const auto kind_of_file = [](mode_t m) -> std::string {
+    if (S_ISDIR(m)) return "a folder";
+    if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+    if (S_ISCHR(m) || S_ISBLK(m)) return "a device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "not a regular file";
   };
-  const std::unique_ptr<std::FILE, closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) return fail(errno);
+  // Judged before opening: opening a FIFO waits for a writer, and a device can be read forever.
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return refuse(std::string("cannot read file: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return refuse(kind_of_file(st.st_mode) + ", not an experiment file",
+                  "give a .yaml file (copy what a pipe or device gives into a file first)");
+  if (st.st_size > static_cast<off_t>(k_max_file_bytes))
+    return refuse(fmt::format("the file is {} bytes; experiment files are limited to {} bytes (1 MiB)",
+                              static_cast<long long>(st.st_size), k_max_file_bytes),
+                  "an experiment is a short description of a sweep; split it into several files");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return refuse(std::string("cannot read file: ") + std::strerror(errno));
   std::string text;
   char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
-  if (std::ferror(file.get())) return fail(errno); // e.g. a directory: EISDIR
+  int err = 0;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) err = EINVAL; // replaced since the stat above
+  for (ssize_t n = 0; err == 0 && (n = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > k_max_file_bytes) err = EFBIG; // grew while being read
+  }
+  ::close(fd);
+  if (err == EFBIG)
+    return refuse(fmt::format("the file is over the limit of {} bytes (1 MiB)", k_max_file_bytes));
+  if (err != 0) return refuse(std::string("cannot read file: ") + std::strerror(err));
   return load_experiment_text(text, path, reg);
 }
 

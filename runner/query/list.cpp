@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "common/host_info.hpp"
+#include "common/process.hpp"
+
 namespace bb::query {
 
 namespace {
@@ -13,6 +16,11 @@ void write_or_say_empty(const text_table& table, std::ostream& out, output_forma
 }
 
 } // namespace
+
+bool is_stale(const store::run_row& r) {
+  if (r.status != "running" || r.pid <= 0 || r.host.empty() || r.host != host_name()) return false;
+  return !process_alive(r.pid);
+}
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
   text_table table({{"id", align::right},
@@ -30,9 +38,12 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
     // Twelve hex digits name a commit unambiguously in any repository this size.
     std::string commit = r.git_commit.empty() ? "-" : r.git_commit.substr(0, 12);
     if (r.git_dirty) commit += "-dirty";
+    // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
+    const std::string status = is_stale(r) ? "stale (--resume " + std::to_string(r.id) + ")" : r.status;
     table.add_row({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.started_at,
-                   r.status, r.experiment_name, r.gpu_name, commit,
-                   r.fingerprint.empty() ? "-" : r.fingerprint.substr(0, 12), std::to_string(r.configurations), std::to_string(r.failed_configurations),
+                   status, r.experiment_name, r.gpu_name, commit,
+                   r.fingerprint.empty() ? "-" : r.fingerprint.substr(0, 12), std::to_string(r.configurations),
+                   std::to_string(r.failed_configurations),
                    std::to_string(r.failed_expectations)});
   }
   write_or_say_empty(table, out, format, "runs", db.path());

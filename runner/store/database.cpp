@@ -1,8 +1,11 @@
 #include "store/database.hpp"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -70,17 +73,54 @@ void set_pragmas(sqlite3* db, const std::string& path) {
     spdlog::warn("{}: WAL journal mode is not available here (journal mode {}); concurrent readers may wait",
                  path, mode);
   sqlite::exec(db, path, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "setting connection options");
+  // BB_TEST_MAX_PAGE_COUNT=N: the file cannot grow past N pages, as on a full disk (tests only).
+  if (const char* pages = std::getenv("BB_TEST_MAX_PAGE_COUNT"); pages != nullptr && *pages != '\0')
+    sqlite::exec(db, path, fmt::format("PRAGMA max_page_count = {}", std::atoll(pages)), "limiting the file size");
 }
 
 } // namespace
 
-void database::closer::operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+void database::closer::operator()(sqlite3* db) const noexcept {
+  // A file deleted or replaced while open keeps its -wal beside the name, where SQLite would
+  // apply it to whatever file takes that name next (sqlite.org/howtocorrupt.html, 2.4): check-
+  // point it into the file we hold and truncate it first.
+  int moved = 0;
+  if (db != nullptr && sqlite3_file_control(db, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK && moved != 0)
+    sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+  sqlite3_close_v2(db);
+}
 
 database::database(std::unique_ptr<sqlite3, closer> db, std::string path)
     : m_path(std::make_unique<std::string>(std::move(path))), m_db(std::move(db)) {}
 
-database database::open(const std::string& path) {
+void database::check_persistent(const std::string& path) {
   if (path.empty()) throw store_error("no database path given; use --db FILE");
+  if (path == ":memory:" || path.rfind("file:", 0) == 0 || path.rfind(":memory", 0) == 0)
+    throw store_error(fmt::format("--db {}: an in-memory database or an SQLite URI would not keep the results; "
+                                  "give a file path, e.g. --db results/bankbench.sqlite",
+                                  path));
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    throw store_error(fmt::format("--db {}: not a regular file (a device, FIFO or socket would not keep the "
+                                  "results); give a file path, e.g. --db results/bankbench.sqlite",
+                                  path));
+}
+
+void database::check_file_identity() const {
+  if (m_inode == 0) return;
+  struct stat st{};
+  if (::stat(m_path->c_str(), &st) != 0)
+    throw store_error(fmt::format("{}: the database file was deleted or moved while bankbench was writing to it; "
+                                  "nothing more is written (what was stored before is in the deleted file)",
+                                  *m_path));
+  if (static_cast<std::uint64_t>(st.st_dev) != m_device || static_cast<std::uint64_t>(st.st_ino) != m_inode)
+    throw store_error(fmt::format("{}: the database file was replaced by another file while bankbench was "
+                                  "writing to it; nothing more is written",
+                                  *m_path));
+}
+
+database database::open(const std::string& path) {
+  check_persistent(path);
   std::error_code ec;
   const std::filesystem::path file(path);
   if (file.has_parent_path()) {
@@ -93,6 +133,7 @@ database database::open(const std::string& path) {
 }
 
 database database::open_existing(const std::string& path) {
+  check_persistent(path);
   std::error_code ec;
   if (path.empty() || !std::filesystem::exists(path, ec))
     throw store_error(fmt::format("no database at {}; run `bankbench run` first", path));
@@ -113,6 +154,11 @@ database database::open_file(const std::string& path, bool create) {
   schema::check(h, p, schema::k_version);
   set_pragmas(h, p);
   if (db.user_version() < schema::k_version) schema::upgrade(h, p, schema::current());
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0) {
+    db.m_device = static_cast<std::uint64_t>(st.st_dev);
+    db.m_inode = static_cast<std::uint64_t>(st.st_ino);
+  }
   return db;
 }
 

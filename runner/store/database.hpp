@@ -27,6 +27,13 @@ public:
   /// Opens an existing database without ever writing to it (merge sources): refuses a missing
   /// file, a file that is not ours and a newer schema; an older schema is read as it is.
   static database open_read_only(const std::string& path);
+  /// For commands that only query: an existing database opened with mode=ro (and immutable=1
+  /// where its folder cannot be written), so archived and shared files can always be read. An
+  /// older schema is brought up to date first where the file can be written.
+  static database open_for_query(const std::string& path);
+  /// Refuses a path that would not keep what is written to it: ":memory:", "" and SQLite URIs
+  /// ("file:..."), and anything that exists but is not a regular file (/dev/null, a FIFO).
+  static void check_persistent(const std::string& path);
 
   database(database&&) noexcept = default;
   database& operator=(database&&) noexcept = default;
@@ -68,6 +75,9 @@ public:
   [[nodiscard]] int user_version() const;
   /// The path as given to open(), for messages.
   [[nodiscard]] const std::string& path() const noexcept { return *m_path; }
+  /// Throws store_error when the file at path() is no longer the one opened (deleted, or replaced
+  /// by another file): whatever is committed then would be lost. Called before every commit.
+  void check_file_identity() const;
   /// The raw connection, for tests and ad-hoc queries.
   sqlite3* handle() noexcept { return m_db.get(); }
   /// The connection for the store's own readers (store/*.cpp), which only read through it.
@@ -79,10 +89,13 @@ private:
   };
   database(std::unique_ptr<sqlite3, closer> db, std::string path);
   static database open_file(const std::string& path, bool create);
+  /// A read-only connection through a "file:" URI; the schema is checked, not upgraded.
+  static database open_uri(const std::string& path, const std::string& uri);
 
   // The path lives on the heap so error messages keep pointing at it after a move.
   std::unique_ptr<std::string> m_path;
   std::unique_ptr<sqlite3, closer> m_db;
+  std::uint64_t m_device = 0, m_inode = 0; ///< the file opened; 0: not checked (read-only)
 };
 
 } // namespace bb::store

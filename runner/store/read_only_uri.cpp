@@ -7,7 +7,7 @@
 
 namespace bb::store {
 
-std::string read_only_uri(const std::string& path) {
+std::string read_only_uri(const std::string& path, bool immutable_always) {
   std::string uri = "file:";
   // Every byte but unreserved ones and '/' percent-encoded, so '?', '#' and '%' in names are safe.
   for (const unsigned char c : std::filesystem::absolute(path).string()) {
@@ -18,7 +18,7 @@ std::string read_only_uri(const std::string& path) {
   }
   std::error_code ec;
   const bool has_wal = std::filesystem::exists(path + "-wal", ec);
-  return uri + (has_wal ? "?mode=ro" : "?mode=ro&immutable=1");
+  return uri + (has_wal && !immutable_always ? "?mode=ro" : "?mode=ro&immutable=1");
 }
 
 } // namespace bb::store

@@ -50,7 +50,7 @@ std::vector<run_row> database::runs() const {
       "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id AND c.status NOT IN ('ok', 'skipped', 'not_modelled', 'unverified')), "
       "(SELECT count(*) FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
       " WHERE c.run_id = r.id AND e.passed = 0), "
-      "r.session_id, r.fingerprint "
+      "r.session_id, r.fingerprint, r.host, r.pid "
       "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id DESC",
       "listing runs");
   std::vector<run_row> rows;
@@ -68,9 +68,13 @@ std::vector<run_row> database::runs() const {
     r.git_dirty = st.int64(9) != 0;
     r.configurations = st.int32(10);
     r.failed_configurations = st.int32(11);
+    r.host = st.text(13);
+    r.pid = st.is_null(14) ? 0 : st.int64(14);
     r.failed_expectations = st.int32(12);
     r.session_id = st.int64(13);
     r.fingerprint = st.text(14);
+    r.host = st.text(15);
+    r.pid = st.int64(16);
     rows.push_back(std::move(r));
   }
   return rows;

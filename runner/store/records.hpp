@@ -122,6 +122,8 @@ struct run_row {
   int failed_expectations = 0;
   std::int64_t session_id = 0; ///< 0: written before sessions
   std::string fingerprint;     ///< empty: not recorded
+  std::string host;     ///< where the run was written
+  std::int64_t pid = 0; ///< the process that wrote it; 0: not recorded
 };
 
 /// One run in full with its GPU, for `bankbench show`.

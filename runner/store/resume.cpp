@@ -1,10 +1,12 @@
 #include "store/resume.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/host_info.hpp"
 #include "store/sqlite.hpp"
 
 namespace bb::store {
@@ -21,8 +23,10 @@ std::vector<int> stored_sequences(database& db, std::int64_t run_id) {
 void reopen_run(database& db, std::int64_t run_id) {
   const std::string operation = fmt::format("reopening run {} to resume it", run_id);
   sqlite::statement st(db.handle(), db.path(),
-                       "UPDATE runs SET status = 'running', finished_at = NULL WHERE id = ?", operation);
-  st.run(run_id);
+                       "UPDATE runs SET status = 'running', finished_at = NULL, pid = ?, host = ? WHERE id = ?",
+                       operation);
+  // The resuming process is now the run's writer: `list runs` judges staleness by it.
+  st.run(static_cast<std::int64_t>(::getpid()), host_name(), run_id);
   if (sqlite3_changes(db.handle()) != 1) throw store_error(fmt::format("{}: {}: no such run", db.path(), operation));
 }
 

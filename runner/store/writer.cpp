@@ -115,6 +115,7 @@ void database::finish_session(std::int64_t session_id, const std::string& status
 
 std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
   const std::string operation = fmt::format("recording the start of run {}", r.experiment_name);
+  check_file_identity();
   sqlite::statement st(
       m_db.get(), *m_path,
       "INSERT INTO runs (gpu_id, started_at, status, host, git_commit, git_dirty, bankbench_version, "
@@ -155,12 +156,14 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
   insert_launches(db, *m_path, id, c, operation);
   if (c.timing) insert_timing(db, *m_path, id, *c.timing, operation);
   insert_expectations(db, *m_path, id, c, operation);
+  check_file_identity();
   tx.commit();
   return id;
 }
 
 void database::finish_run(std::int64_t run_id, const std::string& status) {
   const std::string operation = fmt::format("recording the end of run {} ({})", run_id, status);
+  check_file_identity();
   sqlite::statement st(m_db.get(), *m_path, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", operation);
   st.run(status, utc_now_iso8601(), run_id);
   if (sqlite3_changes(m_db.get()) != 1) throw store_error(fmt::format("{}: {}: no such run", *m_path, operation));

@@ -8,34 +8,10 @@
 #include <fstream>
 #include <thread>
 
-#include "cli_runner.hpp"
+#include "cli_db.hpp"
 
-namespace {
-
-std::string sweep_experiment(const std::filesystem::path& dir, const std::string& name, int sizes) {
-  const auto path = dir / (name + ".yaml");
-  std::ofstream f(path);
-  f << "name: " << name << "\ndescription: many configurations\nfamily: transpose\n"
-    << "variants: [naive, padded, swizzled]\naxes:\n  n: [";
-  for (int i = 1; i <= sizes; ++i) f << (i > 1 ? ", " : "") << i;
-  f << "]\n";
-  return path.string();
-}
-
-std::string query_text(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  std::string out;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-      sqlite3_column_text(st, 0) != nullptr)
-    out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
-
-} // namespace
+using bb::test::query_text;
+using bb::test::sweep_experiment;
 
 TEST(cli_reliability, kill_9_leaves_a_sound_database_and_resume_completes_it) {
   bb::test::temp_dir tmp;
@@ -94,34 +70,4 @@ TEST(cli_reliability, four_writers_on_one_database_lose_no_row) {
   EXPECT_EQ(query_text(db, "pragma integrity_check"), "ok");
 }
 
-TEST(cli_reliability, ctrl_c_keeps_what_was_stored_and_marks_the_run_interrupted) {
-  bb::test::temp_dir tmp;
-  const auto exp = sweep_experiment(tmp.path, "sweep", 1500); // 4500 configurations
-  const auto db = (tmp.path / "i.sqlite").string();
-  const auto pid_file = tmp.path / "pid", rc_file = tmp.path / "rc";
-  const std::string cmd = "cd '" BB_SOURCE_DIR "' && (CUDA_VISIBLE_DEVICES= '" BB_BINARY "' -q --db '" + db +
-                          "' run --backend model '" + exp + "' >/dev/null 2>&1 & pid=$!; echo $pid > '" +
-                          pid_file.string() + "'; wait $pid; echo $? > '" + rc_file.string() + "') &";
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  int stored = 0;
-  for (int i = 0; i < 400 && stored < 200; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    const auto n = query_text(db, "select count(*) from configurations");
-    stored = n.empty() ? 0 : std::stoi(n);
-  }
-  ASSERT_GE(stored, 200);
-  ASSERT_EQ(kill(std::stoi(bb::test::slurp(pid_file)), SIGINT), 0);
-  for (int i = 0; i < 500 && !std::filesystem::exists(rc_file); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(bb::test::slurp(rc_file), "130\n");
-  EXPECT_EQ(query_text(db, "select status from runs where id = 1"), "interrupted");
-  EXPECT_EQ(query_text(db, "pragma integrity_check"), "ok");
-  EXPECT_LT(std::stoi(query_text(db, "select count(*) from configurations")), 4500);
-
-  const auto r = bb::test::run_cli("-q --db '" + db + "' run --backend model --resume 1", "CUDA_VISIBLE_DEVICES=");
-  EXPECT_NE(r.exit_code, 2) << r.err;
-  EXPECT_EQ(query_text(db, "select count(distinct seq) from configurations where run_id = 1"), "4500");
-  EXPECT_EQ(query_text(db, "select count(*) from configurations"), "4500");
-  EXPECT_EQ(query_text(db, "select status from runs where id = 1"), "completed");
-}
+// Ctrl-C (SIGINT) and the other stop signals: tests/cli/test_cli_signals.cpp.

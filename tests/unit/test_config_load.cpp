@@ -132,7 +132,7 @@ TEST(config_load, every_key) {
   EXPECT_EQ(between.high, 0.5);
   EXPECT_TRUE(between.low_inclusive);
   EXPECT_TRUE(between.high_inclusive);
-  EXPECT_EQ(between.text, "load_wavefronts_per_request in [-1, 0.5]");
+  EXPECT_EQ(between.text, "load_conflicts_per_request in [-1, 0.5]");
 }
 
 TEST(config_load, minimal_file_gets_defaults) {
@@ -214,7 +214,7 @@ TEST(config_load, missing_file) {
 
 TEST(config_load, directory_is_not_a_file) {
   const bb::diagnostic d = only_diagnostic(data("good"));
-  EXPECT_EQ(d.message, "cannot read file: Is a directory");
+  EXPECT_EQ(d.message, "a folder, not an experiment file");
 }
 
 TEST(config_load, no_registered_family) {

@@ -1,0 +1,25 @@
+#pragma once
+/// `run --resume N` completes a run only with what made it: the same backend, the same GPU (or
+/// the same model rules), the same experiment text and the same fingerprint.
+#include <cstdint>
+#include <string>
+
+#include "store/database.hpp"
+
+namespace bb::cli {
+
+/// Before anything runs: the run exists, is not complete, is not being written by a live process
+/// of this host, was made by `backend`, and its stored text still has its stored sha256. Throws
+/// usage_error (exit 2) saying what differs.
+void check_resume_request(const store::database& db, std::int64_t run_id, const std::string& backend);
+
+/// Once the device is open: the run's GPU (uuid and backend) is `gpu`, and its fingerprint is
+/// `fingerprint` where both are known. Throws usage_error saying what differs.
+void check_resume_identity(const store::database& db, std::int64_t run_id, const store::gpu_record& gpu,
+                           const std::string& fingerprint);
+
+/// The experiment file given with --resume has the text the run was made from.
+void check_resume_text(const store::database& db, std::int64_t run_id, const std::string& path,
+                       const std::string& text);
+
+} // namespace bb::cli

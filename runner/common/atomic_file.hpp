@@ -1,0 +1,19 @@
+#pragma once
+/// Output files written whole or not at all: a temporary file in the same folder, written,
+/// flushed, fsync'ed and renamed over the target. A failed write leaves the previous file as it was.
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace bb {
+
+/// Writes `file` from what `write` puts in the stream it is given. Creates missing parent folders.
+/// Throws output_error naming the file and the cause (disk full, I/O error, permission) on any
+/// failure; the temporary file is removed and `file` is left untouched.
+void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
+
+/// The same for a string already built.
+void write_file_atomically(const std::filesystem::path& file, const std::string& contents);
+
+} // namespace bb
