@@ -17,6 +17,19 @@ inline constexpr int k_wavefront_bytes = k_banks * k_bank_bytes;
 /// at one address are served one at a time; cp.async destinations (LDGSTS, a store of the width).
 enum class access_kind : std::uint8_t { load, store, ldsm, stsm, atom, ldgsts };
 
+/// The instruction a kind names, for pictures: "load", "store", "ldmatrix", "stmatrix", "atomic", "cp.async".
+constexpr const char* kind_label(access_kind k) {
+  switch (k) {
+  case access_kind::load: return "load";
+  case access_kind::store: return "store";
+  case access_kind::ldsm: return "ldmatrix";
+  case access_kind::stsm: return "stmatrix";
+  case access_kind::atom: return "atomic";
+  case access_kind::ldgsts: return "cp.async";
+  }
+  return "load";
+}
+
 /// One shared-memory instruction executed by one warp.
 struct warp_access {
   std::array<std::uint32_t, k_warp_lanes> address{}; ///< byte offset into shared memory, per lane
