@@ -138,3 +138,19 @@ TEST(gpu_kinds, shared_atomics_on_one_address_match_the_model) {
   BB_REQUIRE_GPU();
   check_kind("histogram", "same_address", {{"n", 1 << 22}, {"items", 16}}, "atom");
 }
+
+// cp.async destinations: lane = row over 128-byte rows is 8-way per quarter-warp, 32 wavefronts
+// per instruction; row-wise, 144-byte rows or Swizzle<3,4,3>: the ideal 4; .ca and .cg alike.
+TEST(gpu_kinds, cp_async_destinations_conflict_as_16_byte_stores) {
+  BB_REQUIRE_GPU();
+  for (const char* cache : {"ca", "cg"}) {
+    const nlohmann::json params = {{"cache", cache}, {"batch", 2048}};
+    EXPECT_NEAR(check_kind("cp_async", "columns", params, "ldgsts"), 32.0, 1.0) << cache;
+    for (const char* variant : {"rows", "columns_padded", "columns_swizzled"}) {
+      const double wf = check_kind("cp_async", variant, params, "ldgsts");
+      EXPECT_GE(wf, 4.0) << variant << " " << cache;
+      EXPECT_LE(wf, 4.3) << variant << " " << cache;
+    }
+    EXPECT_NEAR(check_kind("cp_async", "columns", params, "lds"), 4.0, 0.3) << "the read-back";
+  }
+}
