@@ -154,3 +154,23 @@ TEST(gpu_kinds, cp_async_destinations_conflict_as_16_byte_stores) {
     EXPECT_NEAR(check_kind("cp_async", "columns", params, "lds"), 4.0, 0.3) << "the read-back";
   }
 }
+
+// stmatrix as ldmatrix: 8 wavefronts per matrix into 128-byte rows, 1 into 144-byte or
+// Swizzle<3,4,3> rows; the fill is STSM alone (no STS) and store_requests counts it.
+TEST(gpu_kinds, stmatrix_unpadded_padded_and_swizzled) {
+  BB_REQUIRE_GPU();
+  for (const int mats : {1, 2, 4}) {
+    const nlohmann::json params = {{"matrices", mats}, {"batch", 2048}};
+    EXPECT_NEAR(check_kind("stmatrix", "unpadded", params, "stsm"), 8.0 * mats, 0.05 * mats) << "x" << mats;
+    for (const char* variant : {"padded", "swizzled"}) {
+      const double wf = check_kind("stmatrix", variant, params, "stsm");
+      EXPECT_GE(wf, 1.0 * mats) << variant << " x" << mats;
+      EXPECT_LE(wf, 1.05 * mats) << variant << " x" << mats;
+    }
+  }
+  const auto d = measure("stmatrix", "unpadded", {{"matrices", 4}, {"batch", 2048}});
+  ASSERT_TRUE(d.count("sts_requests") && d.count("stsm_requests"));
+  EXPECT_EQ(d.at("sts_requests"), 0.0);
+  EXPECT_EQ(d.at("stsm_requests"), 2048.0 * 8);
+  EXPECT_EQ(d.at("store_requests"), 2048.0 * 8);
+}
