@@ -174,3 +174,20 @@ TEST(gpu_kinds, stmatrix_unpadded_padded_and_swizzled) {
   EXPECT_EQ(d.at("stsm_requests"), 2048.0 * 8);
   EXPECT_EQ(d.at("store_requests"), 2048.0 * 8);
 }
+
+// TMA boxes: one TMA load instruction per box, and the read-back through model::tma_swizzled
+// (verified bit-exact, so the formula is the hardware's): unswizzled rows of 32, 64 and 128 bytes
+// are 2-, 4- and 8-way (8, 16, 32 wavefronts per 16-byte request), each mode at its span 4.
+TEST(gpu_kinds, tma_swizzle_modes_against_unswizzled_boxes) {
+  BB_REQUIRE_GPU();
+  const auto box = [](int row_bytes) { return nlohmann::json{{"row_bytes", row_bytes}, {"batch", 1024}}; };
+  EXPECT_NEAR(check_kind("tma", "none", box(32), "lds"), 8.0, 0.3);
+  EXPECT_NEAR(check_kind("tma", "none", box(64), "lds"), 16.0, 0.5);
+  EXPECT_NEAR(check_kind("tma", "none", box(128), "lds"), 32.0, 1.0);
+  EXPECT_NEAR(check_kind("tma", "sw32", box(32), "lds"), 4.0, 0.3);
+  EXPECT_NEAR(check_kind("tma", "sw64", box(64), "lds"), 4.0, 0.3);
+  EXPECT_NEAR(check_kind("tma", "sw128", box(128), "lds"), 4.0, 0.3);
+  const auto d = measure("tma", "sw128", box(128));
+  ASSERT_TRUE(d.count("tma_load_requests")) << "access_kinds counts TMA instructions on Hopper";
+  EXPECT_EQ(d.at("tma_load_requests"), 1024.0); // one cp.async.bulk.tensor per box
+}
