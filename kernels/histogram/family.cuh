@@ -37,7 +37,8 @@ inline const family_info& family() {
 struct config {
   std::int64_t n = 0;
   int items = 0;
-  [[nodiscard]] std::int64_t blocks() const { return n / (k_threads * items); }
+  [[nodiscard]] std::int64_t per_block() const { return std::int64_t{k_threads} * items; }
+  [[nodiscard]] std::int64_t blocks() const { return (n + per_block() - 1) / per_block(); }
 };
 
 inline config checked_config(const nlohmann::json& params) {
@@ -45,9 +46,7 @@ inline config checked_config(const nlohmann::json& params) {
   c.items = static_cast<int>(params.at("items").get<std::int64_t>());
   if (c.items < 1 || c.items > 1024) throw unsupported_parameter("items = " + std::to_string(c.items) + " is outside 1..1024");
   c.n = params.at("n").get<std::int64_t>();
-  if (c.n < 1 || c.n > k_max_n || c.n % (std::int64_t{k_threads} * c.items) != 0)
-    throw unsupported_parameter("n = " + std::to_string(c.n) + " is not a multiple of 256 x items = " +
-                                std::to_string(k_threads * c.items) + " up to 2^28");
+  if (c.n < 1 || c.n > k_max_n) throw unsupported_parameter("n = " + std::to_string(c.n) + " is outside 1..2^28");
   return c;
 }
 
@@ -67,30 +66,30 @@ template <class Keys> struct key_values {
   BB_HD std::uint32_t operator()(std::uint64_t i) const { return Keys::key(i); }
 };
 
-/// Each 32-aligned run of keys hits each bin once (distinct keys: every bin counts n / 32) or
-/// bin m mod 32 32 times (same keys, run m).
-struct expected_counts {
+/// The count of `bin`: whole runs of 32 keys (each bin once for distinct keys, bin m mod 32 32
+/// times for same keys, run m), then the last run's keys one by one.
+template <class Keys> struct expected_counts {
   std::uint64_t n;
-  bool same;
   BB_HD std::uint64_t expected(std::size_t bin) const {
     const std::uint64_t runs = n / 32;
-    if (!same) return runs;
-    return 32 * (runs / k_bins + (bin < runs % k_bins ? 1 : 0));
+    std::uint64_t count = std::is_same_v<Keys, same_keys> ? 32 * (runs / k_bins + (bin < runs % k_bins ? 1 : 0)) : runs;
+    for (std::uint64_t i = runs * 32; i < n; ++i) count += Keys::key(i) == bin ? 1 : 0;
+    return count;
   }
   BB_HD bool operator()(std::size_t bin, std::uint32_t got) const { return got == expected(bin); }
 };
 
 template <class Layout, class Keys>
 __global__ void __launch_bounds__(k_threads) histogram_kernel(const std::uint32_t* __restrict__ keys, std::uint32_t* out,
-                                                              int items) {
+                                                              int items, std::size_t n) {
   __shared__ std::uint32_t bins[Layout::k_words];
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   for (int w = tid; w < Layout::k_words; w += k_threads) bins[w] = 0;
   __syncthreads();
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_threads * static_cast<std::size_t>(items);
   for (int it = 0; it < items; ++it) {
-    const std::uint32_t key = keys[base + static_cast<std::size_t>(it) * k_threads + static_cast<std::size_t>(tid)];
-    atomicAdd(&bins[Layout::word(warp, static_cast<int>(key))], 1u);
+    const std::size_t i = base + static_cast<std::size_t>(it) * k_threads + static_cast<std::size_t>(tid);
+    if (i < n) atomicAdd(&bins[Layout::word(warp, static_cast<int>(keys[i]))], 1u);
   }
   __syncthreads();
   if (warp != 0) return;
@@ -111,7 +110,7 @@ public:
     const auto s = static_cast<cudaStream_t>(stream);
     BB_CUDA_CALL(cudaMemsetAsync(m_out.get(), 0, m_out.bytes(), s));
     histogram_kernel<Layout, Keys><<<static_cast<unsigned>(m_config.blocks()), k_threads, 0, s>>>(
-        m_keys.get(), m_out.get(), m_config.items);
+        m_keys.get(), m_out.get(), m_config.items, static_cast<std::size_t>(m_config.n));
     BB_CUDA_CALL(cudaGetLastError());
   }
 
@@ -119,7 +118,7 @@ public:
 
   /// Exact counts per bin (expected_counts).
   verify_result verify() override {
-    const expected_counts want{static_cast<std::uint64_t>(m_config.n), std::is_same_v<Keys, same_keys>};
+    const expected_counts<Keys> want{static_cast<std::uint64_t>(m_config.n)};
     return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, std::uint32_t got) {
       return "bin " + std::to_string(i) + " = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
     });
@@ -160,24 +159,33 @@ template <class Layout, class Keys> model::access_plan shared_access_plan(const 
       }
       plan.add(blocks, zero);
     }
-  // Keys repeat every 32 * 32 elements; a block covers whole periods when 256 * items is a
-  // multiple of 1024, else the plan walks every block's keys.
-  const std::uint64_t per_block = static_cast<std::uint64_t>(k_threads) * static_cast<std::uint64_t>(c.items);
+  // Keys repeat every 32 * 32 elements: when a block covers whole periods every full block issues
+  // block 0's atomics, else each full block is walked; the last, partial block always is, its
+  // lanes past n inactive and its warps wholly past n issuing nothing.
+  const auto n = static_cast<std::uint64_t>(c.n), per_block = static_cast<std::uint64_t>(c.per_block());
+  const std::uint64_t full = n / per_block;
   const bool periodic = per_block % (32 * k_bins) == 0;
-  const std::uint64_t walk = periodic ? 1 : blocks;
-  for (std::uint64_t b = 0; b < walk; ++b)
+  auto add_block = [&](std::uint64_t b, std::uint64_t count) {
     for (int it = 0; it < c.items; ++it)
       for (int warp = 0; warp < k_warps; ++warp) {
         model::warp_access atom;
         atom.kind = model::access_kind::atom;
+        atom.active = 0;
         for (int lane = 0; lane < 32; ++lane) {
           const std::uint64_t i = b * per_block + static_cast<std::uint64_t>(it) * k_threads +
                                   static_cast<std::uint64_t>(warp * 32 + lane);
+          if (i >= n) continue;
+          atom.active |= 1u << lane;
           atom.address[static_cast<std::size_t>(lane)] =
               static_cast<std::uint32_t>(Layout::word(warp, static_cast<int>(Keys::key(i)))) * 4;
         }
-        plan.add(periodic ? blocks : 1, atom);
+        plan.add(count, atom);
       }
+  };
+  if (full > 0 && periodic) add_block(0, full);
+  else
+    for (std::uint64_t b = 0; b < full; ++b) add_block(b, 1);
+  if (n % per_block != 0) add_block(full, 1);
   for (int copy = 0; copy < Layout::k_copies; ++copy) {
     model::warp_access load;
     for (int lane = 0; lane < 32; ++lane)

@@ -33,7 +33,7 @@ inline const family_info& family() {
   static const family_info f{
       "tma",
       "TMA (cp.async.bulk.tensor) loads of a 32-row float box, swizzle none/32B/64B/128B, read back lane = row",
-      {{"row_bytes", 128, "bytes per box row: 32, 64 or 128 (a swizzled box's row fits its span)"},
+      {{"row_bytes", 32, "bytes per box row: 32, 64 or 128 (a swizzled box's row fits its span)"},
        {"batch", 4096, "boxes, one warp-sized block each"}}};
   return f;
 }
