@@ -13,17 +13,17 @@
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
+#include "common/copied_input.hpp"
 #include "common/host_device.hpp"
-#include "common/same_bytes.hpp"
-#include "common/uniform.hpp"
+#include "common/tile_128.hpp"
 #include "launch/cuda_call.hpp"
 #include "model/matrix_access.hpp"
 #include "registry/registry.hpp"
 
 namespace bb::cp_async {
 
-inline constexpr int k_rows = 32;
-inline constexpr int k_row_bytes = 128;
+inline constexpr int k_rows = tile_128::k_rows;
+inline constexpr int k_row_bytes = tile_128::k_row_bytes;
 inline constexpr int k_chunks = k_row_bytes / 16;                 ///< 16-byte chunks per row
 inline constexpr int k_tile_floats = k_rows * k_row_bytes / 4;    ///< 1024
 inline constexpr int k_steps = k_rows * k_chunks / 32;            ///< copies per lane: 8
@@ -86,13 +86,6 @@ __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ 
     dst[q] = *reinterpret_cast<const float4*>(tile + Layout::offset(q / k_chunks, 16 * (q % k_chunks)));
   }
 }
-
-/// out[i] must hold the bits of in[i] = uniform_at(seed, i): the tile goes out as it came in.
-struct copied_input {
-  std::uint64_t seed;
-  BB_HD float expected(std::size_t i) const { return host::uniform_at(seed, i); }
-  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
-};
 
 template <class Layout, bool Columns> class cp_async_problem final : public problem {
 public:
@@ -161,16 +154,7 @@ template <class Layout, bool Columns> model::access_plan shared_access_plan(cons
   return plan;
 }
 
-template <int Pitch> struct pitched {
-  static constexpr int k_bytes = k_rows * Pitch;
-  BB_HD static constexpr int offset(int row, int byte) { return row * Pitch + byte; }
-};
-
-struct swizzle_343 {
-  static constexpr int k_bytes = k_rows * k_row_bytes;
-  BB_HD static constexpr int offset(int row, int byte) {
-    return static_cast<int>(model::cute_swizzle(static_cast<std::uint32_t>(row * k_row_bytes + byte), 3, 4, 3));
-  }
-};
+using tile_128::pitched;
+using tile_128::swizzle_343;
 
 } // namespace bb::cp_async

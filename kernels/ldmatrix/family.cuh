@@ -14,6 +14,7 @@
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
 #include "common/host_device.hpp"
+#include "common/tile_128.hpp"
 #include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "model/matrix_access.hpp"
@@ -21,8 +22,8 @@
 
 namespace bb::ldmatrix {
 
-inline constexpr int k_rows = 32;          ///< tile rows
-inline constexpr int k_row_bytes = 128;    ///< data bytes per row: 64 b16 values, 8 chunks of 16 bytes
+inline constexpr int k_rows = tile_128::k_rows;           ///< tile rows
+inline constexpr int k_row_bytes = tile_128::k_row_bytes; ///< data bytes per row: 64 b16 values, 8 chunks of 16 bytes
 inline constexpr int k_row_words = k_row_bytes / 4;
 inline constexpr int k_tile_words = k_rows * k_row_words; ///< 1024 words in, 1024 words out per tile
 inline constexpr std::int64_t k_max_tiles = 1 << 18;
@@ -240,18 +241,7 @@ template <class Layout> model::access_plan shared_access_plan(const nlohmann::js
   return plan;
 }
 
-/// Rows of `Pitch` bytes: 128 (8 rows of a matrix in one 16-byte bank group) or 144.
-template <int Pitch> struct pitched {
-  static constexpr int k_bytes = k_rows * Pitch;
-  BB_HD static constexpr int offset(int row, int byte) { return row * Pitch + byte; }
-};
-
-/// 128-byte rows with CuTe Swizzle<3,4,3>: chunk k of row r at chunk k XOR (r mod 8).
-struct swizzle_343 {
-  static constexpr int k_bytes = k_rows * k_row_bytes;
-  BB_HD static constexpr int offset(int row, int byte) {
-    return static_cast<int>(model::cute_swizzle(static_cast<std::uint32_t>(row * k_row_bytes + byte), 3, 4, 3));
-  }
-};
+using tile_128::pitched;
+using tile_128::swizzle_343;
 
 } // namespace bb::ldmatrix

@@ -17,9 +17,8 @@
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
+#include "common/copied_input.hpp"
 #include "common/host_device.hpp"
-#include "common/same_bytes.hpp"
-#include "common/uniform.hpp"
 #include "launch/cuda_call.hpp"
 #include "model/matrix_access.hpp"
 #include "registry/registry.hpp"
@@ -86,13 +85,6 @@ __global__ void __launch_bounds__(32) tma_kernel(const __grid_constant__ CUtenso
   for (int k = 0; k < RowBytes / 16; ++k)
     o[lane * (RowBytes / 16) + k] = *reinterpret_cast<const float4*>(tile + box_offset(lane, 16 * k, RowBytes, Mode));
 }
-
-/// out[i] must hold the bits of in[i]: the box goes out as it came in.
-struct copied_input {
-  std::uint64_t seed;
-  BB_HD float expected(std::size_t i) const { return host::uniform_at(seed, i); }
-  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
-};
 
 inline CUtensorMapSwizzle swizzle_of(model::tma_swizzle mode) {
   switch (mode) {
