@@ -162,22 +162,33 @@ __global__ void __launch_bounds__(32) ldmatrix_kernel(const std::uint32_t* __res
   }
 }
 
-template <class Layout> class ldmatrix_problem final : public problem {
+/// Enqueues one launch over `tiles` tiles: a kernel instantiation, type-erased.
+using word_launcher = void (*)(std::int64_t tiles, cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out);
+
+template <class Kernel> void launch_tiles(Kernel kernel, std::int64_t tiles, cudaStream_t s, const std::uint32_t* in,
+                                          std::uint32_t* out) {
+  kernel<<<dim3(static_cast<unsigned>(tiles)), 32, 0, s>>>(in, out);
+}
+
+template <class Layout, int N, bool Trans>
+void launch_ldmatrix(std::int64_t tiles, cudaStream_t s, const std::uint32_t* in, std::uint32_t* out) {
+  launch_tiles(ldmatrix_kernel<Layout, N, Trans>, tiles, s, in, out);
+}
+
+/// Buffers of seeded words, launch and check shared by the ldmatrix and stmatrix families:
+/// Expected gives each output word (a BB_HD expected(i) and operator()(i, got)).
+template <class Expected> class word_problem final : public problem {
 public:
-  ldmatrix_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_words;
+  word_problem(std::int64_t tiles, int lane_bytes, Expected want, word_launcher launch, std::uint64_t seed)
+      : m_tiles(tiles), m_lane_bytes(lane_bytes), m_want(want), m_launch(launch) {
+    const std::size_t count = static_cast<std::size_t>(tiles) * k_tile_words;
     m_in = device_buffer<std::uint32_t>(count);
     m_out = device_buffer<std::uint32_t>(count);
     generate_device(m_in.get(), count, word_values{seed});
   }
 
   void launch(void* stream) override {
-    const auto s = static_cast<cudaStream_t>(stream);
-    const dim3 grid(static_cast<unsigned>(m_config.tiles));
-    auto go = [&](auto kernel) { kernel<<<grid, 32, 0, s>>>(m_in.get(), m_out.get()); };
-    if (m_config.matrices == 1) m_config.trans ? go(ldmatrix_kernel<Layout, 1, true>) : go(ldmatrix_kernel<Layout, 1, false>);
-    if (m_config.matrices == 2) m_config.trans ? go(ldmatrix_kernel<Layout, 2, true>) : go(ldmatrix_kernel<Layout, 2, false>);
-    if (m_config.matrices == 4) m_config.trans ? go(ldmatrix_kernel<Layout, 4, true>) : go(ldmatrix_kernel<Layout, 4, false>);
+    m_launch(m_tiles, static_cast<cudaStream_t>(stream), m_in.get(), m_out.get());
     BB_CUDA_CALL(cudaGetLastError());
   }
 
@@ -185,27 +196,37 @@ public:
 
   /// Bit-exact against the PTX fragment layout, checked on the GPU.
   verify_result verify() override {
-    const expected_output want{m_seed, m_config.matrices, m_config.trans};
-    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, std::uint32_t got) {
+    return verify_on_device(m_out.get(), m_out.size(), m_want, [&](std::size_t i, std::uint32_t got) {
       return "out word " + std::to_string(i) + " = " + std::to_string(got) + ", expected " +
-             std::to_string(want.expected(i));
+             std::to_string(m_want.expected(i));
     });
   }
 
   [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
-  [[nodiscard]] int smem_access_bytes() const override { return m_config.lane_bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return m_lane_bytes; }
   [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
-  config m_config;
-  std::uint64_t m_seed = 0;
+  std::int64_t m_tiles = 0;
+  int m_lane_bytes = 4;
+  Expected m_want;
+  word_launcher m_launch;
   device_buffer<std::uint32_t> m_in;
   device_buffer<std::uint32_t> m_out;
 };
 
+template <class Layout> word_launcher ldmatrix_launcher(const config& c) {
+  if (c.matrices == 1) return c.trans ? &launch_ldmatrix<Layout, 1, true> : &launch_ldmatrix<Layout, 1, false>;
+  if (c.matrices == 2) return c.trans ? &launch_ldmatrix<Layout, 2, true> : &launch_ldmatrix<Layout, 2, false>;
+  return c.trans ? &launch_ldmatrix<Layout, 4, true> : &launch_ldmatrix<Layout, 4, false>;
+}
+
 template <class Layout> problem_factory factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
-    return std::make_unique<ldmatrix_problem<Layout>>(checked_config(params), seed);
+    const config c = checked_config(params);
+    return std::make_unique<word_problem<expected_output>>(c.tiles, c.lane_bytes(),
+                                                           expected_output{seed, c.matrices, c.trans},
+                                                           ldmatrix_launcher<Layout>(c), seed);
   };
 }
 

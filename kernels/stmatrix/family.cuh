@@ -92,49 +92,19 @@ __global__ void __launch_bounds__(32) stmatrix_kernel(const std::uint32_t* __res
   }
 }
 
-template <class Layout> class stmatrix_problem final : public problem {
-public:
-  stmatrix_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_words;
-    m_in = device_buffer<std::uint32_t>(count);
-    m_out = device_buffer<std::uint32_t>(count);
-    generate_device(m_in.get(), count, ldmatrix::word_values{seed});
-  }
-
-  void launch(void* stream) override {
-    const auto s = static_cast<cudaStream_t>(stream);
-    const dim3 grid(static_cast<unsigned>(m_config.tiles));
-    if (m_config.matrices == 1) stmatrix_kernel<Layout, 1><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
-    if (m_config.matrices == 2) stmatrix_kernel<Layout, 2><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
-    if (m_config.matrices == 4) stmatrix_kernel<Layout, 4><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
-    BB_CUDA_CALL(cudaGetLastError());
-  }
-
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
-  /// Bit-exact against the PTX fragment layout, checked on the GPU.
-  verify_result verify() override {
-    const expected_output want{m_seed, m_config.matrices};
-    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, std::uint32_t got) {
-      return "out word " + std::to_string(i) + " = " + std::to_string(got) + ", expected " +
-             std::to_string(want.expected(i));
-    });
-  }
-
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
-  [[nodiscard]] int smem_access_bytes() const override { return m_config.lane_bytes(); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
-
-private:
-  config m_config;
-  std::uint64_t m_seed = 0;
-  device_buffer<std::uint32_t> m_in;
-  device_buffer<std::uint32_t> m_out;
-};
+template <class Layout, int N>
+void launch_stmatrix(std::int64_t tiles, cudaStream_t s, const std::uint32_t* in, std::uint32_t* out) {
+  ldmatrix::launch_tiles(stmatrix_kernel<Layout, N>, tiles, s, in, out);
+}
 
 template <class Layout> problem_factory factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
-    return std::make_unique<stmatrix_problem<Layout>>(checked_config(params), seed);
+    const config c = checked_config(params);
+    const ldmatrix::word_launcher launch = c.matrices == 1   ? &launch_stmatrix<Layout, 1>
+                                           : c.matrices == 2 ? &launch_stmatrix<Layout, 2>
+                                                             : &launch_stmatrix<Layout, 4>;
+    return std::make_unique<ldmatrix::word_problem<expected_output>>(c.tiles, c.lane_bytes(),
+                                                                     expected_output{seed, c.matrices}, launch, seed);
   };
 }
 
