@@ -14,6 +14,7 @@
 #include "launch/executor.hpp"
 #include "model/predict.hpp"
 #include "model/rules.hpp"
+#include "profile/offline.hpp"
 #include "registry/registry.hpp"
 
 namespace {
@@ -190,4 +191,20 @@ TEST(gpu_kinds, tma_swizzle_modes_against_unswizzled_boxes) {
   const auto d = measure("tma", "sw128", box(128));
   ASSERT_TRUE(d.count("tma_load_requests")) << "access_kinds counts TMA instructions on Hopper";
   EXPECT_EQ(d.at("tma_load_requests"), 1024.0); // one cp.async.bulk.tensor per box
+}
+
+// The passes a session on this GPU needs for each set equal what the host API computed offline
+// for its chip (docs/experiment-format.md gives GH100: bank_conflicts 2, access_kinds 5).
+TEST(gpu_kinds, on_device_passes_match_the_offline_count) {
+  BB_REQUIRE_GPU();
+  const auto& rich = counters();
+  for (const char* set : {"bank_conflicts", "access_kinds"}) {
+    const auto& names = m::find_set(set)->metrics;
+    const auto offline = bb::profile::check_offline(rich.chip(), names);
+    const auto device = bb::profile::session::create(0, names);
+    std::printf("%s on %s: %zu pass(es) on the device, %zu offline\n", set, rich.chip().c_str(), device->passes(),
+                offline.passes);
+    EXPECT_EQ(device->passes(), offline.passes) << set;
+    EXPECT_EQ(device->absent(), offline.unknown) << set;
+  }
 }
