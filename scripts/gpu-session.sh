@@ -35,6 +35,8 @@ if [ "$mode" = final ]; then
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee "$final/ctest-gpu-summary.txt"
   BB_BUILD=build/gpu OUT="$OUT/multi" timeout 200 bash scripts/multi-gpu-check.sh > "$OUT/multi.txt" 2>&1
   echo "multi-gpu-check rc=$?"; cp "$OUT/multi/multi-gpu.md" "$final/" 2>/dev/null; tail -30 "$OUT/multi.txt"
+  "$b" --db "$OUT/multi/one.sqlite" techniques -o "$final/techniques.md" > /dev/null 2>&1; echo "techniques rc=$?"
+  grep -E "FAIL|failed|wrong|unsupported|configurations in" "$OUT/multi/one.err" | tail -15
   timeout 150 python3 bench/regress_noise.py --bankbench "$b" --out "$OUT/regress" > "$OUT/regress.txt" 2>&1
   echo "regress_noise rc=$?"; cp "$OUT/regress/summary.md" "$final/regress-summary.md" 2>/dev/null
   timeout 90 bash bench/source_kernels.sh "$b" > "$final/source-kernels.txt" 2>&1; echo "source_kernels rc=$?"
