@@ -32,15 +32,30 @@ std::string syntax_hint(const std::string& message) {
   return {};
 }
 
-// The line (1-based) of the n-th document start marker "---" in `text`; 0 when there is none.
-int document_marker_line(const std::string& text, int n) {
-  int line = 1, seen = 0;
-  for (std::size_t at = 0; at < text.size();) {
-    const std::size_t end = std::min(text.find('\n', at), text.size());
-    const std::string_view l(text.data() + at, end - at);
-    if ((l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\r' || l[3] == '\t')) ||
-        l == "..." || l == "...\r")
-      if (++seen == n) return line;
+/// The line (1-based) of the marker that opens a second document with content, or 0. A document
+/// is what lies between '---' / '...' marker lines; one holding only blank and comment lines (the
+/// space before a leading '---', what follows a closing '...') is no document.
+int second_document_line(const std::string& text) {
+  int documents = 0, line = 1, marker = 0;
+  bool content = false;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + at, end - at);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    const bool opens = l.rfind("---", 0) == 0 && (l.size() == 3 || l[3] == ' ' || l[3] == '\t');
+    const bool closes = l == "...";
+    if (opens || closes) {
+      if (content) ++documents;
+      content = false;
+      marker = line;
+    } else {
+      const auto first = l.find_first_not_of(" \t");
+      if (first != std::string_view::npos && l[first] != '#' && !content) {
+        content = true;
+        if (documents == 1) return marker > 0 ? marker : line;
+      }
+    }
     at = end + 1;
     ++line;
   }
@@ -49,25 +64,16 @@ int document_marker_line(const std::string& text, int n) {
 
 YAML::Node parse(const std::string& text, report& out) {
   try {
-    // One experiment per file: a second document would be ignored silently.
-    auto docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      int line = docs[1].Mark().is_null() ? 0 : docs[1].Mark().line + 1;
-      if (line > 0) { // point at the marker that opened it: the line to remove
-        int marker = 0;
-        for (int n = 1, at = 0; (at = document_marker_line(text, n)) != 0 && at <= line; ++n) marker = at;
-        if (marker > 0 && (docs[0].Mark().is_null() || marker > docs[0].Mark().line + 1)) line = marker;
-      }
-      if (line == 0) {
-        const bool opens_with_marker = document_marker_line(text, 1) != 0 && !docs[0].Mark().is_null() &&
-                                       document_marker_line(text, 1) <= docs[0].Mark().line + 1;
-        line = document_marker_line(text, opens_with_marker ? 2 : 1);
-      }
-      out.add({std::max(line, 1), 1}, {}, "a second YAML document starts here; an experiment file holds one",
+    // One experiment per file: a second document would be ignored silently. Documents are
+    // counted from their markers, not with YAML::LoadAll, which yaml-cpp 0.7 runs forever
+    // (allocating without bound) on a stray ',' at the top level, such as a file that begins
+    // ", 6": YAML::Load reads the first document and stops.
+    if (const int line = second_document_line(text); line > 0) {
+      out.add({line, 1}, {}, "a second YAML document starts here; an experiment file holds one",
               "remove the '---' (or '...') line and what follows, or move the second experiment to a file of its own");
       out.raise();
     }
-    return docs.empty() ? YAML::Node() : docs[0];
+    return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     out.add({e.mark.line + 1, e.mark.column + 1}, {}, "invalid YAML: " + e.msg, syntax_hint(e.msg));
   } catch (const YAML::Exception& e) {
@@ -100,8 +106,11 @@ experiment load_experiment_text(const std::string& text, const std::string& path
   }
   const YAML::Node root = parse(text, out);
   if (root.IsNull()) {
-    out.add({1, 1}, {}, "the file is empty",
-            "an experiment needs at least name, description, family and variants");
+    // Empty, only comments, or text yaml-cpp reads as nothing (a stray ',' at the top level).
+    const bool blank = second_document_line("x\n---\n" + text) == 0;
+    out.add({1, 1}, {}, blank ? "the file is empty" : "the file holds no YAML map (yaml-cpp reads it as nothing)",
+            blank ? "an experiment needs at least name, description, family and variants"
+                  : "an experiment is a map: name:, description:, family: and variants: at the start of lines");
     out.raise();
   }
   if (!detail::check_shape(root, out)) out.raise();
