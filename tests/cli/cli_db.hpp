@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -23,6 +24,22 @@ inline std::string query_text(const std::string& db_path, const std::string& sql
   if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
       sqlite3_column_text(st, 0) != nullptr)
     out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return out;
+}
+
+/// Every row of `sql`'s first column on a read-only connection, as text ("NULL" for NULL).
+inline std::vector<std::string> query_column(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  std::vector<std::string> out;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      const auto* text = sqlite3_column_text(st, 0);
+      out.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "NULL");
+    }
   sqlite3_finalize(st);
   sqlite3_close(db);
   return out;

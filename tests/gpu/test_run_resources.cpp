@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "../cli/cli_runner.hpp"
+#include "../cli/cli_db.hpp"
 #include "gpu_test_util.hpp"
 
 namespace {
@@ -13,24 +13,10 @@ namespace {
 using bb::test::run_cli;
 using bb::test::temp_dir;
 
-/// Every row of `sql`'s first column, as text ("NULL" for NULL).
-std::vector<std::string> column(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      const auto* text = sqlite3_column_text(st, 0);
-      out.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "NULL");
-    }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
+using bb::test::query_column;
 
 std::string one(const std::string& db_path, const std::string& sql) {
-  const auto rows = column(db_path, sql);
+  const auto rows = query_column(db_path, sql);
   return rows.empty() ? "<no row>" : rows.front();
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../cli/cli_runner.hpp"
+#include "../cli/cli_db.hpp"
 #include "gpu_test_util.hpp"
 
 namespace {
@@ -14,20 +14,7 @@ namespace {
 using bb::test::run_cli;
 using bb::test::temp_dir;
 
-std::vector<std::string> column(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::vector<std::string> out;
-  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK)
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      const auto* text = sqlite3_column_text(st, 0);
-      out.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "NULL");
-    }
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return out;
-}
+using bb::test::query_column;
 
 } // namespace
 
@@ -39,22 +26,22 @@ TEST(gpu_source_run, examples_run_with_their_expectations_and_record_compile_key
   const std::string cmd = "--db '" + db + "' -q run --samples 3 '" BB_SOURCE_DIR "/experiments/source'";
   const auto r = run_cli(cmd);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto statuses = column(db, "SELECT variant || ' ' || status FROM configurations ORDER BY run_id, seq");
+  const auto statuses = query_column(db, "SELECT variant || ' ' || status FROM configurations ORDER BY run_id, seq");
   const std::vector<std::string> want = {"source/one_copy ok",       "source/eight_copies ok", "source/direct unverified",
                                          "source/direct unverified", "source/naive ok",        "source/naive ok",
                                          "source/padded ok",         "source/padded ok",       "source/swizzled ok",
                                          "source/swizzled ok"};
   EXPECT_EQ(statuses, want);
-  EXPECT_EQ(column(db, "SELECT count(*) FROM configurations WHERE length(compile_key) = 64 AND compile_ms >= 0"),
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM configurations WHERE length(compile_key) = 64 AND compile_ms >= 0"),
             std::vector<std::string>{"10"});
-  EXPECT_EQ(column(db, "SELECT count(*) FROM expectations WHERE passed = 0"), std::vector<std::string>{"0"});
-  EXPECT_EQ(column(db, "SELECT count(*) FROM expectations"), std::vector<std::string>{"14"}); // histogram 2, transpose 2 + 4 + 6
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations WHERE passed = 0"), std::vector<std::string>{"0"});
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations"), std::vector<std::string>{"14"}); // histogram 2, transpose 2 + 4 + 6
 
   // Again: every kernel comes from the cache.
   const auto again = run_cli(cmd);
   EXPECT_EQ(again.exit_code, 0) << again.err;
   // The second session's ten configurations (two experiments, so two runs of one session).
-  EXPECT_EQ(column(db, "SELECT count(*) FROM configurations WHERE compile_ms = 0 AND run_id IN (SELECT id FROM runs "
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM configurations WHERE compile_ms = 0 AND run_id IN (SELECT id FROM runs "
                        "WHERE session_id = (SELECT max(session_id) FROM runs))"),
             std::vector<std::string>{"10"});
   unsetenv("BB_CACHE_DIR");
