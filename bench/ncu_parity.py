@@ -57,6 +57,13 @@ METRICS = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("st", "wavefronts"),
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("ld", "conflicts"),
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": ("st", "conflicts"),
+    # ldmatrix/stmatrix, in bankbench's default set (op_ld/op_st above include their wavefronts).
+    "smsp__inst_executed_op_ldsm.sum": ("ldsm", "requests"),
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum": ("ldsm", "wavefronts"),
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum": ("ldsm", "conflicts"),
+    "smsp__inst_executed_op_shared_stsm.sum": ("stsm", "requests"),
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum": ("stsm", "wavefronts"),
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum": ("stsm", "conflicts"),
 }
 DURATION = "gpu__time_duration.sum"  # part of the set, so both tools collect the same passes
 # The hardware counters alone: ncu reads 1.6-3 % fewer conflicts in some kernels when its list also

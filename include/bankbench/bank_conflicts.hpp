@@ -138,6 +138,53 @@ BANKBENCH_HD constexpr int smallest_conflict_free_pad(int cols, int lanes = warp
   return -1;
 }
 
+/// CuTe's Swizzle<B, M, S> on a byte offset: bits [M, M + B) XOR bits [M + S, M + S + B).
+/// Swizzle<3,4,3> is TMA's 128B swizzle (16-byte chunk XOR row mod 8), <2,4,3> 64B, <1,4,3> 32B.
+BANKBENCH_HD constexpr long long cute_swizzle(long long offset, int b, int m, int s) {
+  const long long high = ((1LL << b) - 1) << (m + s);
+  return offset ^ ((offset & high) >> s);
+}
+
+/// Wavefronts of one ldmatrix/stmatrix .xN (N = matrices: 1, 2 or 4) whose lane l points at row
+/// `first_row + l` of a tile with `row_pitch_bytes` bytes per row, at byte `col_bytes` of the
+/// row (a multiple of 16), each byte offset passed through Swizzle<b, m, s> (b = 0: none). Each
+/// matrix's 8 row addresses of 16 bytes are one phase: the ideal is N. -1 for N not 1, 2 or 4.
+BANKBENCH_HD constexpr int ldmatrix_wavefronts(long long row_pitch_bytes, int matrices = 4, long long col_bytes = 0,
+                                               int b = 0, int m = 0, int s = 0, int first_row = 0) {
+  if (matrices != 1 && matrices != 2 && matrices != 4) return -1;
+  int total = 0;
+  for (int mat = 0; mat < matrices; ++mat) {
+    long long unit[8] = {};
+    int most = 0;
+    for (int r = 0; r < 8; ++r) {
+      const long long byte = (first_row + 8 * mat + r) * row_pitch_bytes + col_bytes;
+      unit[r] = (b == 0 ? byte : cute_swizzle(byte, b, m, s)) / 16; // 16-byte units, 8 to a line
+    }
+    for (int g = 0; g < 8; ++g) {
+      int distinct = 0;
+      for (int r = 0; r < 8; ++r) {
+        if (unit[r] % 8 != g) continue;
+        bool seen = false;
+        for (int q = 0; q < r; ++q) seen = seen || unit[q] == unit[r];
+        distinct += seen ? 0 : 1;
+      }
+      most = distinct > most ? distinct : most;
+    }
+    total += most;
+  }
+  return total;
+}
+
+/// True when every ldmatrix .xN over 8N consecutive rows at every 16-byte column of a row of
+/// `row_bytes` data bytes (a multiple of 16) takes N wavefronts.
+BANKBENCH_HD constexpr bool ldmatrix_conflict_free(long long row_pitch_bytes, long long row_bytes, int matrices = 4,
+                                                   int b = 0, int m = 0, int s = 0) {
+  for (long long col = 0; col < row_bytes; col += 16)
+    for (int first = 0; first < 8; first += 1)
+      if (ldmatrix_wavefronts(row_pitch_bytes, matrices, col, b, m, s, first * 8 * matrices) != matrices) return false;
+  return true;
+}
+
 } // namespace bankbench
 
 #undef BANKBENCH_HD

@@ -79,7 +79,7 @@ model::bankmap from_variant(const bankmap_options& o) {
   const auto& e = plan.entries[k];
   model::bankmap m;
   m.title = fmt::format("{} {}: request {} of {} ({}, issued {} times per launch){}{}", o.variant, params.dump(), k,
-                        plan.entries.size(), e.access.kind == model::access_kind::load ? "load" : "store", e.count,
+                        plan.entries.size(), model::kind_label(e.access.kind), e.count,
                         plan.tile ? " on " : "", plan.tile ? plan.tile->name : "");
   m.tile = plan.tile;
   m.access = e.access;
@@ -133,6 +133,17 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   auto* swz = sub.add_option("--swizzle", o->shape.swizzle,
                              "XOR swizzle: element (r, c) is stored at column c ^ (r % S); 0: none")
                   ->capture_default_str();
+  auto* cute = sub.add_option_function<std::vector<int>>(
+                     "--cute-swizzle",
+                     [o](const std::vector<int>& v) {
+                       o->shape.cute_b = v[0];
+                       o->shape.cute_m = v[1];
+                       o->shape.cute_s = v[2];
+                     },
+                     "CuTe Swizzle<B,M,S> on byte offsets, e.g. 3,4,3 (TMA 128B; 2,4,3 is 64B, 1,4,3 is 32B)")
+                  ->expected(3)
+                  ->delimiter(',')
+                  ->excludes(swz);
   auto* row = sub.add_option("--row", o->row, "the warp reads row R: lane l reads (R, l)");
   auto* col = sub.add_option("--col", o->col, "the warp reads column C: lane l reads (l, C) (the default, C = 0)");
   auto* stride = sub.add_option("--stride", o->stride, "lane l reads element l*S in row-major order (0: broadcast)");
@@ -144,7 +155,7 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   sub.add_option("--params", o->params, "the variant's parameters, NAME=VALUE ...")->needs(variant);
   sub.add_option("--request", o->request, "which of the plan's distinct requests (default: the most conflicted)")
       ->needs(variant);
-  for (auto* opt : {rows, cols, type, bytes, pad, swz, row, col, stride, lanes, store}) variant->excludes(opt);
+  for (auto* opt : {rows, cols, type, bytes, pad, swz, cute, row, col, stride, lanes, store}) variant->excludes(opt);
   sub.add_option("--svg", o->svg, "also write the picture to FILE (SVG)");
   return [o] { return run_bankmap(*o); };
 }

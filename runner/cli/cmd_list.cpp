@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
+#include "common/error.hpp"
 #include "common/metrics.hpp"
+#include "profile/offline.hpp"
 #include "query/list.hpp"
 #include "registry/registry.hpp"
 #include "store/database.hpp"
@@ -32,6 +34,21 @@ void list_metrics() {
   for (const auto& s : metrics::named_sets()) {
     std::printf("%s: %s\n", s.name.c_str(), s.description.c_str());
     for (const auto& m : s.metrics) std::printf("  %s\n", m.c_str());
+  }
+  // Per chip, from the CUPTI host API (no GPU needed): passes, and the counters a chip lacks, whose
+  // derived values are then absent (never 0).
+  for (const char* chip : {"GA100", "GH100", "GB100"}) {
+    for (const auto& s : metrics::named_sets()) {
+      try {
+        const auto c = profile::check_offline(chip, s.metrics);
+        std::printf("%s on %s: %zu pass(es)", s.name.c_str(), chip, c.passes);
+        if (c.unknown.empty()) std::printf(", every counter present\n");
+        else std::printf(", not on this chip (no value, not 0): %zu\n", c.unknown.size());
+        for (const auto& u : c.unknown) std::printf("  absent: %s\n", u.c_str());
+      } catch (const error& e) {
+        std::printf("%s on %s: pass count unavailable (%s)\n", s.name.c_str(), chip, e.what());
+      }
+    }
   }
   std::printf("derived (per launch, usable in expect:):\n");
   for (const auto& d : metrics::derived_metrics())

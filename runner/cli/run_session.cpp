@@ -222,6 +222,9 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
     for (const auto& e : experiments)
       if (!b.sessions.count(e.metrics)) {
         b.sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+        if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
+          spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
+                       absent.size(), e.metric_set, b.sessions[e.metrics]->chip());
         launch::warm_up_profiler(*b.sessions[e.metrics], o.cache_control == "all");
       }
     b.gpu.chip = b.sessions.begin()->second->chip();

@@ -133,7 +133,7 @@ void write_svg(const bankmap& m, std::ostream& out) {
   out << fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", k_left, escape(m.title));
   out << fmt::format("<text x=\"{}\" y=\"40\" font-size=\"11\" fill=\"#333\">{}, {} B per lane, {} active lanes; cell: the "
                      "bank holding the element (grey: padding); outlined: the lanes' elements</text>\n",
-                     k_left, a.kind == access_kind::load ? "load" : "store", a.width, cost.active_lanes);
+                     k_left, kind_label(a.kind), a.width, cost.active_lanes);
   if (m.tile) write_grid(*m.tile, a, cell, out);
   write_banks(phases, cost, banks_top, out);
   out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" fill=\"{}\">{}</text>\n", k_left, caption_top + 4,

@@ -24,7 +24,7 @@ void write_text(const bankmap& m, std::ostream& out) {
   const warp_access& a = m.access;
   const access_cost cost = evaluate(a);
   out << m.title << '\n';
-  out << fmt::format("{}, {} B per lane, {} active lane{}\n\n", a.kind == access_kind::load ? "load" : "store",
+  out << fmt::format("{}, {} B per lane, {} active lane{}\n\n", kind_label(a.kind),
                      a.width, cost.active_lanes, cost.active_lanes == 1 ? "" : "s");
   std::map<std::uint32_t, std::size_t> element_at; // byte address -> logical element
   if (m.tile)

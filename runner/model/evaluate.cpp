@@ -192,10 +192,39 @@ int phase_lanes(const warp_access& a, rule_set rules) {
   return paired ? 2 * lanes : lanes;
 }
 
+/// Shared atomics: each lane's read-modify-write is its own bank access, so lanes on one address
+/// do not share a wavefront as loads do (no broadcast): the busiest bank's lane count.
+access_cost evaluate_atomic(const warp_access& a) {
+  access_cost c;
+  c.active_lanes = std::popcount(a.active);
+  if (c.active_lanes == 0) return c;
+  const int lanes = lanes_per_phase(a.width);
+  const int words_per_lane = a.width > k_bank_bytes ? a.width / k_bank_bytes : 1;
+  int phases = 0;
+  for (int first = 0; first < k_warp_lanes; first += lanes) {
+    const std::uint32_t mask = phase_mask(a.active, first, lanes);
+    if (mask == 0) continue;
+    (void)phase_wavefronts(a, lanes, first, mask); // the alignment check
+    std::array<int, k_banks> per_bank{};
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+      const std::uint32_t word = a.address[static_cast<std::size_t>(first + std::countr_zero(m))] / k_bank_bytes;
+      for (int k = 0; k < words_per_lane; ++k) ++per_bank[(word + static_cast<std::uint32_t>(k)) % k_banks];
+    }
+    const int wf = *std::max_element(per_bank.begin(), per_bank.end());
+    c.wavefronts += wf;
+    c.degree = std::max(c.degree, wf);
+    ++phases;
+  }
+  c.ideal_wavefronts = phases;
+  c.conflicts = c.wavefronts - c.ideal_wavefronts;
+  return c;
+}
+
 } // namespace
 
 access_cost evaluate(const warp_access& a, rule_set rules) {
   check_width(a.width);
+  if (a.kind == access_kind::atom) return evaluate_atomic(a);
   access_cost c;
   c.active_lanes = std::popcount(a.active);
   if (c.active_lanes == 0) return c;

@@ -7,16 +7,33 @@
 
 namespace bb::model {
 
+const char* kind_name(access_kind k) {
+  switch (k) {
+  case access_kind::load: return "lds";
+  case access_kind::store: return "sts";
+  case access_kind::ldsm: return "ldsm";
+  case access_kind::stsm: return "stsm";
+  case access_kind::atom: return "atom";
+  case access_kind::ldgsts: return "ldgsts";
+  }
+  return "lds";
+}
+
 prediction predict(const access_plan& plan) {
   prediction p;
+  auto add = [](side_totals& s, std::uint64_t n, const access_cost& c) {
+    s.requests += n;
+    s.wavefronts += n * static_cast<std::uint64_t>(c.wavefronts);
+    s.ideal_wavefronts += n * static_cast<std::uint64_t>(c.ideal_wavefronts);
+    s.conflicts += n * static_cast<std::uint64_t>(c.conflicts);
+  };
   for (const auto& e : plan.entries) {
     const access_cost c = evaluate(e.access);
     if (c.active_lanes == 0) continue;
-    side_totals& s = e.access.kind == access_kind::load ? p.load : p.store;
-    s.requests += e.count;
-    s.wavefronts += e.count * static_cast<std::uint64_t>(c.wavefronts);
-    s.ideal_wavefronts += e.count * static_cast<std::uint64_t>(c.ideal_wavefronts);
-    s.conflicts += e.count * static_cast<std::uint64_t>(c.conflicts);
+    const access_kind k = e.access.kind;
+    add(p.kinds[kind_name(k)], e.count, c);
+    if (k == access_kind::load || k == access_kind::ldsm) add(p.load, e.count, c);
+    if (k == access_kind::store || k == access_kind::stsm) add(p.store, e.count, c);
   }
   return p;
 }
@@ -28,8 +45,26 @@ std::map<std::string, double> predicted_counters(const prediction& p, const std:
       {m::k_ld_wavefronts, p.load.wavefronts}, {m::k_st_wavefronts, p.store.wavefronts},
       {m::k_ld_conflicts, p.load.conflicts},   {m::k_st_conflicts, p.store.conflicts},
   };
+  auto kind = [&](const char* k) {
+    const auto it = p.kinds.find(k);
+    return it == p.kinds.end() ? side_totals{} : it->second;
+  };
+  // The SASS request counters count LDS/STS alone; op_ld/op_st include the matrix kinds.
+  const side_totals lds = kind("lds"), sts = kind("sts"), ldsm = kind("ldsm"), stsm = kind("stsm"),
+                    atom = kind("atom"), ldgsts = kind("ldgsts");
+  const std::pair<const char*, std::uint64_t> per_kind[] = {
+      {m::k_ld_requests, lds.requests},          {m::k_st_requests, sts.requests},
+      {m::k_ldsm_requests, ldsm.requests},       {m::k_ldsm_wavefronts, ldsm.wavefronts},
+      {m::k_ldsm_conflicts, ldsm.conflicts},     {m::k_stsm_requests, stsm.requests},
+      {m::k_stsm_wavefronts, stsm.wavefronts},   {m::k_stsm_conflicts, stsm.conflicts},
+      {m::k_atom_requests, atom.requests},       {m::k_atom_wavefronts, atom.wavefronts},
+      {m::k_atom_conflicts, atom.conflicts},     {m::k_ldgsts_requests, ldgsts.requests},
+      {m::k_ldgsts_wavefronts, ldgsts.wavefronts}, {m::k_ldgsts_conflicts, ldgsts.conflicts},
+  };
   std::map<std::string, double> out;
   for (const auto& [name, value] : all)
+    if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) out[name] = static_cast<double>(value);
+  for (const auto& [name, value] : per_kind)
     if (std::find(wanted.begin(), wanted.end(), name) != wanted.end()) out[name] = static_cast<double>(value);
   return out;
 }
@@ -45,6 +80,12 @@ std::map<std::string, double> predicted_metric_rows(const prediction& p) {
     const auto req = static_cast<double>(s.requests);
     out[n + "wavefronts_per_request"] = static_cast<double>(s.wavefronts) / req;
     out[n + "conflicts_per_request"] = static_cast<double>(s.conflicts) / req;
+  }
+  for (const auto& [kind, s] : p.kinds) {
+    const std::string n = "predicted_" + kind + "_";
+    out[n + "requests"] = static_cast<double>(s.requests);
+    if (s.requests == 0) continue;
+    out[n + "wavefronts_per_request"] = static_cast<double>(s.wavefronts) / static_cast<double>(s.requests);
   }
   return out;
 }

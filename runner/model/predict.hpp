@@ -15,8 +15,15 @@ struct side_totals {
 };
 
 struct prediction {
+  /// load: LDS + ldmatrix, store: STS + stmatrix, as the hardware op_ld/op_st counters (and
+  /// load_requests, which adds LDSM instructions) see them.
   side_totals load, store;
+  /// Per access kind: "lds", "ldsm", "sts", "stsm", "atom", "ldgsts" (only kinds the plan has).
+  std::map<std::string, side_totals> kinds;
 };
+
+/// The derived-metric prefix of an access kind ("lds" for access_kind::load).
+const char* kind_name(access_kind k);
 
 /// Sums evaluate() over the plan, each entry weighted by its count.
 prediction predict(const access_plan& plan);

@@ -1,5 +1,7 @@
 #include "model/tile.hpp"
 
+#include "model/matrix_access.hpp"
+
 #include <stdexcept>
 
 namespace bb::model {
@@ -20,6 +22,9 @@ tile_layout make_tile(const tile_shape& s) {
   if (s.swizzle != 0 && (!power_of_two(s.swizzle) || s.cols % s.swizzle != 0))
     bad("--swizzle must be a power of two that divides the columns (" + std::to_string(s.cols) + "), not " +
         std::to_string(s.swizzle));
+  if (s.cute_b != 0 && s.swizzle != 0) bad("use --swizzle or --cute-swizzle, not both");
+  if (s.cute_b < 0 || s.cute_b > 5 || s.cute_m < 0 || s.cute_m > 10 || s.cute_s < s.cute_b || s.cute_s > 10)
+    bad("--cute-swizzle B,M,S needs 0 <= B <= 5, 0 <= M <= 10 and B <= S <= 10 (e.g. 3,4,3)");
   tile_layout t;
   t.rows = s.rows;
   t.cols = s.cols;
@@ -27,13 +32,16 @@ tile_layout make_tile(const tile_shape& s) {
   t.row_pitch_elements = s.cols + s.pad;
   t.name = s.type_name + " tile[" + std::to_string(s.rows) + "][" + std::to_string(t.row_pitch_elements) + "]";
   if (s.swizzle != 0) t.name += ", column ^ (row % " + std::to_string(s.swizzle) + ")";
+  if (s.cute_b != 0)
+    t.name += ", Swizzle<" + std::to_string(s.cute_b) + "," + std::to_string(s.cute_m) + "," + std::to_string(s.cute_s) + ">";
   if (static_cast<long long>(s.rows) * t.row_pitch_elements * s.element_bytes > (1ll << 20))
     bad("the tile is larger than 1 MiB of shared memory");
   t.address.reserve(static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols));
   for (int r = 0; r < s.rows; ++r)
     for (int c = 0; c < s.cols; ++c) {
       const int col = s.swizzle != 0 ? c ^ (r % s.swizzle) : c;
-      t.address.push_back(static_cast<std::uint32_t>((r * t.row_pitch_elements + col) * s.element_bytes));
+      const auto byte = static_cast<std::uint32_t>((r * t.row_pitch_elements + col) * s.element_bytes);
+      t.address.push_back(s.cute_b != 0 ? cute_swizzle(byte, s.cute_b, s.cute_m, s.cute_s) : byte);
     }
   return t;
 }

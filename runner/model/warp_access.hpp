@@ -12,7 +12,23 @@ inline constexpr int k_bank_bytes = 4;
 /// What one wavefront can serve: one 4-byte word from each of the 32 banks.
 inline constexpr int k_wavefront_bytes = k_banks * k_bank_bytes;
 
-enum class access_kind : std::uint8_t { load, store };
+/// What instruction makes the request (docs/bank-model.md, "Access kinds"): LDS/STS; ldmatrix and
+/// stmatrix (width 16, one 8-lane phase of row addresses per matrix); shared atomics, whose lanes
+/// at one address are served one at a time; cp.async destinations (LDGSTS, a store of the width).
+enum class access_kind : std::uint8_t { load, store, ldsm, stsm, atom, ldgsts };
+
+/// The instruction a kind names, for pictures: "load", "store", "ldmatrix", "stmatrix", "atomic", "cp.async".
+constexpr const char* kind_label(access_kind k) {
+  switch (k) {
+  case access_kind::load: return "load";
+  case access_kind::store: return "store";
+  case access_kind::ldsm: return "ldmatrix";
+  case access_kind::stsm: return "stmatrix";
+  case access_kind::atom: return "atomic";
+  case access_kind::ldgsts: return "cp.async";
+  }
+  return "load";
+}
 
 /// One shared-memory instruction executed by one warp.
 struct warp_access {

@@ -14,6 +14,7 @@
 #include <cupti_target.h>
 
 #include "common/error.hpp"
+#include "common/metrics.hpp"
 #include "profile/cupti_call.hpp"
 
 namespace bb::profile {
@@ -135,16 +136,19 @@ std::unique_ptr<session> session::create(int device, const std::vector<std::stri
     mp.pHostObject = s->m_impl->host;
     mp.pMetricName = name.c_str();
     if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) {
-      unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+      // A named set's counter this chip lacks (metrics::is_chip_optional) is left out: its
+      // derived values stay absent rather than reading 0.
+      if (metrics::is_chip_optional(name)) s->m_absent.push_back(name);
+      else unknown += (unknown.empty() ? "'" : ", '") + name + "'";
       continue;
     }
     s->m_metrics.push_back({name, mp.pDimUnit ? mp.pDimUnit : "", mp.pDescription ? mp.pDescription : ""});
+    s->m_names.push_back(name);
   }
   if (!unknown.empty())
     throw usage_error("metric(s) " + unknown + " not known on chip " + s->m_chip +
                       "; list a chip's metrics with `ncu --query-metrics --chip " + s->m_chip + "`");
 
-  s->m_names = metrics;
   for (const auto& n : s->m_names) s->m_name_ptrs.push_back(n.c_str());
 
   CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, nullptr};

@@ -34,6 +34,9 @@ public:
   [[nodiscard]] const std::string& chip() const { return m_chip; }
   [[nodiscard]] std::size_t passes() const { return m_passes; }
   [[nodiscard]] const std::vector<metric_info>& metrics() const { return m_metrics; }
+  /// Counters of the requested list this chip does not have (only chip-optional ones; see
+  /// metrics::is_chip_optional), left out of the session.
+  [[nodiscard]] const std::vector<std::string>& absent() const { return m_absent; }
 
   /// Profiles what `launch` enqueues: every kernel launch becomes one range, replayed as many
   /// passes as the metrics need with memory restored between passes. Returns one entry per range.
@@ -74,6 +77,7 @@ private:
   std::size_t m_passes = 0;
   std::vector<metric_info> m_metrics;
   std::vector<std::string> m_names;
+  std::vector<std::string> m_absent;
   std::vector<const char*> m_name_ptrs;
   std::vector<std::uint8_t> m_availability;
   std::vector<std::uint8_t> m_config;

@@ -1,6 +1,9 @@
 #include "query/metric_info.hpp"
 
 #include <map>
+#include <optional>
+
+#include "common/metrics.hpp"
 
 namespace bb::query {
 
@@ -37,6 +40,33 @@ const std::map<std::string, known, std::less<>>& known_metrics() {
   return table;
 }
 
+struct kind_label {
+  std::string label;
+  int decimals;
+  metric_kind kind;
+};
+
+/// Per-kind derived metrics (common/metrics.hpp access_kinds): "ldsm_wavefronts_per_request" is
+/// "ldsm wf/req", a ratio like the load one.
+std::optional<kind_label> kind_metric(std::string_view name) {
+  static const std::pair<const char*, kind_label> suffixes[] = {
+      {"_wavefronts_per_request", {" wf/req", 2, metric_kind::ratio}},
+      {"_conflicts_per_request", {" conflicts/req", 3, metric_kind::ratio}},
+      {"_excess_wavefronts_per_request", {" excess/req", 3, metric_kind::ratio}},
+      {"_requests", {" req", 0, metric_kind::count}},
+      {"_wavefronts", {" wf", 0, metric_kind::count}},
+      {"_conflicts", {" conflicts", 0, metric_kind::count}},
+  };
+  for (const auto& k : metrics::access_kinds()) {
+    const std::string prefix = std::string(k.name) + "_";
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view rest = name.substr(prefix.size() - 1);
+    for (const auto& [suffix, label] : suffixes)
+      if (rest == suffix) return kind_label{k.label + label.label, label.decimals, label.kind};
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 metric_info describe_metric(std::string_view name) {
@@ -48,6 +78,10 @@ metric_info describe_metric(std::string_view name) {
     m.label = it->second.label;
     m.decimals = it->second.decimals;
     m.kind = it->second.kind;
+  } else if (const auto k = kind_metric(name)) {
+    m.label = k->label;
+    m.decimals = k->decimals;
+    m.kind = k->kind;
   } else {
     m.decimals = 3;
   }

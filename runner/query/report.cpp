@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/metrics.hpp"
 #include "query/cells.hpp"
 #include "query/metric_info.hpp"
 #include "query/regress_output.hpp"
@@ -153,6 +154,16 @@ section experiment_section(const store::database& db, const std::vector<store::r
   for (const char* m : {"load_wavefronts_per_request", "store_wavefronts_per_request", "load_conflicts_per_request",
                         "store_conflicts_per_request"})
     s.add(report_charts::by_parameters(main_rows, m, context));
+  // The other access kinds this experiment executed (ldmatrix, atomics, cp.async, ...): a chart each.
+  for (const auto& k : metrics::access_kinds()) {
+    const std::string kind = k.name;
+    if (kind == "lds" || kind == "sts" || kind == "tma") continue;
+    const bool used = std::any_of(main_rows.begin(), main_rows.end(), [&](const auto& r) {
+      const auto it = r.metrics.find(kind + "_requests");
+      return it != r.metrics.end() && it->second.mean > 0;
+    });
+    if (used) s.add(report_charts::by_parameters(main_rows, kind + "_wavefronts_per_request", context));
+  }
   s.html += "<h3>Time and bandwidth against size</h3>\n";
   const int before = s.charts;
   if (!model_only)

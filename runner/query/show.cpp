@@ -1,5 +1,6 @@
 #include "query/show.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/metrics.hpp"
 #include "model/rules.hpp"
 #include "query/cells.hpp"
 
@@ -49,6 +51,9 @@ bool mismatch(const store::configuration_row& c) {
 }
 
 struct predictions {
+  /// Access kinds beyond LDS/STS (ldsm, atom, ...) some configuration executed: each gets
+  /// "<kind> req", "<kind> wf/req" and "<kind> conflicts/req" columns.
+  std::vector<std::string> kinds;
   bool shown = false;   ///< some configuration carries a prediction beside a measurement
   bool flagged = false; ///< some configuration disagrees with it
   bool model = false;   ///< the run is the bank model's: its counters are predictions, nothing is timed
@@ -65,6 +70,12 @@ std::string expectations_cell(const store::configuration_row& c, output_format f
   return failed.empty() ? "pass" : failed;
 }
 
+std::string kind_heading(std::string_view suffix) {
+  if (suffix == "_requests") return " req";
+  if (suffix == "_wavefronts_per_request") return " wf/req";
+  return " conflicts/req";
+}
+
 text_table make_table(output_format format, const predictions& p) {
   const bool csv = format == output_format::csv;
   std::vector<column> columns;
@@ -78,6 +89,9 @@ text_table make_table(output_format format, const predictions& p) {
     if (p.shown && m.metric == std::string_view(k_measured_ld_wf))
       columns.push_back({csv ? k_predicted_ld_wf : "pred wf/req", align::right});
   }
+  for (const auto& k : p.kinds)
+    for (const char* what : {"_requests", "_wavefronts_per_request", "_conflicts_per_request"})
+      columns.push_back({csv ? k + what : k + kind_heading(what), align::right});
   if (!p.model) {
     columns.push_back({csv ? "median_ns" : "median us", align::right});
     columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
@@ -114,6 +128,9 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
     if (!csv && p.flagged) cell += mismatch(c) ? "!" : " "; // "!" keeps the numbers aligned
     cells.push_back(std::move(cell));
   }
+  for (const auto& k : p.kinds)
+    for (const char* what : {"_requests", "_wavefronts_per_request", "_conflicts_per_request"})
+      cells.push_back(number_cell(value(mean((k + what).c_str())), std::string_view(what) == "_requests" ? 0 : 2, format));
   if (p.model) {
     cells.push_back(expectations_cell(c, format));
     table.add_row(std::move(cells));
@@ -191,6 +208,12 @@ void show_run(const store::database& db, std::int64_t run_id, std::ostream& out,
   p.model = detail->gpu.backend == "model";
   for (const auto& c : rows) {
     p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
+    for (const auto& k : metrics::access_kinds()) {
+      const std::string kind = k.name;
+      if (kind == "lds" || kind == "sts" || kind == "tma") continue; // lds/sts are the ld/st columns less LDSM/STSM
+      const auto req = mean_of(c, (kind + "_requests").c_str());
+      if (req && *req > 0 && std::find(p.kinds.begin(), p.kinds.end(), kind) == p.kinds.end()) p.kinds.push_back(kind);
+    }
     p.flagged = p.flagged || mismatch(c);
   }
   text_table table = make_table(format, p);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/metrics.hpp"
 #include "config/experiment.hpp"
 #include "query/cells.hpp"
 #include "query/table.hpp"
@@ -150,6 +151,21 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
   std::vector<column> columns = {{"variant", align::left}, {"params", align::left}, {"ld wf/req", align::right}};
   if (model) columns.push_back({"model ld wf/req", align::right});
   for (const char* h : {"ld confl/req", "st wf/req", "st confl/req"}) columns.push_back({h, align::right});
+  // Kinds beyond LDS/STS that the section executed (ldmatrix, atomics, ...): their own columns.
+  std::vector<std::string> kinds;
+  for (const auto& k : metrics::access_kinds()) {
+    const std::string kind = k.name;
+    if (kind == "lds" || kind == "sts" || kind == "tma") continue;
+    const bool used = std::any_of(s.rows.begin(), s.rows.end(), [&](const auto& c) {
+      const auto req = mean_of(c, (kind + "_requests").c_str());
+      return req && *req > 0;
+    });
+    if (!used) continue;
+    kinds.push_back(kind);
+    columns.push_back({kind + " wf/req", align::right});
+    if (model) columns.push_back({"model " + kind + " wf/req", align::right});
+    columns.push_back({kind + " confl/req", align::right});
+  }
   if (timed)
     for (const char* h : {"median µs", "GB/s", "% copy"}) columns.push_back({h, align::right});
   columns.push_back({"checks", align::left});
@@ -163,6 +179,11 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
     cells.push_back(number_cell(mean_of(c, "load_conflicts_per_request"), 2, md));
     cells.push_back(number_cell(mean_of(c, "store_wavefronts_per_request"), 2, md));
     cells.push_back(number_cell(mean_of(c, "store_conflicts_per_request"), 2, md));
+    for (const auto& kind : kinds) {
+      cells.push_back(number_cell(mean_of(c, (kind + "_wavefronts_per_request").c_str()), 2, md));
+      if (model) cells.push_back(number_cell(mean_of(c, ("predicted_" + kind + "_wavefronts_per_request").c_str()), 2, md));
+      cells.push_back(number_cell(mean_of(c, (kind + "_conflicts_per_request").c_str()), 2, md));
+    }
     std::optional<double> us, gbps, share;
     if (c.status == "ok" && c.timing) {
       us = c.timing->median_ns / 1000;
@@ -350,7 +371,10 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
                          on, ref->gbps, ref->variant, ref->params, ref->run_id);
   }
   out << "\n\"ld\" and \"st\" are shared-memory loads and stores; \"wf/req\" is wavefronts per request (1 for a\n"
-         "conflict-free warp access of 4 bytes per lane), \"confl/req\" bank conflicts per request"
+         "conflict-free warp access of 4 bytes per lane), \"confl/req\" bank conflicts per request;\n"
+         "\"ld\" counts ldmatrix instructions as requests, as Nsight Compute does. Sections whose kernels\n"
+         "use other kinds add their own columns: \"ldsm\" ldmatrix, \"stsm\" stmatrix, \"atom\" shared\n"
+         "atomics, \"ldgsts\" cp.async, \"gmma\" wgmma operand reads (docs/bank-model.md, access kinds)"
       << (predicted ? ".\n\n"
                     : "; times are\nmedians of event-timed launches; \"GB/s\" counts the bytes each kernel must move.\n\n");
 

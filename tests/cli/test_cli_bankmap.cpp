@@ -76,3 +76,32 @@ TEST(cli_bankmap, impossible_requests_are_usage_errors) {
   EXPECT_EQ(param.exit_code, 2);
   EXPECT_NE(param.err.find("family transpose has no parameter 'm'"), std::string::npos) << param.err;
 }
+
+// CuTe Swizzle<3,4,3> (TMA's 128B swizzle) on a float4 column of 128-byte rows: the 8 rows' chunk
+// 0 moves to chunk r, so the 8-way column becomes one wavefront.
+TEST(cli_bankmap, cute_swizzle_spreads_a_16_byte_column) {
+  const auto plain = run_cli("bankmap --rows 8 --cols 8 --type float4 --col 0");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find("8-way bank conflict: 8 wavefronts, ideal 1"), std::string::npos) << plain.out;
+  const auto swz = run_cli("bankmap --rows 8 --cols 8 --type float4 --cute-swizzle 3,4,3 --col 0");
+  ASSERT_EQ(swz.exit_code, 0) << swz.err;
+  EXPECT_NE(swz.out.find("float4 tile[8][8], Swizzle<3,4,3>"), std::string::npos) << swz.out;
+  EXPECT_NE(swz.out.find("conflict-free: 1 wavefront, ideal 1"), std::string::npos) << swz.out;
+  const auto both = run_cli("bankmap --swizzle 32 --cute-swizzle 3,4,3");
+  EXPECT_EQ(both.exit_code, 2);
+  const auto bad = run_cli("bankmap --cute-swizzle 3,4,1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--cute-swizzle B,M,S needs"), std::string::npos) << bad.err;
+}
+
+// A variant's ldmatrix and atomic requests are drawn as such.
+TEST(cli_bankmap, matrix_and_atomic_requests_name_their_kind) {
+  const auto ld = run_cli("bankmap --variant ldmatrix/unpadded");
+  ASSERT_EQ(ld.exit_code, 0) << ld.err;
+  EXPECT_NE(ld.out.find("ldmatrix, 16 B per lane, 32 active lanes"), std::string::npos) << ld.out;
+  EXPECT_NE(ld.out.find("8-way bank conflict: 32 wavefronts, ideal 4"), std::string::npos) << ld.out;
+  const auto atom = run_cli("bankmap --variant histogram/one_bank --request 40");
+  ASSERT_EQ(atom.exit_code, 0) << atom.err;
+  EXPECT_NE(atom.out.find("atomic, 4 B per lane"), std::string::npos) << atom.out;
+  EXPECT_NE(atom.out.find("32-way bank conflict: 32 wavefronts, ideal 1"), std::string::npos) << atom.out;
+}

@@ -36,6 +36,19 @@ TEST(cli, list_metrics_names_the_bank_conflicts_set) {
   EXPECT_NE(r.out.find("bank_conflicts"), std::string::npos);
   EXPECT_NE(r.out.find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"), std::string::npos);
   EXPECT_NE(r.out.find("load_wavefronts_per_request"), std::string::npos);
+  EXPECT_NE(r.out.find("ldsm_wavefronts_per_request"), std::string::npos);
+  EXPECT_NE(r.out.find("atom_excess_wavefronts_per_request"), std::string::npos);
+}
+
+TEST(cli, list_metrics_says_which_counters_a_chip_lacks) {
+  const auto r = run_cli("list metrics");
+  EXPECT_EQ(r.exit_code, 0);
+  if (r.out.find("bank_conflicts on GH100: pass count unavailable") != std::string::npos)
+    GTEST_SKIP() << "CUPTI host API unavailable here";
+  EXPECT_NE(r.out.find("bank_conflicts on GH100: 2 pass(es), every counter present"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("access_kinds on GH100: 5 pass(es), every counter present"), std::string::npos);
+  EXPECT_NE(r.out.find("access_kinds on GA100: 3 pass(es), not on this chip (no value, not 0): 9"), std::string::npos);
+  EXPECT_NE(r.out.find("  absent: sm__sass_inst_executed_op_shared_gmma.sum"), std::string::npos);
 }
 
 TEST(cli, validate_accepts_the_shipped_experiments_without_a_gpu) {

@@ -54,9 +54,11 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   side ld, st;
   for (const auto& range : r.ranges) {
     auto get = [&](const char* name) { return range.count(name) ? range.at(name) : 0.0; };
-    ld.requests += get(m::k_ld_requests);
+    // op_ld/op_st hold ldmatrix/stmatrix wavefronts, and the model's load/store sides hold their
+    // requests (Nsight Compute's rule): add the LDSM/STSM instructions to the SASS LDS/STS counts.
+    ld.requests += get(m::k_ld_requests) + get(m::k_ldsm_requests);
     ld.wavefronts += get(m::k_ld_wavefronts);
-    st.requests += get(m::k_st_requests);
+    st.requests += get(m::k_st_requests) + get(m::k_stsm_requests);
     st.wavefronts += get(m::k_st_wavefronts);
   }
   return {ld, st};

@@ -2,10 +2,12 @@
 // and the often-quoted padding check that does not.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 
 #include "bankbench/bank_conflicts.hpp"
 #include "model/evaluate.hpp"
+#include "model/matrix_access.hpp"
 #include "model/tile.hpp"
 
 namespace {
@@ -83,3 +85,29 @@ TEST(model_header, strided_matches_the_model_at_every_width) {
 }
 
 } // namespace
+
+// ldmatrix in the header: 128-byte rows are 8-way per matrix; 144-byte rows or Swizzle<3,4,3>
+// are one wavefront per matrix; TMA 64B over 128-byte rows leaves 2-way.
+static_assert(bankbench::ldmatrix_wavefronts(128, 4) == 32, "unpadded ldmatrix.x4: 32 wavefronts");
+static_assert(bankbench::ldmatrix_wavefronts(144, 4) == 4, "rows padded by 16 bytes: 4");
+static_assert(bankbench::ldmatrix_wavefronts(128, 4, 16, 3, 4, 3) == 4, "Swizzle<3,4,3>: 4");
+static_assert(bankbench::ldmatrix_wavefronts(128, 4, 0, 2, 4, 3) == 8, "Swizzle<2,4,3> over 128-byte rows: 2-way");
+static_assert(bankbench::ldmatrix_conflict_free(144, 128) && bankbench::ldmatrix_conflict_free(128, 128, 4, 3, 4, 3));
+static_assert(!bankbench::ldmatrix_conflict_free(128, 128));
+static_assert(bankbench::cute_swizzle(3 * 128 + 16, 3, 4, 3) == 3 * 128 + 2 * 16);
+
+TEST(model_header, ldmatrix_agrees_with_the_model_for_pitches_and_swizzles) {
+  for (const int pitch : {64, 80, 96, 128, 144, 160, 192, 256, 272})
+    for (const int mats : {1, 2, 4})
+      for (const int b : {0, 1, 2, 3})
+        for (int col = 0; col < 64; col += 16) {
+          std::array<std::uint32_t, 32> rows{};
+          for (std::uint32_t l = 0; l < 32; ++l) {
+            const auto byte = static_cast<long long>(l) * pitch + col;
+            rows[l] = static_cast<std::uint32_t>(b == 0 ? byte : bankbench::cute_swizzle(byte, b, 4, 3));
+          }
+          const int model = bb::model::evaluate(bb::model::matrix_access(rows, mats)).wavefronts;
+          EXPECT_EQ(bankbench::ldmatrix_wavefronts(pitch, mats, col, b, b == 0 ? 0 : 4, b == 0 ? 0 : 3), model)
+              << "pitch " << pitch << " x" << mats << " Swizzle<" << b << ",4,3> col " << col;
+        }
+}

@@ -100,8 +100,10 @@ TEST(model_plans, predicted_counters_use_the_cupti_names) {
 
 TEST(model_plans, predicted_rows_are_registered_derived_metrics) {
   const auto rows = predicted_metric_rows(predict(plan_of("swizzled", 1024)));
-  EXPECT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows.size(), 12u); // loads and stores, and the lds and sts kinds: requests and wf/req
   for (const auto& [name, value] : rows) EXPECT_TRUE(bb::metrics::is_derived(name)) << name;
+  EXPECT_EQ(rows.at("predicted_lds_wavefronts_per_request"), 1.0);
+  EXPECT_EQ(rows.count("predicted_ldsm_requests"), 0u); // the plan has no ldmatrix
   EXPECT_EQ(rows.at("predicted_load_wavefronts_per_request"), 1.0);
   EXPECT_EQ(rows.at("predicted_store_conflicts_per_request"), 0.0);
   EXPECT_EQ(rows.at("predicted_load_requests"), 32768.0);

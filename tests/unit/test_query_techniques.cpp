@@ -199,7 +199,10 @@ the file held.
 - Reference bandwidth: 2000.0 GB/s, the best `reference` configuration (copy bytes=1048576, run 1); "% copy" is a configuration's bandwidth as a share of it.
 
 "ld" and "st" are shared-memory loads and stores; "wf/req" is wavefronts per request (1 for a
-conflict-free warp access of 4 bytes per lane), "confl/req" bank conflicts per request; times are
+conflict-free warp access of 4 bytes per lane), "confl/req" bank conflicts per request;
+"ld" counts ldmatrix instructions as requests, as Nsight Compute does. Sections whose kernels
+use other kinds add their own columns: "ldsm" ldmatrix, "stsm" stmatrix, "atom" shared
+atomics, "ldgsts" cp.async, "gmma" wgmma operand reads (docs/bank-model.md, access kinds); times are
 medians of event-timed launches; "GB/s" counts the bytes each kernel must move.
 
 | technique               | verdict            | configurations measured | expectation checks met |

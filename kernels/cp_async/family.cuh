@@ -1,0 +1,160 @@
+#pragma once
+// cp.async family: one warp per block copies a 32 x 128-byte float tile from global into shared
+// memory with cp.async (LDGSTS, 16 bytes per lane, .ca or .cg), waits, and copies it back out with
+// 16-byte loads in row order. Variants differ in which chunk each lane copies (a row's 8 chunks per
+// quarter-warp, or lane = row) and in the tile's layout: 128-byte rows, 144-byte rows, or CuTe
+// Swizzle<3,4,3>. The destination addresses decide the shared-side wavefronts, as for a store.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
+#include "common/device_fill.cuh"
+#include "common/copied_input.hpp"
+#include "common/host_device.hpp"
+#include "common/tile_128.hpp"
+#include "launch/cuda_call.hpp"
+#include "model/matrix_access.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::cp_async {
+
+inline constexpr int k_rows = tile_128::k_rows;
+inline constexpr int k_row_bytes = tile_128::k_row_bytes;
+inline constexpr int k_chunks = k_row_bytes / 16;                 ///< 16-byte chunks per row
+inline constexpr int k_tile_floats = k_rows * k_row_bytes / 4;    ///< 1024
+inline constexpr int k_steps = k_rows * k_chunks / 32;            ///< copies per lane: 8
+inline constexpr std::int64_t k_max_tiles = 1 << 18;
+
+inline const family_info& family() {
+  static const family_info f{
+      "cp_async",
+      "cp.async (.ca/.cg, 16 B) fills of a 32 x 128-byte tile: row-wise, lane = row over 128-byte, "
+      "144-byte and Swizzle<3,4,3> rows",
+      {{"cache", "cg", "cp.async cache operator: ca (L1 and L2) or cg (L2 only)"},
+       {"batch", 4096, "tiles, one warp-sized block each"}}};
+  return f;
+}
+
+struct config {
+  bool cg = true;
+  std::int64_t tiles = 0;
+};
+
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto cache = params.at("cache").get<std::string>();
+  if (cache != "ca" && cache != "cg") throw unsupported_parameter("cache = '" + cache + "' is not one of ca, cg");
+  c.cg = cache == "cg";
+  c.tiles = params.at("batch").get<std::int64_t>();
+  if (c.tiles < 1 || c.tiles > k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  return c;
+}
+
+/// Row and chunk lane `lane` copies at step s: a row's 8 chunks per quarter-warp (Columns false),
+/// or chunk s of row `lane` (Columns true: 8 lanes of a phase on 8 rows, same chunk).
+template <bool Columns> BB_HD constexpr int row_of(int s, int lane) { return Columns ? lane : (s * 32 + lane) / k_chunks; }
+template <bool Columns> BB_HD constexpr int chunk_of(int s, int lane) { return Columns ? s : (s * 32 + lane) % k_chunks; }
+
+template <bool Cg> __device__ void copy16(std::uint32_t dst, const void* src) {
+  if constexpr (Cg) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+
+template <class Layout, bool Columns, bool Cg>
+__global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ in, float* __restrict__ out) {
+  __shared__ __align__(128) unsigned char tile[Layout::k_bytes];
+  const int lane = static_cast<int>(threadIdx.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_floats;
+  const auto shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tile));
+#pragma unroll
+  for (int s = 0; s < k_steps; ++s) {
+    const int row = row_of<Columns>(s, lane), chunk = chunk_of<Columns>(s, lane);
+    copy16<Cg>(shared_base + static_cast<std::uint32_t>(Layout::offset(row, 16 * chunk)),
+               in + base + static_cast<std::size_t>(row) * (k_row_bytes / 4) + 4 * chunk);
+  }
+  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+  __syncwarp();
+  float4* dst = reinterpret_cast<float4*>(out + base);
+#pragma unroll
+  for (int s = 0; s < k_steps; ++s) {
+    const int q = s * 32 + lane;
+    dst[q] = *reinterpret_cast<const float4*>(tile + Layout::offset(q / k_chunks, 16 * (q % k_chunks)));
+  }
+}
+
+template <class Layout, bool Columns> class cp_async_problem final : public problem {
+public:
+  cp_async_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
+    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_floats;
+    m_in = device_buffer<float>(count);
+    m_out = device_buffer<float>(count);
+    fill_uniform_device(m_in.get(), count, seed);
+  }
+
+  void launch(void* stream) override {
+    const auto s = static_cast<cudaStream_t>(stream);
+    const dim3 grid(static_cast<unsigned>(m_config.tiles));
+    if (m_config.cg) cp_async_kernel<Layout, Columns, true><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    else cp_async_kernel<Layout, Columns, false><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Bit-exact copy, checked on the GPU.
+  verify_result verify() override {
+    const copied_input want{m_seed};
+    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
+      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return 16; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  config m_config;
+  std::uint64_t m_seed = 0;
+  device_buffer<float> m_in;
+  device_buffer<float> m_out;
+};
+
+template <class Layout, bool Columns> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    return std::make_unique<cp_async_problem<Layout, Columns>>(checked_config(params), seed);
+  };
+}
+
+/// The kernel's requests: 8 cp.async (LDGSTS, 16 bytes per lane) and 8 LDS.128 read-backs per tile.
+template <class Layout, bool Columns> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const auto tiles = static_cast<std::uint64_t>(checked_config(params).tiles);
+  model::access_plan plan;
+  plan.access_bytes = 16;
+  for (int s = 0; s < k_steps; ++s) {
+    model::warp_access copy, load;
+    copy.kind = model::access_kind::ldgsts;
+    copy.width = load.width = 16;
+    for (int lane = 0; lane < 32; ++lane) {
+      const auto l = static_cast<std::size_t>(lane);
+      copy.address[l] = static_cast<std::uint32_t>(Layout::offset(row_of<Columns>(s, lane), 16 * chunk_of<Columns>(s, lane)));
+      const int q = s * 32 + lane;
+      load.address[l] = static_cast<std::uint32_t>(Layout::offset(q / k_chunks, 16 * (q % k_chunks)));
+    }
+    plan.add(tiles, copy);
+    plan.add(tiles, load);
+  }
+  plan.tile = model::make_tile_layout("float tile", k_rows, k_row_bytes / 4, 4, Layout::k_bytes / k_rows / 4,
+                                      [](int r, int c) { return Layout::offset(r, 4 * c) / 4; });
+  return plan;
+}
+
+using tile_128::pitched;
+using tile_128::swizzle_343;
+
+} // namespace bb::cp_async

@@ -1,0 +1,268 @@
+#pragma once
+// ldmatrix family: one warp per block fills a 32-row tile of 128-byte rows (b16 data) with plain
+// stores, then reads it back with ldmatrix.x1/.x2/.x4 (optionally .trans): instruction (g, k)
+// gives lane l the address of row g*8N + l, 16-byte chunk k. Variants differ only in the tile's
+// layout (where byte b of row r lives): 128-byte rows, rows padded to 144 bytes, or CuTe
+// Swizzle<3,4,3> (TMA's 128B swizzle) over 128-byte rows.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
+#include "common/device_generate.cuh"
+#include "common/host_device.hpp"
+#include "common/tile_128.hpp"
+#include "common/uniform.hpp"
+#include "launch/cuda_call.hpp"
+#include "model/matrix_access.hpp"
+#include "registry/registry.hpp"
+
+namespace bb::ldmatrix {
+
+inline constexpr int k_rows = tile_128::k_rows;           ///< tile rows
+inline constexpr int k_row_bytes = tile_128::k_row_bytes; ///< data bytes per row: 64 b16 values, 8 chunks of 16 bytes
+inline constexpr int k_row_words = k_row_bytes / 4;
+inline constexpr int k_tile_words = k_rows * k_row_words; ///< 1024 words in, 1024 words out per tile
+inline constexpr std::int64_t k_max_tiles = 1 << 18;
+
+inline const family_info& family() {
+  static const family_info f{
+      "ldmatrix",
+      "ldmatrix.x1/.x2/.x4 (and .trans) over a 32 x 128-byte b16 tile: unpadded, padded, Swizzle<3,4,3>",
+      {{"matrices", 4, "8x8 b16 matrices per instruction: 1, 2 or 4 (ldmatrix .x1, .x2, .x4)"},
+       {"mode", "plain", "plain, or trans for ldmatrix .trans (transposes each matrix; the same addresses)"},
+       {"batch", 4096, "tiles, one warp-sized block each"}}};
+  return f;
+}
+
+struct config {
+  int matrices = 4;
+  bool trans = false;
+  std::int64_t tiles = 0;
+  /// Bytes per lane an instruction moves: x1 = 128 B over 32 lanes = 4, x2 = 8, x4 = 16. The fill
+  /// stores use the same width, so one ideal (1, 2 or 4 wavefronts) holds for both kinds.
+  [[nodiscard]] int lane_bytes() const { return 4 * matrices; }
+  [[nodiscard]] int instructions() const { return k_rows * 8 / (8 * matrices); } ///< per tile
+};
+
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto m = params.at("matrices").get<std::int64_t>();
+  if (m != 1 && m != 2 && m != 4) throw unsupported_parameter("matrices = " + std::to_string(m) + " is not 1, 2 or 4");
+  c.matrices = static_cast<int>(m);
+  const auto mode = params.at("mode").get<std::string>();
+  if (mode != "plain" && mode != "trans") throw unsupported_parameter("mode = '" + mode + "' is not one of plain, trans");
+  c.trans = mode == "trans";
+  c.tiles = params.at("batch").get<std::int64_t>();
+  if (c.tiles < 1 || c.tiles > k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  return c;
+}
+
+/// The seeded input word i, the same bits on host and device.
+BB_HD inline std::uint32_t word_at(std::uint64_t seed, std::uint64_t i) {
+  host::splitmix64 rng{seed * 0x9e3779b97f4a7c15ull + i};
+  return static_cast<std::uint32_t>(rng.next() >> 32);
+}
+struct word_values {
+  std::uint64_t seed;
+  BB_HD std::uint32_t operator()(std::uint64_t i) const { return word_at(seed, i); }
+};
+
+/// b16 value c (0..63) of row r of tile t of the input.
+BB_HD inline std::uint32_t half_at(std::uint64_t seed, std::uint64_t tile, int r, int c) {
+  const std::uint32_t w = word_at(seed, tile * k_tile_words + static_cast<std::uint64_t>(r) * k_row_words + c / 2);
+  return (w >> (16 * (c % 2))) & 0xffffu;
+}
+
+/// Output word i: tile, instruction (g, k), register j (matrix j) and lane t. Without .trans lane t
+/// holds row t/4, values 2(t%4) and 2(t%4)+1 of the matrix; with .trans, column t/4, rows 2(t%4)
+/// and 2(t%4)+1 (PTX ISA, ldmatrix fragments).
+struct expected_output {
+  std::uint64_t seed;
+  int matrices;
+  bool trans;
+  BB_HD std::uint32_t expected(std::size_t i) const {
+    const int t = static_cast<int>(i % 32);
+    const int j = static_cast<int>((i / 32) % static_cast<std::size_t>(matrices));
+    const std::size_t instr = i / 32 / static_cast<std::size_t>(matrices);
+    const int per_tile = k_rows / matrices;
+    const std::uint64_t tile = instr / static_cast<std::size_t>(per_tile);
+    const int in_tile = static_cast<int>(instr % static_cast<std::size_t>(per_tile));
+    const int g = in_tile / 8, k = in_tile % 8;
+    const int row0 = g * 8 * matrices + 8 * j; // matrix j's first row
+    if (!trans) {
+      const int r = row0 + t / 4, c = 8 * k + 2 * (t % 4);
+      return half_at(seed, tile, r, c) | (half_at(seed, tile, r, c + 1) << 16);
+    }
+    const int r = row0 + 2 * (t % 4), c = 8 * k + t / 4;
+    return half_at(seed, tile, r, c) | (half_at(seed, tile, r + 1, c) << 16);
+  }
+  BB_HD bool operator()(std::size_t i, std::uint32_t got) const { return got == expected(i); }
+};
+
+/// The stored vector of W = 4N bytes per lane: uint32, uint2 or uint4.
+template <int N> struct lane_vector;
+template <> struct lane_vector<1> { using type = std::uint32_t; };
+template <> struct lane_vector<2> { using type = uint2; };
+template <> struct lane_vector<4> { using type = uint4; };
+
+template <int N, bool Trans> __device__ void load_matrices(std::uint32_t addr, std::uint32_t* r) {
+  if constexpr (N == 1 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(addr));
+  if constexpr (N == 1 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n" : "=r"(r[0]) : "r"(addr));
+  if constexpr (N == 2 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n" : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
+  if constexpr (N == 2 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+                 : "=r"(r[0]), "=r"(r[1])
+                 : "r"(addr));
+  if constexpr (N == 4 && !Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+  if constexpr (N == 4 && Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/// One block of 32 threads per tile: the fill (step s, lane l stores W-byte vector s*32 + l of the
+/// tile in row order), then every ldmatrix instruction of the tile.
+template <class Layout, int N, bool Trans>
+__global__ void __launch_bounds__(32) ldmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
+  using vec = typename lane_vector<N>::type;
+  constexpr int k_lane_bytes = 4 * N;
+  constexpr int k_steps = k_rows * k_row_bytes / (32 * k_lane_bytes);
+  __shared__ __align__(128) unsigned char tile[Layout::k_bytes];
+  const int lane = static_cast<int>(threadIdx.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_words;
+  const vec* src = reinterpret_cast<const vec*>(in + base);
+#pragma unroll
+  for (int s = 0; s < k_steps; ++s) {
+    const int q = s * 32 + lane, byte = q * k_lane_bytes;
+    *reinterpret_cast<vec*>(tile + Layout::offset(byte / k_row_bytes, byte % k_row_bytes)) = src[q];
+  }
+  __syncwarp();
+  const auto shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tile));
+  constexpr int k_instructions = k_rows / N;
+  std::uint32_t* dst = out + static_cast<std::size_t>(blockIdx.x) * k_tile_words;
+#pragma unroll
+  for (int in_tile = 0; in_tile < k_instructions; ++in_tile) {
+    const int g = in_tile / 8, k = in_tile % 8;
+    const int row = g * 8 * N + lane % (8 * N); // lanes past 8N repeat valid rows; ldmatrix ignores them
+    std::uint32_t r[N];
+    load_matrices<N, Trans>(shared_base + static_cast<std::uint32_t>(Layout::offset(row, 16 * k)), r);
+#pragma unroll
+    for (int j = 0; j < N; ++j) dst[(in_tile * N + j) * 32 + lane] = r[j];
+  }
+}
+
+/// Enqueues one launch over `tiles` tiles: a kernel instantiation, type-erased.
+using word_launcher = void (*)(std::int64_t tiles, cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out);
+
+template <class Kernel> void launch_tiles(Kernel kernel, std::int64_t tiles, cudaStream_t s, const std::uint32_t* in,
+                                          std::uint32_t* out) {
+  kernel<<<dim3(static_cast<unsigned>(tiles)), 32, 0, s>>>(in, out);
+}
+
+template <class Layout, int N, bool Trans>
+void launch_ldmatrix(std::int64_t tiles, cudaStream_t s, const std::uint32_t* in, std::uint32_t* out) {
+  launch_tiles(ldmatrix_kernel<Layout, N, Trans>, tiles, s, in, out);
+}
+
+/// Buffers of seeded words, launch and check shared by the ldmatrix and stmatrix families:
+/// Expected gives each output word (a BB_HD expected(i) and operator()(i, got)).
+template <class Expected> class word_problem final : public problem {
+public:
+  word_problem(std::int64_t tiles, int lane_bytes, Expected want, word_launcher launch, std::uint64_t seed)
+      : m_tiles(tiles), m_lane_bytes(lane_bytes), m_want(want), m_launch(launch) {
+    const std::size_t count = static_cast<std::size_t>(tiles) * k_tile_words;
+    m_in = device_buffer<std::uint32_t>(count);
+    m_out = device_buffer<std::uint32_t>(count);
+    generate_device(m_in.get(), count, word_values{seed});
+  }
+
+  void launch(void* stream) override {
+    m_launch(m_tiles, static_cast<cudaStream_t>(stream), m_in.get(), m_out.get());
+    BB_CUDA_CALL(cudaGetLastError());
+  }
+
+  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
+
+  /// Bit-exact against the PTX fragment layout, checked on the GPU.
+  verify_result verify() override {
+    return verify_on_device(m_out.get(), m_out.size(), m_want, [&](std::size_t i, std::uint32_t got) {
+      return "out word " + std::to_string(i) + " = " + std::to_string(got) + ", expected " +
+             std::to_string(m_want.expected(i));
+    });
+  }
+
+  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
+  [[nodiscard]] int smem_access_bytes() const override { return m_lane_bytes; }
+  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
+
+private:
+  std::int64_t m_tiles = 0;
+  int m_lane_bytes = 4;
+  Expected m_want;
+  word_launcher m_launch;
+  device_buffer<std::uint32_t> m_in;
+  device_buffer<std::uint32_t> m_out;
+};
+
+template <class Layout> word_launcher ldmatrix_launcher(const config& c) {
+  if (c.matrices == 1) return c.trans ? &launch_ldmatrix<Layout, 1, true> : &launch_ldmatrix<Layout, 1, false>;
+  if (c.matrices == 2) return c.trans ? &launch_ldmatrix<Layout, 2, true> : &launch_ldmatrix<Layout, 2, false>;
+  return c.trans ? &launch_ldmatrix<Layout, 4, true> : &launch_ldmatrix<Layout, 4, false>;
+}
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    const config c = checked_config(params);
+    return std::make_unique<word_problem<expected_output>>(c.tiles, c.lane_bytes(),
+                                                           expected_output{seed, c.matrices, c.trans},
+                                                           ldmatrix_launcher<Layout>(c), seed);
+  };
+}
+
+/// ldmatrix_kernel's requests from the same Layout::offset: the fill stores and the ldmatrix
+/// instructions of one tile, counted for every tile.
+template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params);
+  const int w = c.lane_bytes();
+  const auto tiles = static_cast<std::uint64_t>(c.tiles);
+  model::access_plan plan;
+  plan.access_bytes = w;
+  for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
+    model::warp_access store;
+    store.kind = model::access_kind::store;
+    store.width = w;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int byte = (s * 32 + lane) * w;
+      store.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
+    }
+    plan.add(tiles, store);
+  }
+  for (int in_tile = 0; in_tile < c.instructions(); ++in_tile) {
+    const int g = in_tile / 8, k = in_tile % 8;
+    std::array<std::uint32_t, 32> rows{};
+    for (int lane = 0; lane < 32; ++lane)
+      rows[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(Layout::offset(g * 8 * c.matrices + lane % (8 * c.matrices), 16 * k));
+    plan.add(tiles, model::matrix_access(rows, c.matrices));
+  }
+  plan.tile = model::make_tile_layout("b16 tile", k_rows, k_row_bytes / 2, 2, Layout::k_bytes / k_rows / 2,
+                                      [](int r, int col) { return Layout::offset(r, 2 * col) / 2; });
+  return plan;
+}
+
+using tile_128::pitched;
+using tile_128::swizzle_343;
+
+} // namespace bb::ldmatrix

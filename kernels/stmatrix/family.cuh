@@ -1,0 +1,141 @@
+#pragma once
+// stmatrix family (sm_90): one warp per block writes a 32 x 128-byte b16 tile with stmatrix
+// .x1/.x2/.x4 from registers loaded in fragment order, then reads it back with plain loads of
+// 4 x matrices bytes per lane in row order. Instruction (g, k) stores matrix j's row i from lane
+// 8j + i's address: row g*8N + 8j + i, 16-byte chunk k. Layouts as the ldmatrix family's.
+#include "ldmatrix/family.cuh"
+
+namespace bb::stmatrix {
+
+using ldmatrix::k_row_bytes;
+using ldmatrix::k_rows;
+using ldmatrix::k_tile_words;
+
+inline const family_info& family() {
+  static const family_info f{
+      "stmatrix",
+      "stmatrix.x1/.x2/.x4 into a 32 x 128-byte b16 tile: unpadded, padded, Swizzle<3,4,3> (sm_90)",
+      {{"matrices", 4, "8x8 b16 matrices per instruction: 1, 2 or 4 (stmatrix .x1, .x2, .x4)"},
+       {"batch", 4096, "tiles, one warp-sized block each"}}};
+  return f;
+}
+
+struct config {
+  int matrices = 4;
+  std::int64_t tiles = 0;
+  [[nodiscard]] int lane_bytes() const { return 4 * matrices; }
+};
+
+inline config checked_config(const nlohmann::json& params) {
+  config c;
+  const auto m = params.at("matrices").get<std::int64_t>();
+  if (m != 1 && m != 2 && m != 4) throw unsupported_parameter("matrices = " + std::to_string(m) + " is not 1, 2 or 4");
+  c.matrices = static_cast<int>(m);
+  c.tiles = params.at("batch").get<std::int64_t>();
+  if (c.tiles < 1 || c.tiles > ldmatrix::k_max_tiles)
+    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." +
+                                std::to_string(ldmatrix::k_max_tiles));
+  return c;
+}
+
+/// Output word (row r, word w) of a tile: lane t = 4(r mod 8) + w mod 4 of instruction
+/// (g = r / 8N, k = w / 4) stored it from register j = (r mod 8N) / 8, which it loaded from input
+/// word ((tile * 32/N + 8g + k) * N + j) * 32 + t (PTX ISA, stmatrix fragments).
+struct expected_output {
+  std::uint64_t seed;
+  int matrices;
+  BB_HD std::uint32_t expected(std::size_t i) const {
+    const std::size_t tile = i / k_tile_words;
+    const int r = static_cast<int>(i % k_tile_words) / (k_row_bytes / 4), w = static_cast<int>(i % (k_row_bytes / 4));
+    const int g = r / (8 * matrices), j = (r % (8 * matrices)) / 8, t = 4 * (r % 8) + w % 4, k = w / 4;
+    const std::size_t instr = tile * static_cast<std::size_t>(k_rows / matrices) + static_cast<std::size_t>(8 * g + k);
+    return ldmatrix::word_at(seed, (instr * static_cast<std::size_t>(matrices) + static_cast<std::size_t>(j)) * 32 +
+                                       static_cast<std::size_t>(t));
+  }
+  BB_HD bool operator()(std::size_t i, std::uint32_t got) const { return got == expected(i); }
+};
+
+template <int N> __device__ void store_matrices(std::uint32_t addr, const std::uint32_t* r) {
+  if constexpr (N == 1) asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(addr), "r"(r[0]) : "memory");
+  if constexpr (N == 2)
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]) : "memory");
+  if constexpr (N == 4)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]),
+                 "r"(r[2]), "r"(r[3])
+                 : "memory");
+}
+
+template <class Layout, int N>
+__global__ void __launch_bounds__(32) stmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
+  using vec = typename ldmatrix::lane_vector<N>::type;
+  constexpr int k_lane_bytes = 4 * N;
+  constexpr int k_steps = k_rows * k_row_bytes / (32 * k_lane_bytes);
+  __shared__ __align__(128) unsigned char tile[Layout::k_bytes];
+  const int lane = static_cast<int>(threadIdx.x);
+  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_words;
+  const auto shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tile));
+#pragma unroll
+  for (int in_tile = 0; in_tile < k_rows / N; ++in_tile) {
+    const int g = in_tile / 8, k = in_tile % 8;
+    const int row = g * 8 * N + lane % (8 * N);
+    std::uint32_t r[N];
+#pragma unroll
+    for (int j = 0; j < N; ++j) r[j] = in[base + static_cast<std::size_t>((in_tile * N + j) * 32 + lane)];
+    store_matrices<N>(shared_base + static_cast<std::uint32_t>(Layout::offset(row, 16 * k)), r);
+  }
+  __syncwarp();
+  vec* dst = reinterpret_cast<vec*>(out + base);
+#pragma unroll
+  for (int s = 0; s < k_steps; ++s) {
+    const int q = s * 32 + lane, byte = q * k_lane_bytes;
+    dst[q] = *reinterpret_cast<const vec*>(tile + Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
+  }
+}
+
+template <class Layout, int N>
+void launch_stmatrix(std::int64_t tiles, cudaStream_t s, const std::uint32_t* in, std::uint32_t* out) {
+  ldmatrix::launch_tiles(stmatrix_kernel<Layout, N>, tiles, s, in, out);
+}
+
+template <class Layout> problem_factory factory() {
+  return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
+    const config c = checked_config(params);
+    const ldmatrix::word_launcher launch = c.matrices == 1   ? &launch_stmatrix<Layout, 1>
+                                           : c.matrices == 2 ? &launch_stmatrix<Layout, 2>
+                                                             : &launch_stmatrix<Layout, 4>;
+    return std::make_unique<ldmatrix::word_problem<expected_output>>(c.tiles, c.lane_bytes(),
+                                                                     expected_output{seed, c.matrices}, launch, seed);
+  };
+}
+
+/// stmatrix_kernel's requests: the stmatrix instructions and the read-back loads of one tile.
+template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
+  const config c = checked_config(params);
+  const int w = c.lane_bytes();
+  const auto tiles = static_cast<std::uint64_t>(c.tiles);
+  model::access_plan plan;
+  plan.access_bytes = w;
+  for (int in_tile = 0; in_tile < k_rows / c.matrices; ++in_tile) {
+    const int g = in_tile / 8, k = in_tile % 8;
+    std::array<std::uint32_t, 32> rows{};
+    for (int lane = 0; lane < 32; ++lane)
+      rows[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(Layout::offset(g * 8 * c.matrices + lane % (8 * c.matrices), 16 * k));
+    plan.add(tiles, model::matrix_access(rows, c.matrices, model::access_kind::stsm));
+  }
+  for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
+    model::warp_access load;
+    load.width = w;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int byte = (s * 32 + lane) * w;
+      load.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
+    }
+    plan.add(tiles, load);
+  }
+  plan.tile = model::make_tile_layout("b16 tile", k_rows, k_row_bytes / 2, 2, Layout::k_bytes / k_rows / 2,
+                                      [](int r, int col) { return Layout::offset(r, 2 * col) / 2; });
+  return plan;
+}
+
+} // namespace bb::stmatrix

@@ -1,0 +1,66 @@
+// The access plans of the access-kind families (kernels/ldmatrix, stmatrix, histogram, cp_async,
+// tma), read through the registry, and what the model predicts for them: the numbers the
+// experiment files and tests/gpu/test_access_kinds.cpp expect.
+#include <gtest/gtest.h>
+
+#include "model/predict.hpp"
+#include "registry/registry.hpp"
+
+namespace {
+
+bb::model::prediction predicted(const char* family, const char* variant, const nlohmann::json& params) {
+  const auto* v = bb::registry::instance().find_variant(family, variant);
+  EXPECT_NE(v, nullptr) << family << "/" << variant;
+  return bb::model::predict(v->plan(params));
+}
+
+double per_request(const bb::model::prediction& p, const char* kind) {
+  const auto& k = p.kinds.at(kind);
+  return static_cast<double>(k.wavefronts) / static_cast<double>(k.requests);
+}
+
+} // namespace
+
+TEST(model_kind_plans, ldmatrix_and_stmatrix_per_layout_and_width) {
+  for (const int m : {1, 2, 4}) {
+    const nlohmann::json ld = {{"matrices", m}, {"mode", "trans"}, {"batch", 10}};
+    const auto unpadded = predicted("ldmatrix", "unpadded", ld);
+    EXPECT_EQ(unpadded.kinds.at("ldsm").requests, 10u * 32 / m); // 32/N instructions per tile
+    EXPECT_EQ(per_request(unpadded, "ldsm"), 8.0 * m);
+    EXPECT_EQ(per_request(predicted("ldmatrix", "padded", ld), "ldsm"), 1.0 * m);
+    EXPECT_EQ(per_request(predicted("ldmatrix", "swizzled", ld), "ldsm"), 1.0 * m);
+    EXPECT_EQ(per_request(unpadded, "sts"), 1.0 * m); // the fill: 4N bytes per lane, ideal
+    const nlohmann::json st = {{"matrices", m}, {"batch", 10}};
+    EXPECT_EQ(per_request(predicted("stmatrix", "unpadded", st), "stsm"), 8.0 * m);
+    EXPECT_EQ(per_request(predicted("stmatrix", "swizzled", st), "stsm"), 1.0 * m);
+    EXPECT_EQ(predicted("stmatrix", "padded", st).store.requests, 10u * 32 / m); // store = STS + STSM, no STS here
+  }
+}
+
+TEST(model_kind_plans, histogram_atomics_including_a_partial_block) {
+  const nlohmann::json big = {{"n", 1 << 22}, {"items", 16}};
+  const auto one_bank = predicted("histogram", "one_bank", big);
+  EXPECT_EQ(one_bank.kinds.at("atom").requests, (1u << 22) / 32);
+  EXPECT_EQ(per_request(one_bank, "atom"), 32.0);
+  EXPECT_EQ(per_request(predicted("histogram", "padded", big), "atom"), 1.0);
+  EXPECT_EQ(per_request(predicted("histogram", "per_warp", big), "atom"), 1.0);
+  EXPECT_EQ(per_request(predicted("histogram", "same_address", big), "atom"), 32.0);
+  // n = 1000 in one block of 4096: 31 full warps and one of 8 lanes.
+  const auto partial = predicted("histogram", "padded", {{"n", 1000}, {"items", 16}});
+  EXPECT_EQ(partial.kinds.at("atom").requests, 32u);
+  EXPECT_EQ(partial.kinds.at("lds").requests, 1u); // warp 0's read-back
+}
+
+TEST(model_kind_plans, cp_async_and_tma_read_backs) {
+  const nlohmann::json cp = {{"cache", "ca"}, {"batch", 10}};
+  EXPECT_EQ(per_request(predicted("cp_async", "columns", cp), "ldgsts"), 32.0);
+  EXPECT_EQ(per_request(predicted("cp_async", "rows", cp), "ldgsts"), 4.0);
+  EXPECT_EQ(per_request(predicted("cp_async", "columns_swizzled", cp), "ldgsts"), 4.0);
+  EXPECT_EQ(predicted("cp_async", "columns_padded", cp).kinds.at("ldgsts").requests, 80u);
+  for (const auto& [rows, none] : {std::pair{32, 8.0}, std::pair{64, 16.0}, std::pair{128, 32.0}})
+    EXPECT_EQ(per_request(predicted("tma", "none", {{"row_bytes", rows}, {"batch", 4}}), "lds"), none) << rows;
+  EXPECT_EQ(per_request(predicted("tma", "sw32", {{"row_bytes", 32}, {"batch", 4}}), "lds"), 4.0);
+  EXPECT_EQ(per_request(predicted("tma", "sw64", {{"row_bytes", 64}, {"batch", 4}}), "lds"), 4.0);
+  EXPECT_EQ(per_request(predicted("tma", "sw128", {{"row_bytes", 128}, {"batch", 4}}), "lds"), 4.0);
+  EXPECT_THROW(predicted("tma", "sw32", {{"row_bytes", 64}, {"batch", 4}}), bb::unsupported_parameter);
+}
