@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counter parity and speed against Nsight Compute, over the whole default suite, on one GPU.
 
-usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR]
+usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR] [--metric-set SET]
                            [--bankbench-runs N] [--ncu-runs N] [--ncu-counters-alone-runs N]
                            [--ncu-option OPT ...]
        bench/ncu_parity.py --calibrate DIR/parity.csv
@@ -57,13 +57,28 @@ METRICS = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("st", "wavefronts"),
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("ld", "conflicts"),
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": ("st", "conflicts"),
-    # ldmatrix/stmatrix, in bankbench's default set (op_ld/op_st above include their wavefronts).
+}
+# The access kinds apart (`--metric-set access_kinds`, for experiments that collect that set):
+# op_ld/op_st above include the ldmatrix/stmatrix wavefronts.
+KIND_METRICS = {
     "smsp__inst_executed_op_ldsm.sum": ("ldsm", "requests"),
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum": ("ldsm", "wavefronts"),
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum": ("ldsm", "conflicts"),
     "smsp__inst_executed_op_shared_stsm.sum": ("stsm", "requests"),
     "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum": ("stsm", "wavefronts"),
     "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum": ("stsm", "conflicts"),
+    "smsp__sass_inst_executed_op_shared_atom.sum": ("atom", "requests"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": ("atom", "wavefronts"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum": ("atom", "conflicts"),
+    "smsp__inst_executed_op_ldgsts.sum": ("ldgsts", "requests"),
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum": ("ldgsts", "wavefronts"),
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": ("ldgsts", "conflicts"),
+    "sm__sass_inst_executed_op_shared_gmma.sum": ("gmma", "requests"),
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum": ("gmma", "wavefronts"),
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum": ("gmma", "conflicts"),
+    "smsp__inst_executed_op_tma_ld.sum": ("tma_ld", "requests"),
+    "smsp__inst_executed_op_tma_st.sum": ("tma_st", "requests"),
+    "l1tex__data_bank_conflicts_type_arbitration.sum": ("arbitration", "conflicts"),
 }
 DURATION = "gpu__time_duration.sum"  # part of the set, so both tools collect the same passes
 # The hardware counters alone: ncu reads 1.6-3 % fewer conflicts in some kernels when its list also
@@ -486,12 +501,19 @@ def main():
     ap.add_argument("--ncu-counters-alone-runs", type=int, default=10,
                     help="ncu runs with the hardware counters alone (no SASS metric), a second reference for "
                          "wavefronts and conflicts, about 11 s each on an H200; 0 to skip (default 10)")
+    ap.add_argument("--metric-set", choices=("bank_conflicts", "access_kinds"), default="bank_conflicts",
+                    help="counters to compare: the default set's, or every access kind's (for experiments "
+                         "with `metrics: access_kinds`)")
     ap.add_argument("--ncu-option", action="append", default=[], help="extra ncu option (repeatable)")
     ap.add_argument("--bankbench-option", action="append", default=[],
                     help="extra `bankbench run` option for the compared runs (repeatable)")
     ap.add_argument("--calibrate", metavar="CSV",
                     help="print how often ncu's own runs meet the conflicts rule, from an earlier parity.csv, and exit")
     a = ap.parse_args()
+    if a.metric_set == "access_kinds":
+        # In place: the functions' defaults hold these very dicts.
+        METRICS.update(KIND_METRICS)
+        COUNTERS_ALONE.update({n: kw for n, kw in KIND_METRICS.items() if not n.startswith("smsp__sass")})
     if a.calibrate:
         calibrate_csv(a.calibrate)
         return

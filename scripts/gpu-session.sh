@@ -15,13 +15,17 @@
 #                  false alarms over every ordered pair of four suite runs, planted regressions
 #                  caught), with a cut of its database (two experiments, every session) as a test
 #                  fixture
+#   kinds          build, every GPU test, the suite's wall time with and without the access-kind
+#                  experiments (those with `metrics: access_kinds`), each kind experiment's `show`,
+#                  and the Nsight Compute parity benchmark over the kind experiments with every
+#                  kind's counters (bench/ncu_parity.py --metric-set access_kinds)
 # On an H200, all took 470 s before the parity benchmark gained its three ncu runs of the hardware
 # counters alone (each about a quarter of a whole-set run); where one call may run 600 s at most,
 # run no-parity and parity-only as two calls.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -45,6 +49,39 @@ if [ "$mode" = final ]; then
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' --exclude='planted.sqlite' -C "$final" w &&
     rm -rf "$final/w"
   head -30 "$final/regress-summary.md" 2>/dev/null
+  exit 0
+fi
+if [ "$mode" = kinds ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  timeout 200 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee "$final/ctest-gpu-summary.txt"
+  grep -E "^[a-z_]+/[a-z_0-9]+ +\{" "$OUT/ctest-gpu.log" | sort -u > "$final/kinds-cases.txt"
+  # The suite with and without the experiments that collect every kind.
+  mkdir -p "$OUT/textbook" "$OUT/kinds-exp"
+  for f in experiments/*/*.yaml; do
+    if grep -q "^metrics: access_kinds" "$f"; then cp "$f" "$OUT/kinds-exp/"; else cp "$f" "$OUT/textbook/"; fi
+  done
+  for pass in 1 2; do
+    for suite in textbook kinds-exp; do
+      t0=$(date +%s%N)
+      "$b" --db "$OUT/suite-$suite.sqlite" -q run "$OUT/$suite" > /dev/null 2> "$OUT/suite-$suite-$pass.err"
+      rc=$?
+      echo "suite $suite pass $pass: rc=$rc wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/suite-times.txt"
+    done
+  done
+  "$b" --db "$OUT/suite-kinds-exp.sqlite" show latest > "$final/kinds-show.txt" 2>&1
+  "$b" --db "$OUT/suite-kinds-exp.sqlite" show latest --format csv > "$final/kinds-show.csv" 2>&1
+  grep -iE "expect|FAIL|wrong|unsupported|error" "$OUT/suite-kinds-exp-1.err" | head -60 > "$final/kinds-expect.txt"
+  tail -5 "$OUT/suite-kinds-exp-1.err"
+  timeout 280 python3 bench/ncu_parity.py --bankbench "$b" --experiments "$OUT/kinds-exp" --metric-set access_kinds \
+    --bankbench-runs 1 --ncu-runs 3 --ncu-counters-alone-runs 3 --out "$OUT/parity-kinds" > "$OUT/parity-kinds.txt" 2>&1
+  echo "parity rc=$?"; cp "$OUT/parity-kinds/summary.md" "$final/parity-kinds-summary.md" 2>/dev/null
+  cp "$OUT/parity-kinds/parity.csv" "$final/parity-kinds.csv" 2>/dev/null
+  tail -5 "$OUT/parity-kinds.txt"
+  cp "$OUT/gpu-check.txt" "$final/"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
 if [ "$mode" = gate ]; then

@@ -32,7 +32,7 @@ inline const family_info& family() {
   static const family_info f{
       "tma",
       "TMA (cp.async.bulk.tensor) loads of a 32-row float box, swizzle none/32B/64B/128B, read back lane = row",
-      {{"row_bytes", 32, "bytes per box row: 32, 64 or 128 (a swizzled box's row fits its span)"},
+      {{"row_bytes", 32, "bytes per box row: 32, 64 or 128 (a swizzled box's row is exactly its span)"},
        {"batch", 4096, "boxes, one warp-sized block each"}}};
   return f;
 }
@@ -47,9 +47,13 @@ inline config checked_config(const nlohmann::json& params, int span) {
   config c;
   const auto rb = params.at("row_bytes").get<std::int64_t>();
   if (rb != 32 && rb != 64 && rb != 128) throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not 32, 64 or 128");
-  if (span != 0 && rb > span)
-    throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " exceeds the " + std::to_string(span) +
-                                "-byte swizzle span (TMA refuses a wider box row)");
+  // TMA refuses a box row wider than the span; a narrower one is accepted by the driver but faulted
+  // on an H200 (illegal address in sw64 at 32-byte rows, sw128 at 32 and 64), so a swizzled box's
+  // row is exactly its span, as in CuTe's swizzle atoms.
+  if (span != 0 && rb != span)
+    throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not the " + std::to_string(span) +
+                                "-byte swizzle span (a swizzled box row must be exactly its span; use row_bytes: " +
+                                std::to_string(span) + ")");
   c.row_bytes = static_cast<int>(rb);
   c.tiles = params.at("batch").get<std::int64_t>();
   if (c.tiles < 1 || c.tiles > k_max_tiles)

@@ -142,7 +142,7 @@ TEST(config_load, minimal_file_gets_defaults) {
   EXPECT_TRUE(e.exclude.empty());
   EXPECT_TRUE(e.expectations.empty());
   EXPECT_EQ(e.metric_set, "bank_conflicts");
-  EXPECT_EQ(e.metrics.size(), 13U); // loads, stores, ldmatrix and stmatrix, duration
+  EXPECT_EQ(e.metrics.size(), 7U); // load and store requests, wavefronts, conflicts; duration
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
   EXPECT_EQ(e.repeat.placements, 1);

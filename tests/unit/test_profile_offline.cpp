@@ -31,8 +31,8 @@ TEST(profile_offline, gh100_knows_every_name_of_both_sets) {
   bb::profile::offline_check c;
   if (!check("GH100", "bank_conflicts", c)) GTEST_SKIP() << "CUPTI host API unavailable";
   EXPECT_TRUE(c.unknown.empty()) << c.unknown.front();
-  EXPECT_EQ(c.known.size(), 13u);
-  EXPECT_EQ(c.passes, 2u); // the same as the 7-counter set before ldmatrix/stmatrix were added
+  EXPECT_EQ(c.known.size(), 7u);
+  EXPECT_EQ(c.passes, 2u);
   ASSERT_TRUE(check("GH100", "access_kinds", c));
   EXPECT_TRUE(c.unknown.empty()) << c.unknown.front();
   EXPECT_EQ(c.known.size(), 25u);
