@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counter parity and speed against Nsight Compute, over the whole default suite, on one GPU.
 
-usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH] [--out DIR] [--metric-set SET]
+usage: bench/ncu_parity.py [--bankbench BIN] [--experiments PATH...] [--out DIR] [--metric-set SET]
                            [--bankbench-runs N] [--ncu-runs N] [--ncu-counters-alone-runs N]
                            [--ncu-option OPT ...]
        bench/ncu_parity.py --calibrate DIR/parity.csv
@@ -139,14 +139,14 @@ def configurations(db, run_ids):
 
 
 def bankbench_pass(bb, experiments, db, log, options=()):
-    p, wall = run_timed([bb, "--db", db, "run", *options, experiments], log)
+    p, wall = run_timed([bb, "--db", db, "run", *options, *experiments], log)
     if p.returncode not in (0, 1):
         fail(f"bankbench run exited {p.returncode}; see {log}")
     return wall
 
 
 def experiment_count(bb, experiments):
-    p = subprocess.run([bb, "run", "--dry-run", experiments], capture_output=True, text=True)
+    p = subprocess.run([bb, "run", "--dry-run", *experiments], capture_output=True, text=True)
     if p.returncode != 0:
         fail("bankbench run --dry-run failed:\n" + p.stderr)
     return len({line.split(":")[0] for line in p.stdout.splitlines() if line.strip()})
@@ -158,7 +158,7 @@ def ncu_pass(bb, experiments, db, log, extra, names=tuple(METRICS) + (DURATION,)
     metrics = ",".join(names)
     cmd = ["ncu", "--metrics", metrics, "--csv", "--print-units", "base", "--clock-control", "none",
            "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/", *extra,
-           bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", *target, experiments]
+           bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", *target, *experiments]
     p, wall = run_timed(cmd, log)
     lines = p.stdout.splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -494,7 +494,8 @@ def calibrate_csv(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bankbench", default=None, help="the binary (default: the newest build*/bankbench)")
-    ap.add_argument("--experiments", default="experiments", help="suite to run (default: experiments)")
+    ap.add_argument("--experiments", nargs="+", default=["experiments"],
+                    help="experiment files or folders to run (default: experiments)")
     ap.add_argument("--out", default="parity-out", help="folder for the databases, logs and results")
     ap.add_argument("--bankbench-runs", type=int, default=2)
     ap.add_argument("--ncu-runs", type=int, default=3)
@@ -609,7 +610,7 @@ def main():
     # Summary per metric kind.
     lines = ["# Counter parity and speed: bankbench against Nsight Compute", ""]
     lines += [f"- {k}: {v}" for k, v in info.items()]
-    lines += [f"- suite: `{a.experiments}`, {len(configs)} configurations, "
+    lines += [f"- suite: `{' '.join(a.experiments)}`, {len(configs)} configurations, "
               f"{sum(1 for c in configs if c['ncu'] and c['ncu'][0])} with kernels profiled by both",
               f"- ncu: `ncu --metrics <bank_conflicts set> --csv --clock-control none --nvtx --nvtx-include "
               f"{NVTX_RANGE}/ {' '.join(a.ncu_option)}` over `bankbench run --launch-once --no-isolation`",

@@ -57,30 +57,31 @@ if [ "$mode" = kinds ]; then
   timeout 200 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
   echo "ctest -L gpu rc=$?"
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee "$final/ctest-gpu-summary.txt"
-  grep -E "^[a-z_]+/[a-z_0-9]+ +\{" "$OUT/ctest-gpu.log" | sort -u > "$final/kinds-cases.txt"
+  grep -E "^[a-z_]+/[a-z_0-9]+ +\{" "$OUT/ctest-gpu.log" | sort -u > "$OUT/kinds-cases.txt"
   # The suite with and without the experiments that collect every kind.
-  mkdir -p "$OUT/textbook" "$OUT/kinds-exp"
+  textbook=() kinds=()
   for f in experiments/*/*.yaml; do
-    if grep -q "^metrics: access_kinds" "$f"; then cp "$f" "$OUT/kinds-exp/"; else cp "$f" "$OUT/textbook/"; fi
+    if grep -q "^metrics: access_kinds" "$f"; then kinds+=("$f"); else textbook+=("$f"); fi
   done
+  echo "kind experiments: ${kinds[*]}" | tee "$final/suite-times.txt"
   for pass in 1 2; do
-    for suite in textbook kinds-exp; do
+    for suite in textbook kinds-exp all; do
+      case $suite in textbook) set -- "${textbook[@]}" ;; kinds-exp) set -- "${kinds[@]}" ;; all) set -- experiments ;; esac
       t0=$(date +%s%N)
-      "$b" --db "$OUT/suite-$suite.sqlite" -q run "$OUT/$suite" > /dev/null 2> "$OUT/suite-$suite-$pass.err"
+      "$b" --db "$OUT/suite-$suite.sqlite" -q run "$@" > /dev/null 2> "$OUT/suite-$suite-$pass.err"
       rc=$?
       echo "suite $suite pass $pass: rc=$rc wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/suite-times.txt"
     done
   done
+  "$b" --db "$OUT/suite-all.sqlite" techniques latest -o "$final/techniques.md" > /dev/null 2>&1; echo "techniques rc=$?"
   "$b" --db "$OUT/suite-kinds-exp.sqlite" show latest > "$final/kinds-show.txt" 2>&1
-  "$b" --db "$OUT/suite-kinds-exp.sqlite" show latest --format csv > "$final/kinds-show.csv" 2>&1
-  grep -iE "expect|FAIL|wrong|unsupported|error" "$OUT/suite-kinds-exp-1.err" | head -60 > "$final/kinds-expect.txt"
+  "$b" --db "$OUT/suite-kinds-exp.sqlite" show latest --format csv > "$OUT/kinds-show.csv" 2>&1
+  grep -iE "expect|FAIL|wrong|unsupported|error" "$OUT/suite-kinds-exp-1.err" | head -60 > "$OUT/kinds-expect.txt"
   tail -5 "$OUT/suite-kinds-exp-1.err"
-  timeout 280 python3 bench/ncu_parity.py --bankbench "$b" --experiments "$OUT/kinds-exp" --metric-set access_kinds \
+  timeout 280 python3 bench/ncu_parity.py --bankbench "$b" --experiments "${kinds[@]}" --metric-set access_kinds \
     --bankbench-runs 1 --ncu-runs 3 --ncu-counters-alone-runs 3 --out "$OUT/parity-kinds" > "$OUT/parity-kinds.txt" 2>&1
   echo "parity rc=$?"; cp "$OUT/parity-kinds/summary.md" "$final/parity-kinds-summary.md" 2>/dev/null
-  cp "$OUT/parity-kinds/parity.csv" "$final/parity-kinds.csv" 2>/dev/null
-  tail -5 "$OUT/parity-kinds.txt"
-  cp "$OUT/gpu-check.txt" "$final/"
+    tail -5 "$OUT/parity-kinds.txt"
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi

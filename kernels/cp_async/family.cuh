@@ -3,7 +3,8 @@
 // memory with cp.async (LDGSTS, 16 bytes per lane, .ca or .cg), waits, and copies it back out with
 // 16-byte loads in row order. Variants differ in which chunk each lane copies (a row's 8 chunks per
 // quarter-warp, or lane = row) and in the tile's layout: 128-byte rows, 144-byte rows, or CuTe
-// Swizzle<3,4,3>. The destination addresses decide the shared-side wavefronts, as for a store.
+// Swizzle<3,4,3>; scatter reads row-wise and stores lane = row. The shared-side wavefronts are at
+// least one per global line a cp.async reads, and at least what its destinations cost as a store.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,7 +34,7 @@ inline const family_info& family() {
   static const family_info f{
       "cp_async",
       "cp.async (.ca/.cg, 16 B) fills of a 32 x 128-byte tile: row-wise, lane = row over 128-byte, "
-      "144-byte and Swizzle<3,4,3> rows",
+      "144-byte and Swizzle<3,4,3> rows, and coalesced reads scattered lane = row",
       {{"cache", "cg", "cp.async cache operator: ca (L1 and L2) or cg (L2 only)"},
        {"batch", 4096, "tiles, one warp-sized block each"}}};
   return f;
@@ -55,17 +56,37 @@ inline config checked_config(const nlohmann::json& params) {
   return c;
 }
 
-/// Row and chunk lane `lane` copies at step s: a row's 8 chunks per quarter-warp (Columns false),
-/// or chunk s of row `lane` (Columns true: 8 lanes of a phase on 8 rows, same chunk).
-template <bool Columns> BB_HD constexpr int row_of(int s, int lane) { return Columns ? lane : (s * 32 + lane) / k_chunks; }
-template <bool Columns> BB_HD constexpr int chunk_of(int s, int lane) { return Columns ? s : (s * 32 + lane) % k_chunks; }
+/// Which chunk lane `lane` copies at step s, and where it goes. rows: a row's 8 chunks per
+/// quarter-warp (source and destination alike); columns: chunk s of row `lane`, so a quarter-warp
+/// reads 8 global lines and writes 8 rows of one chunk; scatter: the source is read row-wise
+/// (chunk q = 32 s + lane, 4 global lines per instruction) and stored at row q mod 32, chunk
+/// q / 32, so a quarter-warp's destinations share a bank group while its sources are coalesced.
+enum class order { rows, columns, scatter };
+
+struct chunk_at {
+  int row, chunk;
+};
+/// The source chunk (global row, chunk) of copy s by `lane`.
+template <order O> BB_HD constexpr chunk_at source_of(int s, int lane) {
+  if constexpr (O == order::columns) return {lane, s};
+  const int q = s * 32 + lane;
+  return {q / k_chunks, q % k_chunks};
+}
+/// Where the chunk at (global row, chunk) lives in the tile, before the layout.
+template <order O> BB_HD constexpr chunk_at place_of(chunk_at src) {
+  if constexpr (O == order::scatter) {
+    const int q = src.row * k_chunks + src.chunk;
+    return {q % k_rows, q / k_rows};
+  }
+  return src;
+}
 
 template <bool Cg> __device__ void copy16(std::uint32_t dst, const void* src) {
   if constexpr (Cg) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
   else asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <class Layout, bool Columns, bool Cg>
+template <class Layout, order O, bool Cg>
 __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ in, float* __restrict__ out) {
   __shared__ __align__(128) unsigned char tile[Layout::k_bytes];
   const int lane = static_cast<int>(threadIdx.x);
@@ -73,9 +94,9 @@ __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ 
   const auto shared_base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tile));
 #pragma unroll
   for (int s = 0; s < k_steps; ++s) {
-    const int row = row_of<Columns>(s, lane), chunk = chunk_of<Columns>(s, lane);
-    copy16<Cg>(shared_base + static_cast<std::uint32_t>(Layout::offset(row, 16 * chunk)),
-               in + base + static_cast<std::size_t>(row) * (k_row_bytes / 4) + 4 * chunk);
+    const chunk_at src = source_of<O>(s, lane), dst = place_of<O>(src);
+    copy16<Cg>(shared_base + static_cast<std::uint32_t>(Layout::offset(dst.row, 16 * dst.chunk)),
+               in + base + static_cast<std::size_t>(src.row) * (k_row_bytes / 4) + 4 * src.chunk);
   }
   asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
   __syncwarp();
@@ -83,11 +104,12 @@ __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ 
 #pragma unroll
   for (int s = 0; s < k_steps; ++s) {
     const int q = s * 32 + lane;
-    dst[q] = *reinterpret_cast<const float4*>(tile + Layout::offset(q / k_chunks, 16 * (q % k_chunks)));
+    const chunk_at at = place_of<O>({q / k_chunks, q % k_chunks});
+    dst[q] = *reinterpret_cast<const float4*>(tile + Layout::offset(at.row, 16 * at.chunk));
   }
 }
 
-template <class Layout, bool Columns> class cp_async_problem final : public problem {
+template <class Layout, order O> class cp_async_problem final : public problem {
 public:
   cp_async_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
     const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_floats;
@@ -99,8 +121,8 @@ public:
   void launch(void* stream) override {
     const auto s = static_cast<cudaStream_t>(stream);
     const dim3 grid(static_cast<unsigned>(m_config.tiles));
-    if (m_config.cg) cp_async_kernel<Layout, Columns, true><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
-    else cp_async_kernel<Layout, Columns, false><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    if (m_config.cg) cp_async_kernel<Layout, O, true><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    else cp_async_kernel<Layout, O, false><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
     BB_CUDA_CALL(cudaGetLastError());
   }
 
@@ -125,14 +147,15 @@ private:
   device_buffer<float> m_out;
 };
 
-template <class Layout, bool Columns> problem_factory factory() {
+template <class Layout, order O> problem_factory factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
-    return std::make_unique<cp_async_problem<Layout, Columns>>(checked_config(params), seed);
+    return std::make_unique<cp_async_problem<Layout, O>>(checked_config(params), seed);
   };
 }
 
-/// The kernel's requests: 8 cp.async (LDGSTS, 16 bytes per lane) and 8 LDS.128 read-backs per tile.
-template <class Layout, bool Columns> model::access_plan shared_access_plan(const nlohmann::json& params) {
+/// The kernel's requests: 8 cp.async (LDGSTS, 16 bytes per lane) and 8 LDS.128 read-backs per tile;
+/// each cp.async also names the global lines it reads.
+template <class Layout, order O> model::access_plan shared_access_plan(const nlohmann::json& params) {
   const auto tiles = static_cast<std::uint64_t>(checked_config(params).tiles);
   model::access_plan plan;
   plan.access_bytes = 16;
@@ -140,12 +163,17 @@ template <class Layout, bool Columns> model::access_plan shared_access_plan(cons
     model::warp_access copy, load;
     copy.kind = model::access_kind::ldgsts;
     copy.width = load.width = 16;
+    std::uint32_t lines = 0; // bit r: global row r, one 128-byte line each
     for (int lane = 0; lane < 32; ++lane) {
       const auto l = static_cast<std::size_t>(lane);
-      copy.address[l] = static_cast<std::uint32_t>(Layout::offset(row_of<Columns>(s, lane), 16 * chunk_of<Columns>(s, lane)));
+      const chunk_at src = source_of<O>(s, lane), dst = place_of<O>(src);
+      copy.address[l] = static_cast<std::uint32_t>(Layout::offset(dst.row, 16 * dst.chunk));
+      lines |= 1u << src.row;
       const int q = s * 32 + lane;
-      load.address[l] = static_cast<std::uint32_t>(Layout::offset(q / k_chunks, 16 * (q % k_chunks)));
+      const chunk_at at = place_of<O>({q / k_chunks, q % k_chunks});
+      load.address[l] = static_cast<std::uint32_t>(Layout::offset(at.row, 16 * at.chunk));
     }
+    copy.source_lines = __builtin_popcount(lines);
     plan.add(tiles, copy);
     plan.add(tiles, load);
   }

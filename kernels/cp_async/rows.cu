@@ -3,5 +3,5 @@
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "rows", "float tile[32][32]; a quarter-warp copies one row",
-                              (factory<pitched<128>, false>()), (shared_access_plan<pitched<128>, false>));
+                              (factory<pitched<128>, order::rows>()), (shared_access_plan<pitched<128>, order::rows>));
 } // namespace bb::cp_async

@@ -84,7 +84,13 @@ __global__ void __launch_bounds__(k_threads) histogram_kernel(const std::uint32_
                                                               int items, std::size_t n) {
   __shared__ std::uint32_t bins[Layout::k_words];
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
-  for (int w = tid; w < Layout::k_words; w += k_threads) bins[w] = 0;
+  // A fixed number of rounds for every warp: a loop on `w < k_words` let the compiler split the
+  // last, partial round into an unrolled body and a remainder that warp 7 of one_bank ran both of
+  // (35 stores per block on an H100 where 32 are needed).
+  constexpr int k_rounds = (Layout::k_words + k_threads - 1) / k_threads;
+#pragma unroll
+  for (int r = 0; r < k_rounds; ++r)
+    if (const int w = r * k_threads + tid; w < Layout::k_words) bins[w] = 0;
   __syncthreads();
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_threads * static_cast<std::size_t>(items);
   for (int it = 0; it < items; ++it) {

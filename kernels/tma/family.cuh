@@ -32,7 +32,7 @@ inline const family_info& family() {
   static const family_info f{
       "tma",
       "TMA (cp.async.bulk.tensor) loads of a 32-row float box, swizzle none/32B/64B/128B, read back lane = row",
-      {{"row_bytes", 32, "bytes per box row: 32, 64 or 128 (a swizzled box's row is exactly its span)"},
+      {{"row_bytes", 0, "bytes per box row: 32, 64 or 128 (a swizzled box's row is exactly its span); 0: the span, 128 unswizzled"},
        {"batch", 4096, "boxes, one warp-sized block each"}}};
   return f;
 }
@@ -45,7 +45,8 @@ struct config {
 /// `span`: the mode's span in bytes (0: no swizzle, any row width).
 inline config checked_config(const nlohmann::json& params, int span) {
   config c;
-  const auto rb = params.at("row_bytes").get<std::int64_t>();
+  auto rb = params.at("row_bytes").get<std::int64_t>();
+  if (rb == 0) rb = span != 0 ? span : 128;
   if (rb != 32 && rb != 64 && rb != 128) throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not 32, 64 or 128");
   // TMA refuses a box row wider than the span; a narrower one is accepted by the driver but faulted
   // on an H200 (illegal address in sw64 at 32-byte rows, sw128 at 32 and 64), so a swizzled box's

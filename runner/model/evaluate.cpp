@@ -192,8 +192,9 @@ int phase_lanes(const warp_access& a, rule_set rules) {
   return paired ? 2 * lanes : lanes;
 }
 
-/// Shared atomics: each lane's read-modify-write is its own bank access, so lanes on one address
-/// do not share a wavefront as loads do (no broadcast): the busiest bank's lane count.
+/// Shared atomics: lanes on distinct words of one bank are served one wavefront each, and lanes on
+/// one word share a wavefront (an H100 took 1 wavefront for 32 lanes adding to one address and 32
+/// for 32 lanes on 32 words of one bank, docs/bank-model.md): the busiest bank's distinct words.
 access_cost evaluate_atomic(const warp_access& a) {
   access_cost c;
   c.active_lanes = std::popcount(a.active);
@@ -205,11 +206,16 @@ access_cost evaluate_atomic(const warp_access& a) {
     const std::uint32_t mask = phase_mask(a.active, first, lanes);
     if (mask == 0) continue;
     (void)phase_wavefronts(a, lanes, first, mask); // the alignment check
-    std::array<int, k_banks> per_bank{};
+    std::array<std::uint32_t, k_warp_lanes * 4> words{};
+    std::size_t n = 0;
     for (std::uint32_t m = mask; m != 0; m &= m - 1) {
       const std::uint32_t word = a.address[static_cast<std::size_t>(first + std::countr_zero(m))] / k_bank_bytes;
-      for (int k = 0; k < words_per_lane; ++k) ++per_bank[(word + static_cast<std::uint32_t>(k)) % k_banks];
+      for (int k = 0; k < words_per_lane; ++k) words[n++] = word + static_cast<std::uint32_t>(k);
     }
+    std::sort(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n));
+    const auto end = std::unique(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n));
+    std::array<int, k_banks> per_bank{};
+    for (auto it = words.begin(); it != end; ++it) ++per_bank[*it % k_banks];
     const int wf = *std::max_element(per_bank.begin(), per_bank.end());
     c.wavefronts += wf;
     c.degree = std::max(c.degree, wf);
@@ -241,6 +247,9 @@ access_cost evaluate(const warp_access& a, rule_set rules) {
   c.ideal_wavefronts = rules == rule_set::v1
                            ? std::max(1, (c.active_lanes * a.width + k_wavefront_bytes - 1) / k_wavefront_bytes)
                            : phases;
+  // cp.async writes shared memory as its global lines arrive: an H100 took one wavefront per
+  // 128-byte source line even where the destinations were conflict-free (docs/bank-model.md).
+  if (a.kind == access_kind::ldgsts && a.source_lines > c.wavefronts) c.wavefronts = a.source_lines;
   c.conflicts = c.wavefronts - c.ideal_wavefronts;
   return c;
 }

@@ -36,9 +36,13 @@ struct warp_access {
   std::uint32_t active = 0xffffffffu; ///< bit i set: lane i takes part
   int width = 4;                      ///< bytes per lane: 1, 2, 4, 8 or 16; addresses are multiples of it
   access_kind kind = access_kind::load;
+  /// cp.async (ldgsts) only: distinct 128-byte global lines the active lanes read (0: not given).
+  /// Its shared-side wavefronts are at least this many (docs/bank-model.md, "Access kinds").
+  int source_lines = 0;
 
   friend bool operator==(const warp_access& a, const warp_access& b) {
-    return a.active == b.active && a.width == b.width && a.kind == b.kind && a.address == b.address;
+    return a.active == b.active && a.width == b.width && a.kind == b.kind && a.address == b.address &&
+           a.source_lines == b.source_lines;
   }
 };
 

@@ -1,6 +1,8 @@
 // The bank model against the hardware: every registered variant with an access plan, measured
 // through the CUPTI range profiler, must read the wavefronts per request the model predicts,
 // within model::allowance() (docs/bank-model.md). Prints one table row per case for the record.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -54,11 +56,9 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   side ld, st;
   for (const auto& range : r.ranges) {
     auto get = [&](const char* name) { return range.count(name) ? range.at(name) : 0.0; };
-    // op_ld/op_st hold ldmatrix/stmatrix wavefronts, and the model's load/store sides hold their
-    // requests (Nsight Compute's rule): add the LDSM/STSM instructions to the SASS LDS/STS counts.
-    ld.requests += get(m::k_ld_requests) + get(m::k_ldsm_requests);
+    ld.requests += get(m::k_ld_requests);
     ld.wavefronts += get(m::k_ld_wavefronts);
-    st.requests += get(m::k_st_requests) + get(m::k_stsm_requests);
+    st.requests += get(m::k_st_requests);
     st.wavefronts += get(m::k_st_wavefronts);
   }
   return {ld, st};
@@ -104,6 +104,11 @@ void compare_all(int n, bool only_families_with_n) {
       } catch (const bb::unsupported_parameter&) {
         continue; // the factory refuses it too
       }
+      // ldmatrix, stmatrix, atomics and cp.async need the access_kinds counters, and TMA's writes are
+      // outside the plan: test_access_kinds.cpp compares those kinds with their own counters.
+      if (f->name == "tma" ||
+          std::any_of(p.kinds.begin(), p.kinds.end(), [](const auto& k) { return k.first != "lds" && k.first != "sts"; }))
+        continue;
       const auto [ld, st, ld_pred, st_pred] = compare_case(*v, params, p);
       // Requests are instruction counts: the plan must have every one of them.
       EXPECT_EQ(ld.requests, static_cast<double>(p.load.requests));

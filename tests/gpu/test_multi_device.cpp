@@ -70,7 +70,8 @@ TEST(gpu_devices, every_gpu_runs_its_share_into_one_database) {
   ASSERT_EQ(expected.size(), counters.size());
   // The same counters as a plain run: requests exactly; wavefronts within what runs of one binary
   // differ by (lost arbitration moves a conflict-free 32x32 tile by up to about 0.03 wavefronts per
-  // request on an H100: 585,925 against 586,032 for 524,288 requests), 0.5 % here.
+  // request on an H100: 585,925 against 586,032 for 524,288 requests, and 587,975 against 584,889,
+  // 0.53 %, on another), 1 % here.
   for (std::size_t i = 0; i < counters.size(); ++i) {
     const auto a = counters[i], b = expected[i];
     const auto cut = [](const std::string& row) { return row.substr(0, row.rfind('|')); };
@@ -79,7 +80,7 @@ TEST(gpu_devices, every_gpu_runs_its_share_into_one_database) {
     if (a.find("smsp__sass_inst_executed") != std::string::npos)
       EXPECT_EQ(va, vb) << a;
     else
-      EXPECT_NEAR(va, vb, 0.005 * vb) << a;
+      EXPECT_NEAR(va, vb, 0.01 * vb) << a;
   }
 }
 

@@ -392,4 +392,16 @@ TEST(model_rules, bank_detail_counts_lanes_and_words_per_bank) {
   EXPECT_EQ(q[3].lanes_per_bank[2], 8);
 }
 
+// Lost arbitrations widen the allowance upwards only: the TMA read-back an H100 measured at 4.44
+// wavefronts per request (prediction 4) with 0.56 arbitration conflicts per request agrees; without
+// them it does not, and nothing lets a measurement fall below the prediction's allowance.
+TEST(model_rules, arbitration_widens_the_allowance_upwards_only) {
+  EXPECT_FALSE(agrees(4.44, 4.0));
+  EXPECT_TRUE(agrees(4.44, 4.0, 0.56));
+  EXPECT_FALSE(agrees(5.0, 4.0, 0.56));
+  EXPECT_FALSE(agrees(3.5, 4.0, 10.0));
+  EXPECT_TRUE(agrees(4.2, 4.0, -1.0)); // a negative value is no allowance at all
+  EXPECT_FALSE(agrees(4.3, 4.0, -1.0));
+}
+
 } // namespace
