@@ -71,8 +71,11 @@ double check_kind(const std::string& family, const std::string& variant, const n
               params.dump().c_str(), kind.c_str(), req, pred_req, wf, pred_wf);
   std::fflush(stdout);
   EXPECT_EQ(req, pred_req) << kind << " requests";
-  EXPECT_TRUE(bb::model::agrees(wf, pred_wf)) << kind << " wavefronts/request: measured " << wf << ", predicted "
-                                              << pred_wf << " (allowance " << bb::model::allowance(pred_wf) << ")";
+  // Lost arbitrations (no address cause) widen the allowance upwards (model/rules.hpp).
+  const double arbitration = d.count("arbitration_conflicts") && req > 0 ? d.at("arbitration_conflicts") / req : 0;
+  EXPECT_TRUE(bb::model::agrees(wf, pred_wf, arbitration))
+      << kind << " wavefronts/request: measured " << wf << ", predicted " << pred_wf << " (allowance "
+      << bb::model::allowance(pred_wf) << " + arbitration " << arbitration << ")";
   return wf;
 }
 
@@ -155,9 +158,6 @@ TEST(gpu_kinds, cp_async_costs_its_global_lines_and_its_destinations) {
     EXPECT_GE(rows, 4.0) << cache;
     EXPECT_LE(rows, 4.3) << cache;
     check_kind("cp_async", "scatter", params, "ldgsts");
-    EXPECT_NEAR(check_kind("cp_async", "columns", params, "lds"), 4.0, 0.3) << "the read-back";
-  }
-}
     EXPECT_NEAR(check_kind("cp_async", "columns", params, "lds"), 4.0, 0.3) << "the read-back";
   }
 }

@@ -68,7 +68,10 @@ TEST(model_kinds, atomics_on_one_address_share_a_wavefront_and_distinct_words_of
   EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l) * 128; })).wavefronts, 32);
   EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l) * 132; })).wavefronts, 1);
   EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l) * 4; })).wavefronts, 1);
-  EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l % 4) * 4; })).wavefronts, 8);
+  // 4 words of 4 banks, 8 lanes each: the words are shared, so 1 (a load's count too).
+  EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l % 4) * 4; })).wavefronts, 1);
+  // 8 words of one bank, 4 lanes each: 8.
+  EXPECT_EQ(evaluate(atomic_at([](int l) { return static_cast<std::uint32_t>(l % 8) * 128; })).wavefronts, 8);
 }
 
 TEST(model_kinds, predict_keeps_kinds_apart_and_load_counts_ldsm) {
@@ -77,7 +80,7 @@ TEST(model_kinds, predict_keeps_kinds_apart_and_load_counts_ldsm) {
   warp_access lds;
   for (int l = 0; l < 32; ++l) lds.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l) * 4;
   plan.add(5, lds);
-  plan.add(3, atomic_at([](int) { return 0u; }));
+  plan.add(3, atomic_at([](int l) { return static_cast<std::uint32_t>(l) * 128; })); // 32 words of bank 0
   const auto p = predict(plan);
   EXPECT_EQ(p.kinds.at("ldsm").wavefronts, 320u);
   EXPECT_EQ(p.kinds.at("lds").wavefronts, 5u);
