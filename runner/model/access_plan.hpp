@@ -11,10 +11,13 @@
 
 namespace bb::model {
 
-/// One distinct warp request and how many times one launch issues it.
+/// One distinct warp request and how many times one launch issues it. An instruction that reads
+/// more than 32 lanes of 16 bytes (a wgmma reads 32 core matrices) is one entry plus entries marked
+/// `continues`, which add their wavefronts (and ideal wavefronts) but no request.
 struct plan_entry {
   std::uint64_t count = 0;
   warp_access access;
+  bool continues = false; ///< part of another entry's request: wavefronts, no request of its own
 };
 
 /// Where each element of a variant's logical tile lives, for bankmap's pictures.
@@ -52,14 +55,15 @@ struct access_plan {
   std::optional<tile_layout> tile;
 
   /// Adds `count` issues of `a`; a request whose lanes are all inactive is not issued (rule 4).
-  void add(std::uint64_t count, const warp_access& a) {
+  /// `continues`: `a` is a further part of an instruction added on its own (see plan_entry).
+  void add(std::uint64_t count, const warp_access& a, bool continues = false) {
     if (count == 0 || a.active == 0) return;
     for (auto& e : entries)
-      if (e.access == a) {
+      if (e.access == a && e.continues == continues) {
         e.count += count;
         return;
       }
-    entries.push_back({count, a});
+    entries.push_back({count, a, continues});
   }
 };
 

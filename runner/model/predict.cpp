@@ -15,14 +15,15 @@ const char* kind_name(access_kind k) {
   case access_kind::stsm: return "stsm";
   case access_kind::atom: return "atom";
   case access_kind::ldgsts: return "ldgsts";
+  case access_kind::gmma: return "gmma";
   }
   return "lds";
 }
 
 prediction predict(const access_plan& plan) {
   prediction p;
-  auto add = [](side_totals& s, std::uint64_t n, const access_cost& c) {
-    s.requests += n;
+  auto add = [](side_totals& s, std::uint64_t n, const access_cost& c, bool continues) {
+    if (!continues) s.requests += n;
     s.wavefronts += n * static_cast<std::uint64_t>(c.wavefronts);
     s.ideal_wavefronts += n * static_cast<std::uint64_t>(c.ideal_wavefronts);
     s.conflicts += n * static_cast<std::uint64_t>(c.conflicts);
@@ -31,9 +32,9 @@ prediction predict(const access_plan& plan) {
     const access_cost c = evaluate(e.access);
     if (c.active_lanes == 0) continue;
     const access_kind k = e.access.kind;
-    add(p.kinds[kind_name(k)], e.count, c);
-    if (k == access_kind::load || k == access_kind::ldsm) add(p.load, e.count, c);
-    if (k == access_kind::store || k == access_kind::stsm) add(p.store, e.count, c);
+    add(p.kinds[kind_name(k)], e.count, c, e.continues);
+    if (k == access_kind::load || k == access_kind::ldsm) add(p.load, e.count, c, e.continues);
+    if (k == access_kind::store || k == access_kind::stsm) add(p.store, e.count, c, e.continues);
   }
   return p;
 }
@@ -51,7 +52,7 @@ std::map<std::string, double> predicted_counters(const prediction& p, const std:
   };
   // The SASS request counters count LDS/STS alone; op_ld/op_st include the matrix kinds.
   const side_totals lds = kind("lds"), sts = kind("sts"), ldsm = kind("ldsm"), stsm = kind("stsm"),
-                    atom = kind("atom"), ldgsts = kind("ldgsts");
+                    atom = kind("atom"), ldgsts = kind("ldgsts"), gmma = kind("gmma");
   const std::pair<const char*, std::uint64_t> per_kind[] = {
       {m::k_ld_requests, lds.requests},          {m::k_st_requests, sts.requests},
       {m::k_ldsm_requests, ldsm.requests},       {m::k_ldsm_wavefronts, ldsm.wavefronts},
@@ -60,6 +61,8 @@ std::map<std::string, double> predicted_counters(const prediction& p, const std:
       {m::k_atom_requests, atom.requests},       {m::k_atom_wavefronts, atom.wavefronts},
       {m::k_atom_conflicts, atom.conflicts},     {m::k_ldgsts_requests, ldgsts.requests},
       {m::k_ldgsts_wavefronts, ldgsts.wavefronts}, {m::k_ldgsts_conflicts, ldgsts.conflicts},
+      {m::k_gmma_requests, gmma.requests},       {m::k_gmma_wavefronts, gmma.wavefronts},
+      {m::k_gmma_conflicts, gmma.conflicts},
   };
   std::map<std::string, double> out;
   for (const auto& [name, value] : all)

@@ -18,7 +18,7 @@ struct prediction {
   /// load: LDS + ldmatrix, store: STS + stmatrix, as the hardware op_ld/op_st counters (and
   /// load_requests, which adds LDSM instructions) see them.
   side_totals load, store;
-  /// Per access kind: "lds", "ldsm", "sts", "stsm", "atom", "ldgsts" (only kinds the plan has).
+  /// Per access kind: "lds", "ldsm", "sts", "stsm", "atom", "ldgsts", "gmma" (only kinds the plan has).
   std::map<std::string, side_totals> kinds;
 };
 

@@ -14,10 +14,12 @@ inline constexpr int k_wavefront_bytes = k_banks * k_bank_bytes;
 
 /// What instruction makes the request (docs/bank-model.md, "Access kinds"): LDS/STS; ldmatrix and
 /// stmatrix (width 16, one 8-lane phase of row addresses per matrix); shared atomics, whose lanes
-/// at one address are served one at a time; cp.async destinations (LDGSTS, a store of the width).
-enum class access_kind : std::uint8_t { load, store, ldsm, stsm, atom, ldgsts };
+/// at one address are served one at a time; cp.async destinations (LDGSTS, a store of the width);
+/// wgmma operand reads (GMMA: 8-row x 16-byte core matrices, one 8-lane phase each, as ldmatrix).
+enum class access_kind : std::uint8_t { load, store, ldsm, stsm, atom, ldgsts, gmma };
 
-/// The instruction a kind names, for pictures: "load", "store", "ldmatrix", "stmatrix", "atomic", "cp.async".
+/// The instruction a kind names, for pictures: "load", "store", "ldmatrix", "stmatrix", "atomic",
+/// "cp.async", "wgmma".
 constexpr const char* kind_label(access_kind k) {
   switch (k) {
   case access_kind::load: return "load";
@@ -26,6 +28,7 @@ constexpr const char* kind_label(access_kind k) {
   case access_kind::stsm: return "stmatrix";
   case access_kind::atom: return "atomic";
   case access_kind::ldgsts: return "cp.async";
+  case access_kind::gmma: return "wgmma";
   }
   return "load";
 }

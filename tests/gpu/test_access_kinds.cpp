@@ -1,7 +1,8 @@
 // The access kinds against the hardware: ldmatrix and shared-atomic variants measured with the
 // access_kinds metric set, each compared exactly (requests) and within model::allowance()
 // (wavefronts per request) with its access plan's prediction, and against the numbers the
-// catalogue claims. Prints one row per case for the record.
+// catalogue claims; wgmma's operand reads are printed beside the model, not yet checked against
+// it. Prints one row per case for the record.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "common/metrics.hpp"
+#include "config/experiment.hpp"
 #include "gpu_test_util.hpp"
 #include "launch/device.hpp"
 #include "launch/executor.hpp"
@@ -197,6 +199,36 @@ TEST(gpu_kinds, tma_swizzle_modes_against_unswizzled_boxes) {
   const auto d = measure("tma", "sw128", box(128));
   ASSERT_TRUE(d.count("tma_load_requests")) << "access_kinds counts TMA instructions on Hopper";
   EXPECT_EQ(d.at("tma_load_requests"), 1024.0); // one cp.async.bulk.tensor per box
+}
+
+// wgmma (sm_90a) reading both operands from shared memory in each canonical layout: every
+// configuration of experiments/wgmma/wgmma.yaml computes D = A B^T exactly and its operand reads
+// show as GMMA requests. The model's GMMA numbers are a hypothesis (one request per wgmma per
+// warpgroup, 32 wavefronts): they are printed beside the counters, not checked.
+TEST(gpu_kinds, wgmma_experiment_verifies_and_counts_gmma_requests) {
+  BB_REQUIRE_GPU();
+  int major = 0, minor = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+  if (major != 9 || minor != 0) GTEST_SKIP() << "wgmma needs compute capability 9.0, this is " << major << "." << minor;
+  const auto exp = bb::config::load_experiment_file(std::string(BB_SOURCE_DIR) + "/experiments/wgmma/wgmma.yaml",
+                                                    bb::registry::instance());
+  const auto configs = bb::config::expand(exp);
+  ASSERT_EQ(configs.size(), 4u);
+  for (const auto& c : configs) {
+    SCOPED_TRACE(c.variant);
+    const auto d = measure("wgmma", c.variant, c.params); // status "ok": the result verified
+    const auto p = bb::model::predict(bb::registry::instance().find_variant("wgmma", c.variant)->plan(c.params));
+    const auto& g = p.kinds.at("gmma");
+    auto get = [&](const std::string& name) { return d.count(name) ? d.at(name) : -1.0; };
+    std::printf("wgmma/%-6s %-14s gmma req %10.0f (pred %10llu)  wf/req %8.3f (pred %8.3f)  conflicts/req %6.3f\n",
+                c.variant.c_str(), c.params.dump().c_str(), get("gmma_requests"),
+                static_cast<unsigned long long>(g.requests), get("gmma_wavefronts_per_request"),
+                static_cast<double>(g.wavefronts) / static_cast<double>(g.requests), get("gmma_conflicts_per_request"));
+    std::fflush(stdout);
+    ASSERT_TRUE(d.count("gmma_requests")) << "access_kinds counts GMMA on GH100";
+    EXPECT_GT(d.at("gmma_requests"), 0.0);
+  }
 }
 
 // The passes a session on this GPU needs for each set equal what the host API computed offline
