@@ -54,6 +54,10 @@ fi
 if [ "$mode" = kinds ]; then
   bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
   grep -E "build rc" "$OUT/gpu-check.txt"
+  # The wgmma objects hold HGMMA instructions (sm_90a).
+  for o in $(find build/gpu -path "*wgmma*" -name "*.cu.o"); do
+    echo "$o: $(cuobjdump -sass "$o" 2>/dev/null | grep -c HGMMA) HGMMA"
+  done | tee "$OUT/wgmma-sass.txt"
   timeout 200 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
   echo "ctest -L gpu rc=$?"
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee "$final/ctest-gpu-summary.txt"
