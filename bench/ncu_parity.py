@@ -612,7 +612,7 @@ def main():
     lines += [f"- {k}: {v}" for k, v in info.items()]
     lines += [f"- suite: `{' '.join(a.experiments)}`, {len(configs)} configurations, "
               f"{sum(1 for c in configs if c['ncu'] and c['ncu'][0])} with kernels profiled by both",
-              f"- ncu: `ncu --metrics <bank_conflicts set> --csv --clock-control none --nvtx --nvtx-include "
+              f"- ncu: `ncu --metrics <{a.metric_set} set> --csv --clock-control none --nvtx --nvtx-include "
               f"{NVTX_RANGE}/ {' '.join(a.ncu_option)}` over `bankbench run --launch-once --no-isolation`",
               f"- bankbench: `bankbench run {' '.join(a.bankbench_option)}`",
               "", "## Targets", ""] + targets(table, alone, pairs, ncu_walls[0] / counters_wall) + [

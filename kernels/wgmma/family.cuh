@@ -241,19 +241,19 @@ template <model::tma_swizzle Mode> model::access_plan shared_access_plan(const n
         }
         plan.add(tiles, store);
       }
-  for (int s = 0; s < steps_of(Mode); ++s) {
-    bool continues = false;
-    for (const std::uint32_t operand : {0u, b_base})
-      for (int part = 0; part < 4; ++part) { // core matrices 4 part .. 4 part + 3, matrix j = (group j / 2, chunk j % 2)
+  // The counters count a GMMA request per warp (an H100 read 4 per wgmma, 8 wavefronts each): warp
+  // w's request is stated as its 16 rows of A and a quarter of B, 4 core matrices each (matrix j
+  // of a part = row group j / 2, chunk j % 2), which is the 32 core matrices per wgmma in total.
+  for (int s = 0; s < steps_of(Mode); ++s)
+    for (int part = 0; part < 4; ++part)
+      for (const std::uint32_t operand : {0u, b_base}) {
         std::array<std::uint32_t, model::k_warp_lanes> rows{};
         for (int lane = 0; lane < 32; ++lane) {
           const int j = 4 * part + lane / 8;
           rows[static_cast<std::size_t>(lane)] = operand + operand_offset(8 * (j / 2) + lane % 8, 2 * s + j % 2, Mode);
         }
-        plan.add(tiles, model::matrix_access(rows, 4, model::access_kind::gmma), continues);
-        continues = true;
+        plan.add(tiles, model::matrix_access(rows, 4, model::access_kind::gmma), operand != 0);
       }
-  }
   const int k = span_of(Mode) / 2;
   plan.tile = model::make_tile_layout("f16 A", k_rows, k, 2, k, [](int r, int c) {
     return static_cast<int>((operand_offset(r, c / 8, Mode) + 2u * static_cast<std::uint32_t>(c % 8)) / 2);

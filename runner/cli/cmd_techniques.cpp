@@ -1,4 +1,4 @@
-// bankbench techniques [RUN...] [--out FILE]: the techniques page (docs/techniques.md) from the database.
+// bankbench techniques [RUNS...] [--out FILE]: the techniques page (docs/techniques.md) from the database.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +11,7 @@
 #include "cli/commands.hpp"
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
+#include "query/selector.hpp"
 #include "query/techniques.hpp"
 #include "registry/registry.hpp"
 #include "store/database.hpp"
@@ -23,20 +24,12 @@ struct techniques_options {
   std::string out;
 };
 
-std::int64_t parse_run_id(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const std::int64_t id = std::stoll(text, &used);
-    if (used == text.size()) return id;
-  } catch (const std::exception&) {
-  }
-  throw usage_error("RUN must be a run id, not '" + text + "' (see `bankbench list runs`)");
-}
-
 int run_techniques(const techniques_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   std::vector<std::int64_t> ids;
-  for (const auto& r : o.runs) ids.push_back(parse_run_id(r));
+  // Any run selector (12, latest, session:N, commit:SHA); an experiment's newest run wins.
+  for (const auto& spec : o.runs)
+    for (const auto& r : query::select_runs(db, spec)) ids.push_back(r.id);
   // The whole page is built before the file is touched, so an error leaves the old page in place.
   std::ostringstream page;
   query::write_techniques(db, ids, registry::instance(), page);
@@ -53,7 +46,8 @@ int run_techniques(const techniques_options& o, const global_options& g) {
 run_fn setup_techniques(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<techniques_options>();
   sub.add_option("runs", o->runs,
-                 "run ids, one section each (default: the latest run of each experiment on the latest GPU)");
+                 "runs, one section each: run ids, latest (the newest session), session:N or commit:SHA "
+                 "(default: the latest run of each experiment on the latest GPU)");
   sub.add_option("-o,--out", o->out, "Markdown file to write, e.g. docs/techniques.md (default: stdout)");
   return [o, &global] { return run_techniques(*o, global); };
 }

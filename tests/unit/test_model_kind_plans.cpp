@@ -75,17 +75,18 @@ TEST(model_kind_plans, cp_async_and_tma_read_backs) {
   EXPECT_EQ(predicted("tma", "sw64", {{"row_bytes", 0}, {"batch", 4}}).kinds.at("lds").requests, 4u * 4);
 }
 
-// wgmma: per instruction one GMMA request of 32 core matrices (A's and B's 64 x 16 slices), each
-// in 8 distinct 16-byte bank groups in all four canonical layouts, so 32 wavefronts and no
-// conflict; K / 16 instructions per tile; the copy's 16-byte stores at the ideal 4.
+// wgmma: per instruction 32 core matrices (A's and B's 64 x 16 slices), each in 8 distinct 16-byte
+// bank groups in all four canonical layouts, counted as 4 GMMA requests (one per warp, as an H100
+// counted them) of 8 wavefronts and no conflict; K / 16 instructions per tile; the copy's 16-byte
+// stores at the ideal 4.
 TEST(model_kind_plans, wgmma_operand_reads_in_every_canonical_layout) {
   for (const auto& [variant, steps, span] :
        {std::tuple{"none", 1, 32}, std::tuple{"sw32", 1, 32}, std::tuple{"sw64", 2, 64}, std::tuple{"sw128", 4, 128}}) {
     SCOPED_TRACE(variant);
     const auto p = predicted("wgmma", variant, {{"batch", 10}});
     const auto& gmma = p.kinds.at("gmma");
-    EXPECT_EQ(gmma.requests, 10u * static_cast<unsigned>(steps));
-    EXPECT_EQ(gmma.wavefronts, 32u * gmma.requests);
+    EXPECT_EQ(gmma.requests, 4u * 10u * static_cast<unsigned>(steps));
+    EXPECT_EQ(gmma.wavefronts, 8u * gmma.requests);
     EXPECT_EQ(gmma.ideal_wavefronts, gmma.wavefronts);
     EXPECT_EQ(gmma.conflicts, 0u);
     EXPECT_EQ(p.load.requests, 0u); // GMMA is neither side
@@ -93,8 +94,8 @@ TEST(model_kind_plans, wgmma_operand_reads_in_every_canonical_layout) {
     EXPECT_EQ(sts.requests, 10u * 2 * 64 * static_cast<unsigned>(span) / 16 / 32); // A and B, 16 bytes per lane
     EXPECT_EQ(per_request(p, "sts"), 4.0);
     const auto rows = bb::model::predicted_metric_rows(p);
-    EXPECT_EQ(rows.at("predicted_gmma_requests"), 10.0 * steps);
-    EXPECT_EQ(rows.at("predicted_gmma_wavefronts_per_request"), 32.0);
+    EXPECT_EQ(rows.at("predicted_gmma_requests"), 40.0 * steps);
+    EXPECT_EQ(rows.at("predicted_gmma_wavefronts_per_request"), 8.0);
   }
   EXPECT_THROW(predicted("wgmma", "sw128", {{"batch", 0}}), bb::unsupported_parameter);
 }
