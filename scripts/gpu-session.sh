@@ -15,6 +15,10 @@
 #                  false alarms over every ordered pair of four suite runs, planted regressions
 #                  caught), with a cut of its database (two experiments, every session) as a test
 #                  fixture
+#   engine         the default suite of an earlier tree (.deps/before.tar.gz, `git archive` of it;
+#                  built into build/before) against this one, twice each into one database, and
+#                  bench/same_behaviour.py over the two: configurations, statuses, requests and
+#                  wavefronts; then the regression gate between them
 #   kinds          build, every GPU test, the suite's wall time with and without the access-kind
 #                  experiments (those with `metrics: access_kinds`), each kind experiment's `show`,
 #                  and the Nsight Compute parity benchmark over the kind experiments with every
@@ -25,7 +29,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -49,6 +53,30 @@ if [ "$mode" = final ]; then
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' --exclude='planted.sqlite' -C "$final" w &&
     rm -rf "$final/w"
   head -30 "$final/regress-summary.md" 2>/dev/null
+  exit 0
+fi
+if [ "$mode" = engine ]; then
+  [ -f .deps/before.tar.gz ] || { echo "gpu-session.sh engine: no .deps/before.tar.gz" >&2; exit 2; }
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  rm -rf build/before-src && mkdir -p build/before-src && tar xzf .deps/before.tar.gz -C build/before-src
+  cp -r .deps build/before-src/ 2>/dev/null
+  t0=$(date +%s)
+  (cd build/before-src && bash scripts/gpu-check.sh build > "$OUT/before-build.txt" 2>&1)
+  echo "before build rc=$? in $(( $(date +%s) - t0 )) s"
+  before=build/before-src/build/gpu/bankbench db="$OUT/same.sqlite"
+  for bin in "$before" "$before" "$b" "$b"; do
+    "$bin" --db "$db" -q run build/before-src/experiments > /dev/null 2>> "$OUT/engine-runs.err"
+    echo "$bin: rc=$?" | tee -a "$final/engine.txt"
+  done
+  python3 bench/same_behaviour.py "$db" --before 1 2 --after 3 4 > "$OUT/same.txt" 2>&1
+  echo "same_behaviour rc=$?" | tee -a "$final/engine.txt"; grep -v "^DIFF" "$OUT/same.txt" | tee -a "$final/engine.txt"
+  grep "^DIFF" "$OUT/same.txt" | head -40 | tee -a "$final/engine.txt"
+  "$b" --db "$db" regress --baseline session:1 --candidate session:3 > "$OUT/regress-1-3.txt" 2>&1
+  echo "regress session 1 -> 3 rc=$?" | tee -a "$final/engine.txt"; tail -3 "$OUT/regress-1-3.txt" | tee -a "$final/engine.txt"
+  "$b" --db "$db" regress --baseline session:2 --candidate session:4 > "$OUT/regress-2-4.txt" 2>&1
+  echo "regress session 2 -> 4 rc=$?" | tee -a "$final/engine.txt"; tail -3 "$OUT/regress-2-4.txt" | tee -a "$final/engine.txt"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
 if [ "$mode" = kinds ]; then
