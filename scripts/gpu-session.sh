@@ -66,9 +66,18 @@ if [ "$mode" = engine ]; then
   echo "before build rc=$? in $(( $(date +%s) - t0 )) s"
   before=build/before-src/build/gpu/bankbench db="$OUT/same.sqlite"
   for bin in "$before" "$before" "$b" "$b"; do
+    t0=$(date +%s%N)
     "$bin" --db "$db" -q run build/before-src/experiments > /dev/null 2>> "$OUT/engine-runs.err"
-    echo "$bin: rc=$?" | tee -a "$final/engine.txt"
+    echo "$bin: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/engine.txt"
   done
+  # This build's whole default suite (the access-kind experiments included), for its wall time.
+  t0=$(date +%s%N)
+  "$b" --db "$OUT/all.sqlite" -q run experiments > /dev/null 2> "$OUT/all.err"
+  echo "whole suite: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/engine.txt"
+  "$b" --db "$OUT/all.sqlite" techniques latest -o "$final/techniques.md" > /dev/null 2>&1; echo "techniques rc=$?"
+  timeout 150 ctest --test-dir build/gpu -L gpu -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$final/engine.txt"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -20 | tee -a "$final/engine.txt"
   python3 bench/same_behaviour.py "$db" --before 1 2 --after 3 4 > "$OUT/same.txt" 2>&1
   echo "same_behaviour rc=$?" | tee -a "$final/engine.txt"; grep -v "^DIFF" "$OUT/same.txt" | tee -a "$final/engine.txt"
   grep "^DIFF" "$OUT/same.txt" | head -40 | tee -a "$final/engine.txt"
