@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/child_process.hpp"
+#include "common/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/experiment_files.hpp"
 #include "cli/sweep.hpp"

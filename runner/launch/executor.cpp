@@ -190,6 +190,22 @@ void record_resources(config_result& r) {
 
 } // namespace
 
+cache_control cache_control_named(const std::string& name) {
+  if (name == "all") return cache_control::all;
+  if (name == "once") return cache_control::once;
+  if (name == "none") return cache_control::none;
+  throw usage_error("unknown cache control '" + name + "': use all, once or none");
+}
+
+const char* name_of(cache_control c) {
+  switch (c) {
+  case cache_control::all: return "all";
+  case cache_control::once: return "once";
+  case cache_control::none: return "none";
+  }
+  return "all";
+}
+
 struct group::member {
   std::size_t tag = 0;
   std::string nvtx_name;
@@ -210,7 +226,7 @@ bool group::empty() const { return m_members.empty(); }
 
 bool group::full() const {
   if (m_members.empty()) return false;
-  const bool shared_session = m_counters != nullptr && m_options.cache_control == "all";
+  const bool shared_session = m_counters != nullptr && m_options.cache_control == cache_control::all;
   return !shared_session || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
 }
 
@@ -261,7 +277,7 @@ void group::counter_passes() {
   };
   // With --cache-control all, one user range per launch (every kernel it enqueues); otherwise one
   // auto range per kernel.
-  const bool grouped = m_options.cache_control == "all";
+  const bool grouped = m_options.cache_control == cache_control::all;
   std::vector<profiled> todo;
   for (auto& m : m_members) {
     if (!m.verified()) continue;
@@ -292,7 +308,7 @@ void group::counter_passes() {
       });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;
-      if (m_options.cache_control == "once") flush_l2();
+      if (m_options.cache_control == cache_control::once) flush_l2();
       ranges[0] = m_counters->profile(
           [&] {
             for (int i = 0; i < m_options.counter_launches; ++i) p.launch(nullptr);

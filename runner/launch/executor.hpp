@@ -14,6 +14,13 @@
 
 namespace bb::launch {
 
+/// How the counter passes treat the L2 cache (`run --cache-control`); see exec_options::cache_control.
+enum class cache_control { all, once, none };
+
+/// "all", "once" or "none"; anything else throws bb::usage_error.
+cache_control cache_control_named(const std::string& name);
+const char* name_of(cache_control c);
+
 struct exec_options {
   int warmup = 3;
   int samples = 20;
@@ -31,7 +38,7 @@ struct exec_options {
   /// does by default (`--cache-control all`); memory is not restored between passes, which the
   /// kernel library allows (no shared-memory index depends on data). once: one flush, then
   /// CUPTI's kernel replay with memory restored. none: kernel replay on the cache as it is.
-  std::string cache_control = "all";
+  launch::cache_control cache_control = launch::cache_control::all;
   /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
   /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
   bool launch_once = false;

@@ -139,12 +139,12 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   ASSERT_NE(v, nullptr);
   bb::launch::exec_options o;
   o.samples = 0;
-  o.cache_control = "once";
+  o.cache_control = bb::launch::cache_control::once;
   bb::launch::group once(o, &counters());
   once.add(0, *v, {{"n", 256}}, 1, "group/once");
   EXPECT_TRUE(once.full());
   ASSERT_EQ(once.finish().at(0).result.ranges.size(), 1u);
-  o.cache_control = "all";
+  o.cache_control = bb::launch::cache_control::all;
   bb::launch::group none(o, nullptr);
   none.add(0, *v, {{"n", 256}}, 1, "group/no-counters");
   EXPECT_TRUE(none.full());

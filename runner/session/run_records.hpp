@@ -1,12 +1,13 @@
 #pragma once
-/// Turns what the executor measured into the rows the store keeps, and checks expectations.
+/// Turns what the executor measured into the rows the store keeps, with the outcomes of the
+/// expectations (judged by config::judge_expectations).
 #include "config/experiment.hpp"
 #include "launch/device.hpp"
 #include "launch/executor.hpp"
 #include "profile/session.hpp"
 #include "store/database.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record gpu_record_of(const launch::device_info& d);
 
@@ -21,4 +22,4 @@ store::configuration_record configuration_record_of(const config::experiment& ex
 std::optional<double> observed_value(const std::vector<profile::range_values>& ranges,
                                      int smem_access_bytes, const std::string& metric);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -11,7 +11,7 @@
 #include "registry/registry.hpp"
 #include "store/records.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// The GPU entry model runs are stored under (backend "model"; the name says which rules).
 store::gpu_record model_gpu_record();
@@ -25,4 +25,4 @@ launch::config_result predict_configuration(const config::experiment& exp, const
 /// plan refuses the parameters.
 std::optional<model::prediction> predict_variant(const variant_info& variant, const nlohmann::json& params);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -4,14 +4,15 @@
 #include <cstdint>
 #include <string>
 
+#include "common/backend.hpp"
 #include "store/database.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// Before anything runs: the run exists, is not complete, is not being written by a live process
 /// of this host, was made by `backend`, and its stored text still has its stored sha256. Throws
 /// usage_error (exit 2) saying what differs.
-void check_resume_request(const store::database& db, std::int64_t run_id, const std::string& backend);
+void check_resume_request(const store::database& db, std::int64_t run_id, backend b);
 
 /// Once the device is open: the run's GPU (uuid and backend) is `gpu`, and its fingerprint is
 /// `fingerprint` where both are known. Throws usage_error saying what differs.
@@ -22,4 +23,4 @@ void check_resume_identity(const store::database& db, std::int64_t run_id, const
 void check_resume_text(const store::database& db, std::int64_t run_id, const std::string& path,
                        const std::string& text);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/resume_check.hpp"
+#include "session/resume_check.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "common/sha256.hpp"
 #include "store/results.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 namespace {
 
@@ -24,13 +24,14 @@ store::run_info info_of(const store::database& db, std::int64_t run_id) {
 
 } // namespace
 
-void check_resume_request(const store::database& db, std::int64_t run_id, const std::string& backend) {
+void check_resume_request(const store::database& db, std::int64_t run_id, backend b) {
   const auto info = info_of(db, run_id);
+  const std::string asked = name_of(b);
   if (info.status == "completed") refuse(run_id, "the run is already complete; nothing to resume");
-  if (info.backend != backend)
+  if (info.backend != asked)
     refuse(run_id, fmt::format("the run was made with --backend {} ({}), this command asks for --backend {}: {}",
-                               info.backend, info.gpu_name, backend,
-                               backend == "model" ? "predictions must never fill a measured run"
+                               info.backend, info.gpu_name, asked,
+                               b == backend::model ? "predictions must never fill a measured run"
                                                   : "measurements must never fill a predicted run"));
   if (info.status == "running" && info.pid > 0 && info.host == host_name() && process_alive(info.pid))
     refuse(run_id, fmt::format("the run is still being written by process {} on this host; wait for it or stop "
@@ -68,4 +69,4 @@ void check_resume_text(const store::database& db, std::int64_t run_id, const std
                                path, sha256_hex(text), detail->run.experiment_sha256));
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,10 +1,10 @@
-#include "cli/run_records.hpp"
+#include "session/run_records.hpp"
 
-#include "cli/model_backend.hpp"
+#include "session/model_backend.hpp"
 #include "common/metrics.hpp"
 #include "launch/nvml.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record gpu_record_of(const launch::device_info& d) {
   store::gpu_record g;
@@ -122,14 +122,14 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   }
 
   if (r.status != "ok") return rec; // a failed configuration has nothing to hold expectations to
-  for (const auto& e : exp.expectations) {
-    if (!e.applies_to(cfg.variant, cfg.params)) continue;
-    auto observed = observed_value(r.ranges, r.smem_access_bytes, e.metric);
-    if (const auto it = predicted.find(e.metric); !observed && it != predicted.end()) observed = it->second;
-    if (!observed && r.ranges.empty()) continue; // counters were off: nothing to judge
-    rec.expectations.push_back({e.metric, e.text, observed, observed && e.holds(*observed)});
-  }
+  const auto observe = [&](const std::string& metric) {
+    auto observed = observed_value(r.ranges, r.smem_access_bytes, metric);
+    if (const auto it = predicted.find(metric); !observed && it != predicted.end()) observed = it->second;
+    return observed;
+  };
+  for (auto& o : config::judge_expectations(exp, cfg, observe, !r.ranges.empty()))
+    rec.expectations.push_back({std::move(o.metric), std::move(o.text), o.observed, o.passed});
   return rec;
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/model_backend.hpp"
+#include "session/model_backend.hpp"
 
 #include <chrono>
 #include <exception>
@@ -6,7 +6,7 @@
 #include "model/rules.hpp"
 #include "registry/param_check.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record model_gpu_record() {
   store::gpu_record g;
@@ -57,4 +57,4 @@ std::optional<model::prediction> predict_variant(const variant_info& variant, co
   }
 }
 
-} // namespace bb::cli
+} // namespace bb::session
