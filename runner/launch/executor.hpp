@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include "common/status.hpp"
 #include "profile/session.hpp"
 #include "registry/registry.hpp"
 
@@ -46,7 +48,7 @@ struct exec_options {
 };
 
 struct config_result {
-  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported
+  config_status status = config_status::ok; ///< ok, failed, wrong_result, unsupported or skipped
   std::string reason;
   verify_result verify;
   std::uint64_t bytes_moved = 0;
@@ -66,6 +68,8 @@ struct config_result {
   std::uint64_t host_rss_peak_bytes = 0; ///< this process's peak resident memory after the configuration
   std::uint64_t device_used_bytes = 0;   ///< device memory in use once its buffers were released
   std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool (0: the driver allocator)
+  /// The CUDA error a failure carried (cuda_error::code()); cudaSuccess for any other failure.
+  cudaError_t cuda_error = cudaSuccess;
   /// counter_ms: a group's counter passes, shared evenly among the members that have a kernel.
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
   /// The CUDA context is unusable after this configuration (illegal address, trap, assert):

@@ -26,7 +26,7 @@ using run_rows = std::pair<store::run_info, std::vector<store::result_row>>;
 struct section {
   std::string html;
   int charts = 0, failed_expectations = 0, regressions = 0;
-  std::map<std::string, int> statuses; ///< configurations of the newest run by status
+  std::map<config_status, int> statuses; ///< configurations of the newest run by status
 
   void add(const std::optional<std::string>& figure) {
     if (!figure) return;
@@ -61,12 +61,12 @@ void failed_expectations(section& s, const std::vector<run_rows>& runs) {
       for (const auto& e : c.failed_expectations)
         rows.push_back(
             {std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json), e.text});
-      if (c.status == "not_modelled") {
+      if (c.status == config_status::not_modelled) {
         const std::string v = short_variant(c.variant);
         if (std::find(not_modelled.begin(), not_modelled.end(), v) == not_modelled.end()) not_modelled.push_back(v);
-      } else if (c.status != "ok" && c.status != "skipped")
+      } else if (c.status != config_status::ok && c.status != config_status::skipped)
         rows.push_back({std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json),
-                        "status " + c.status});
+                        std::string("status ") + name_of(c.status)});
     }
   s.html += "<h3>Failed expectations and configurations</h3>\n";
   s.failed_expectations += static_cast<int>(rows.size());
@@ -195,7 +195,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     experiments = o.experiments;
   }
   report_summary summary;
-  std::map<std::string, int> statuses;
+  std::map<config_status, int> statuses;
   std::string body;
   for (const auto& e : experiments) {
     const section s = experiment_section(db, all, e, o);
@@ -216,16 +216,10 @@ report_summary write_report(const store::database& db, const report_options& o, 
                      summary.failed_expectations == 1 ? "" : "s", summary.regressions > 0 ? "bad" : "ok",
                      summary.regressions, summary.regressions == 1 ? "" : "s");
   if (!statuses.empty()) { // what each count is, failures by name: "603 ok, 2 not modelled"
-    const std::vector<std::string> order = {"ok",      "failed",       "wrong_result", "unsupported",
-                                            "skipped", "not_modelled", "unverified"}; // the schema's
     std::vector<std::string> parts;
-    auto add = [&](const std::string& st, int n) {
-      parts.push_back(fmt::format("{} {}", n, st == "not_modelled" ? "not modelled" : st));
-    };
-    for (const auto& st : order)
-      if (const auto it = statuses.find(st); it != statuses.end()) add(st, it->second);
-    for (const auto& [st, n] : statuses)
-      if (std::find(order.begin(), order.end(), st) == order.end()) add(st, n);
+    for (const auto st : k_config_statuses) // in the schema's order
+      if (const auto it = statuses.find(st); it != statuses.end())
+        parts.push_back(fmt::format("{} {}", it->second, st == config_status::not_modelled ? "not modelled" : name_of(st)));
     out << fmt::format("<p id=\"statuses\">configurations in the newest run of each experiment: {}</p>\n",
                        svg::escape(fmt::format("{}", fmt::join(parts, ", "))));
   }

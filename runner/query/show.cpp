@@ -45,7 +45,7 @@ std::optional<double> mean_of(const store::configuration_row& c, const char* met
 /// A finished configuration whose measured load wavefronts per request are outside the allowance.
 bool mismatch(const store::configuration_row& c) {
   const auto measured = mean_of(c, k_measured_ld_wf), predicted = mean_of(c, k_predicted_ld_wf);
-  return c.status == "ok" && measured && predicted && !model::agrees(*measured, *predicted);
+  return c.status == config_status::ok && measured && predicted && !model::agrees(*measured, *predicted);
 }
 
 struct predictions {
@@ -88,7 +88,7 @@ text_table make_table(output_format format, const predictions& p) {
 
 void add_row(text_table& table, const store::configuration_row& c, output_format format, const predictions& p) {
   const bool csv = format == output_format::csv;
-  const bool ok = c.status == "ok" || c.status == "unverified"; // unverified: measured, output not checked
+  const bool ok = c.status == config_status::ok || c.status == config_status::unverified; // unverified: measured, output not checked
   // A configuration that did not finish has no numbers worth reading, even where some were taken.
   auto value = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
   auto mean = [&](const char* metric) -> std::optional<double> {
@@ -102,10 +102,10 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
   const std::string params = compact_params(c.params_json);
   cells.push_back(csv ? c.params_json : params.empty() ? "-" : params);
   if (csv) {
-    cells.push_back(c.status);
+    cells.push_back(name_of(c.status));
     cells.push_back(c.reason);
   } else {
-    cells.push_back(c.reason.empty() ? c.status : c.status + ": " + c.reason);
+    cells.push_back(c.reason.empty() ? name_of(c.status) : name_of(c.status) + (": " + c.reason));
   }
   for (const auto& m : k_metric_columns) {
     cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
@@ -166,16 +166,15 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
 
 std::string summary(const std::vector<store::configuration_row>& rows) {
   // Statuses in the order of the schema's CHECK; ok is always named, the others when present.
-  const char* statuses[] = {"ok", "failed", "wrong_result", "unsupported", "skipped", "not_modelled", "unverified"};
-  std::map<std::string, int> count;
+  std::map<config_status, int> count;
   int met = 0, failed = 0;
   for (const auto& c : rows) {
     ++count[c.status];
     for (const auto& e : c.expectations) ++(e.passed ? met : failed);
   }
-  std::string line = fmt::format("configurations: {} ok", count["ok"]);
-  for (const char* s : statuses)
-    if (std::string_view(s) != "ok" && count[s] > 0) line += fmt::format(", {} {}", count[s], s);
+  std::string line = fmt::format("configurations: {} ok", count[config_status::ok]);
+  for (const auto s : k_config_statuses)
+    if (s != config_status::ok && count[s] > 0) line += fmt::format(", {} {}", count[s], name_of(s));
   line += met + failed == 0 ? "; expectations: none" : fmt::format("; expectations: {} met, {} failed", met, failed);
   return line;
 }

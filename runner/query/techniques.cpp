@@ -32,7 +32,7 @@ std::map<std::int64_t, reference_bandwidth> reference_bandwidths(const store::da
   std::map<std::int64_t, reference_bandwidth> best;
   for (const auto& r : db.runs())
     for (const auto& c : db.configurations(r.id)) {
-      if (c.family != k_reference_family || c.status != "ok" || !c.timing || !(c.timing->bandwidth_gbps > 0)) continue;
+      if (c.family != k_reference_family || c.status != config_status::ok || !c.timing || !(c.timing->bandwidth_gbps > 0)) continue;
       auto& b = best[r.gpu_id];
       if (c.timing->bandwidth_gbps > b.gbps)
         b = {c.timing->bandwidth_gbps, short_variant(c.variant), compact_params(c.params_json), r.id};
@@ -124,7 +124,7 @@ void gather_checks(section& s) {
       }
   }
   for (const auto& c : s.rows) {
-    if (c.status != "ok") ++s.unfinished;
+    if (c.status != config_status::ok) ++s.unfinished;
     for (const auto& e : c.expectations) ++(e.passed ? s.met : s.failed);
   }
 }
@@ -138,7 +138,7 @@ std::string verdict(const section& s) {
 
 std::optional<double> mean_of(const store::configuration_row& c, const char* metric) {
   const auto it = c.metric_means.find(metric);
-  if (c.status != "ok" || it == c.metric_means.end()) return std::nullopt;
+  if (c.status != config_status::ok || it == c.metric_means.end()) return std::nullopt;
   return it->second;
 }
 
@@ -164,7 +164,7 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
     cells.push_back(number_cell(mean_of(c, "store_wavefronts_per_request"), 2, md));
     cells.push_back(number_cell(mean_of(c, "store_conflicts_per_request"), 2, md));
     std::optional<double> us, gbps, share;
-    if (c.status == "ok" && c.timing) {
+    if (c.status == config_status::ok && c.timing) {
       us = c.timing->median_ns / 1000;
       if (c.timing->bandwidth_gbps > 0) gbps = c.timing->bandwidth_gbps;
       if (gbps && ref != nullptr) share = 100 * *gbps / ref->gbps;
@@ -176,7 +176,7 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
     }
     int failed = 0;
     for (const auto& e : c.expectations) failed += e.passed ? 0 : 1;
-    if (c.status != "ok") cells.push_back(c.status);
+    if (c.status != config_status::ok) cells.push_back(name_of(c.status));
     else if (c.expectations.empty()) cells.push_back("-");
     else cells.push_back(failed == 0 ? "pass" : fmt::format("{} failed", failed));
     table.add_row(std::move(cells));
@@ -243,9 +243,9 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
     std::vector<std::string> list;
     int not_modelled = 0;
     for (const auto& c : s.rows)
-      if (c.status != "ok") {
-        list.push_back(configuration_name(c) + " (" + c.status + (c.reason.empty() ? "" : ": " + c.reason) + ")");
-        not_modelled += c.status == "not_modelled" ? 1 : 0;
+      if (c.status != config_status::ok) {
+        list.push_back(configuration_name(c) + " (" + name_of(c.status) + (c.reason.empty() ? "" : ": " + c.reason) + ")");
+        not_modelled += c.status == config_status::not_modelled ? 1 : 0;
       }
     if (not_modelled == s.unfinished)
       out << fmt::format("\n**Not modelled**: {} of {} configurations have no access plan for the bank model: {}.\n",

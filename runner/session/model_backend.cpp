@@ -23,10 +23,10 @@ launch::config_result predict_configuration(const config::experiment& exp, const
   if (!variant.plan) {
     try { // parameters the GPU would refuse are unsupported here too
       check_parameters(variant, cfg.params);
-      r.status = "not_modelled";
+      r.status = config_status::not_modelled;
       r.reason = variant.id() + " has no access plan: measure it on a GPU";
     } catch (const unsupported_parameter& e) {
-      r.status = "unsupported";
+      r.status = config_status::unsupported;
       r.reason = e.what();
     }
     return r;
@@ -38,10 +38,10 @@ launch::config_result predict_configuration(const config::experiment& exp, const
     auto counters = model::predicted_counters(model::predict(plan), exp.metrics);
     if (!counters.empty()) r.ranges.push_back(std::move(counters)); // e.g. `metrics: duration`
   } catch (const unsupported_parameter& e) {
-    r.status = "unsupported";
+    r.status = config_status::unsupported;
     r.reason = e.what();
   } catch (const std::exception& e) { // a plan that breaks the rules (bad width, misaligned lane)
-    r.status = "failed";
+    r.status = config_status::failed;
     r.reason = variant.id() + ": access plan: " + e.what();
   }
   r.counter_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

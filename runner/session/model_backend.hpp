@@ -17,7 +17,8 @@ namespace bb::session {
 store::gpu_record model_gpu_record();
 
 /// Predicted raw counters (requests, wavefronts, conflicts for loads and stores) of one
-/// configuration, as one range; status "unsupported" when the variant has no access plan.
+/// configuration, as one range; status not_modelled when the variant has no access plan, and
+/// unsupported where the parameters do not fit it.
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
                                             const variant_info& variant);
 

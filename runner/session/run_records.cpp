@@ -73,8 +73,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.params_json = cfg.params.dump();
   rec.status = r.status;
   rec.reason = r.reason;
-  if (r.status == "ok" && r.unverified) {
-    rec.status = "unverified";
+  if (r.status == config_status::ok && r.unverified) {
+    rec.status = config_status::unverified;
     rec.reason = "the variant has no check: its output was not compared with anything";
   }
   rec.compile_key = r.compile_key;
@@ -121,7 +121,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     rec.timing = std::move(t);
   }
 
-  if (r.status != "ok") return rec; // a failed configuration has nothing to hold expectations to
+  if (r.status != config_status::ok) return rec; // a failed configuration has nothing to hold expectations to
   const auto observe = [&](const std::string& metric) {
     auto observed = observed_value(r.ranges, r.smem_access_bytes, metric);
     if (const auto it = predicted.find(metric); !observed && it != predicted.end()) observed = it->second;

@@ -98,7 +98,7 @@ struct cost_totals {
 };
 
 std::string short_result(const launch::config_result& r, std::size_t failed_expectations, bool model) {
-  if (r.status != "ok") return r.status + ": " + r.reason;
+  if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
   std::string s = "ok";
   if (!r.ranges.empty())
     if (auto wf = observed_value(r.ranges, r.smem_access_bytes, "load_wavefronts_per_request"))
@@ -366,8 +366,8 @@ void active_session::run(std::size_t index, experiment_result& out) {
       std::size_t failed_expectations = 0;
       for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
       // Not modelled is what the model cannot do, not a failure: the run's note says so.
-      if (r.status == "not_modelled") ++out.not_modelled;
-      else if (r.status != "ok" || failed_expectations > 0) ++out.failures;
+      if (r.status == config_status::not_modelled) ++out.not_modelled;
+      else if (r.status != config_status::ok || failed_expectations > 0) ++out.failures;
       m_cost.all.add(r);
       m_cost.add_resources(r);
       if (!r.samples_ns.empty() && median_of(r) < 100e3) m_cost.short_kernels.add(r);
@@ -404,7 +404,7 @@ void finish_session(const std::string& db_path, const resume_point& start, int e
     auto db = store::database::open(db_path);
     db.finish_session(start.session_id, status, exit_code);
     const auto c = store::count_session(db, start.session_id);
-    const auto ok = c.by_status.find("ok");
+    const auto ok = c.by_status.find(name_of(config_status::ok));
     all_ok = ok != c.by_status.end() && ok->second == c.configurations();
     std::vector<std::string> parts;
     for (const auto& [name, n] : c.by_status) parts.push_back(fmt::format("{} {}", n, name));

@@ -63,7 +63,7 @@ void record_lost(const std::string& db_path, const config::experiment& e, std::i
   rec.variant = e.family + "/" + cfg.variant;
   rec.family = e.family;
   rec.params_json = cfg.params.dump();
-  rec.status = "failed";
+  rec.status = config_status::failed;
   rec.reason = reason;
   rec.finished_at = store::utc_now_iso8601();
   auto db = store::database::open(db_path);

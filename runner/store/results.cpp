@@ -107,7 +107,7 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
       r.arch = architecture(configs.text(4), configs.int32(5), configs.int32(6));
       r.variant = configs.text(7);
       r.params_json = configs.text(8);
-      r.status = configs.text(9);
+      r.status = status_read(configs.text(9), db.path());
       r.median_ns = configs.optional_real(10);
       r.bandwidth_gbps = configs.optional_real(11);
       index.emplace(configs.int64(0), rows.size());

@@ -77,7 +77,7 @@ TEST_F(session_engine, the_model_runs_every_configuration_and_stores_it) {
   const auto rows = db.configurations(start.run_ids[0]);
   ASSERT_EQ(rows.size(), 9u);
   for (const auto& r : rows) {
-    EXPECT_EQ(r.status, "ok") << r.variant << " " << r.params_json;
+    EXPECT_EQ(r.status, bb::config_status::ok) << r.variant << " " << r.params_json;
     EXPECT_FALSE(r.expectations.empty()) << r.variant;
     for (const auto& e : r.expectations) EXPECT_TRUE(e.passed) << r.variant << ": " << e.text;
   }
