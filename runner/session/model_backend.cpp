@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 
+#include "common/backend.hpp"
 #include "model/rules.hpp"
 #include "registry/param_check.hpp"
 
@@ -13,7 +14,7 @@ store::gpu_record model_gpu_record() {
   g.uuid = "model-rules-" + std::to_string(model::k_rules_version);
   g.name = "bank model"; // short, as tables print it on every line; the rules are its "chip"
   g.chip = model::k_rules_summary;
-  g.backend = "model";
+  g.backend = name_of(backend::model);
   return g; // cc 0.0, no memory, no clocks: nothing here is a device
 }
 

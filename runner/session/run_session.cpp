@@ -97,11 +97,12 @@ struct cost_totals {
   }
 };
 
-std::string short_result(const launch::config_result& r, std::size_t failed_expectations, bool model) {
+std::string short_result(const launch::config_result& r, const store::configuration_record& rec,
+                         std::size_t failed_expectations, bool model) {
   if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
   std::string s = "ok";
   if (!r.ranges.empty())
-    if (auto wf = observed_value(r.ranges, r.smem_access_bytes, "load_wavefronts_per_request"))
+    if (auto wf = observed_value(rec, "load_wavefronts_per_request"))
       s += fmt::format("  ld {:.2f} wf/req", *wf);
   if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r) / 1e3);
   if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
@@ -372,7 +373,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
       m_cost.add_resources(r);
       if (!r.samples_ns.empty() && median_of(r) < 100e3) m_cost.short_kernels.add(r);
       spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label,
-                   short_result(r, failed_expectations, m_plan.model()));
+                   short_result(r, rec, failed_expectations, m_plan.model()));
     }
   };
   for (const auto& cfg : configs) {
