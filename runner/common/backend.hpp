@@ -17,4 +17,8 @@ const char* name_of(backend b);
 /// The backend named `name`; nullopt for any other text.
 std::optional<backend> backend_named(std::string_view name);
 
+/// Whether `stored` (gpus.backend as read back, which may name a backend this build does not
+/// know) names `b`.
+inline bool names_backend(std::string_view stored, backend b) { return stored == name_of(b); }
+
 } // namespace bb

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/backend.hpp"
 #include "common/error.hpp"
 #include "query/cells.hpp"
 #include "query/metric_info.hpp"
@@ -132,7 +133,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   // The newest measured run leads; the model's predictions are drawn beside it.
   const store::run_info* main = nullptr;
   for (const auto& r : per_gpu)
-    if (r.backend == "cupti" && (main == nullptr || r.id > main->id)) main = &r;
+    if (names_backend(r.backend, backend::cupti) && (main == nullptr || r.id > main->id)) main = &r;
   if (main == nullptr)
     main = &*std::max_element(per_gpu.begin(), per_gpu.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<run_rows> runs;
@@ -145,7 +146,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
   s.html += runs_table(runs);
-  const bool model_only = main->backend == "model"; // no GPU run of this experiment: predictions alone
+  const bool model_only = names_backend(main->backend, backend::model); // no GPU run of this experiment: predictions alone
   const std::string context = model_only ? fmt::format("Run {}: the bank model's predictions, no GPU.", main->id)
                                          : fmt::format("Run {} on {} ({}).", main->id, main->gpu_name, main->arch);
   s.html += model_only ? "<h3>Wavefronts and conflicts per request by variant, predicted by the bank model</h3>\n"
@@ -168,7 +169,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   s.html += "<h3>Predicted against measured</h3>\n";
   std::vector<store::result_row> model_rows;
   for (const auto& [r, rows] : runs)
-    if (r.backend == "model") model_rows.insert(model_rows.end(), rows.begin(), rows.end());
+    if (names_backend(r.backend, backend::model)) model_rows.insert(model_rows.end(), rows.begin(), rows.end());
   const int predicted = s.charts;
   if (model_only) // never the model against itself
     s.html += html::note("no measured run of this experiment to set the predictions against");

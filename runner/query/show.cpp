@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/backend.hpp"
 #include "common/error.hpp"
 #include "model/rules.hpp"
 #include "query/cells.hpp"
@@ -137,7 +138,7 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
 void write_header(const store::run_detail& d, std::ostream& out, output_format format) {
   const auto& g = d.gpu;
   std::string gpu = g.name;
-  if (g.backend == "model") gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
+  if (names_backend(g.backend, backend::model)) gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
   else if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
   else gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
   if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
@@ -187,7 +188,7 @@ void show_run(const store::database& db, std::int64_t run_id, std::ostream& out,
     throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", run_id, db.path()));
   const auto rows = db.configurations(run_id);
   predictions p;
-  p.model = detail->gpu.backend == "model";
+  p.model = names_backend(detail->gpu.backend, backend::model);
   for (const auto& c : rows) {
     p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
     p.flagged = p.flagged || mismatch(c);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/backend.hpp"
 #include "store/samples.hpp"
 #include "store/sqlite.hpp"
 
@@ -20,7 +21,7 @@ std::string describe_expectation(const std::string& text, const std::optional<do
 } // namespace
 
 std::string architecture(const std::string& backend, int cc_major, int cc_minor) {
-  if (backend == "cupti") return fmt::format("sm_{}{}", cc_major, cc_minor);
+  if (names_backend(backend, bb::backend::cupti)) return fmt::format("sm_{}{}", cc_major, cc_minor);
   if (cc_major == 0) return backend;
   return fmt::format("{}:sm_{}{}", backend, cc_major, cc_minor);
 }
