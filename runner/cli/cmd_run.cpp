@@ -1,4 +1,5 @@
 // bankbench run [FILE|DIR...]: verify, profile and time every configuration; store each as it ends.
+#include <functional>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -6,18 +7,14 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
-#include "cli/experiment_files.hpp"
 #include "common/error.hpp"
-#include "registry/registry.hpp"
+#include "config/experiment_files.hpp"
 #include "session/multi_device.hpp"
 #include "session/plan.hpp"
 #include "session/resume_check.hpp"
 #include "session/run_session.hpp"
 #include "session/run_shares.hpp"
 #include "session/supervisor.hpp"
-#include "store/database.hpp"
-#include "store/results.hpp"
-#include "store/resume.hpp"
 
 namespace bb::cli {
 
@@ -71,41 +68,6 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   return p;
 }
 
-/// `--resume RUN`: the run's own stored experiment text, and what it already holds.
-std::vector<config::experiment> load_resumed(const run_options& o, const run_plan& plan, const global_options& g,
-                                             resume_point& start) {
-  auto db = store::database::open_existing(g.db);
-  const auto detail = db.run(o.resume);
-  if (!detail) throw usage_error("--resume " + std::to_string(o.resume) + ": no such run in " + g.db +
-                                 " (see `bankbench list runs`)");
-  if (detail->status == "completed")
-    throw usage_error("run " + std::to_string(o.resume) + " is already complete; nothing to resume");
-  session::check_resume_request(db, o.resume, plan.backend);
-  if (o.inputs_given) { // files named with --resume must be the run's own experiment
-    const auto given = load_all(experiment_files(o.inputs));
-    if (given.size() != 1)
-      throw usage_error(fmt::format("--resume {} completes one run; name at most its one experiment file", o.resume));
-    session::check_resume_text(db, o.resume, given[0].path, given[0].text);
-  }
-  std::vector<config::experiment> experiments{
-      config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance())};
-  start = resume_point(1);
-  start.run_ids[0] = o.resume;
-  for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
-  std::string shard; // a run of one share completes that share only
-  for (const auto& info : store::run_infos(db))
-    if (info.id == o.resume) {
-      shard = info.shard;
-      start.session_id = info.session_id; // 0 for a run from before sessions: a new one
-    }
-  if (!o.shard.empty() && o.shard != shard)
-    throw usage_error("--resume " + std::to_string(o.resume) + " is a run of share " + (shard.empty() ? "all" : shard) +
-                      ", not " + o.shard + "; leave --shard out when resuming");
-  if (!shard.empty()) session::keep_only_share(experiments, config::parse_shares(shard, "runs.shard"), start);
-  store::reopen_run(db, o.resume);
-  return experiments;
-}
-
 /// Options given on the command line that the chosen mode does not use: said, not silently dropped.
 void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& plan) {
   const auto given = [&](const char* name) {
@@ -131,7 +93,7 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us"}, "--no-timing skips the timing pass");
 }
 
-int run_run(const run_options& o, run_plan& plan, const global_options& g) {
+int run_run(const run_options& o, run_plan& plan) {
   if (plan.passes.launch_once && plan.model())
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
   const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
@@ -145,9 +107,13 @@ int run_run(const run_options& o, run_plan& plan, const global_options& g) {
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
-    experiments = load_resumed(o, plan, g, start);
+    std::function<std::vector<config::experiment>()> given;
+    if (o.inputs_given) given = [&] { return config::load_all(config::experiment_files(o.inputs)); };
+    auto resumed = session::reopen_run(plan, o.resume, given);
+    experiments = std::move(resumed.experiments);
+    start = std::move(resumed.start);
   } else {
-    experiments = load_all(experiment_files(o.inputs));
+    experiments = config::load_all(config::experiment_files(o.inputs));
     start = resume_point(experiments.size());
     if (!shares.empty()) {
       const auto kept = session::keep_only_share(experiments, shares, start);
@@ -240,7 +206,7 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
     o->inputs_given = inputs->count() > 0;
     auto plan = run_plan_of(*o, global);
     warn_ignored(sub, *o, plan);
-    return run_run(*o, plan, global);
+    return run_run(*o, plan);
   };
 }
 

@@ -100,7 +100,7 @@ struct cost_totals {
 std::string short_result(const launch::config_result& r, const store::configuration_record& rec,
                          std::size_t failed_expectations, bool model) {
   if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
-  std::string s = "ok";
+  std::string s = name_of(config_status::ok);
   if (!r.ranges.empty())
     if (auto wf = observed_value(rec, "load_wavefronts_per_request"))
       s += fmt::format("  ld {:.2f} wf/req", *wf);

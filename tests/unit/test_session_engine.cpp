@@ -1,16 +1,19 @@
 // The run engine on the bank model: run_in_process plans and executes experiments on a run_plan,
-// without a GPU and without the command line, tells its events as it goes, and completes a run
-// from a resume point.
+// without a GPU and without the command line, tells its events as it goes, completes a run from
+// a resume point, and reopens an interrupted run.
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "common/error.hpp"
 #include "config/experiment.hpp"
 #include "registry/registry.hpp"
+#include "session/resume_check.hpp"
 #include "session/run_session.hpp"
 #include "store/database.hpp"
 
@@ -140,4 +143,28 @@ TEST(session_plan, resume_command_names_the_database_and_the_model) {
   EXPECT_EQ(bb::session::resume_command(p, 7), "bankbench --db 'r.sqlite' run --resume 7");
   p.backend = bb::backend::model;
   EXPECT_EQ(bb::session::resume_command(p, 7), "bankbench --db 'r.sqlite' run --backend model --resume 7");
+}
+
+TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experiment) {
+  bb::session::resume_point first(1);
+  for (int seq = 5; seq < 9; ++seq) first.done[0].insert(seq); // stored: 0 to 4
+  ASSERT_EQ(bb::session::run_in_process(m_experiments, m_plan, first, nullptr, false), 0);
+  const auto run_id = first.run_ids[0];
+  bb::store::database::open(m_plan.db).finish_run(run_id, "interrupted");
+
+  auto gpu = m_plan;
+  gpu.backend = bb::backend::cupti; // measurements must never fill a predicted run
+  EXPECT_THROW(bb::session::reopen_run(gpu, run_id, {}), bb::usage_error);
+  EXPECT_THROW(bb::session::reopen_run(m_plan, run_id + 1, {}), bb::usage_error);
+
+  auto resumed = bb::session::reopen_run(m_plan, run_id, {});
+  ASSERT_EQ(resumed.experiments.size(), 1u);
+  EXPECT_EQ(resumed.experiments[0].name, "transpose");
+  EXPECT_EQ(resumed.start.run_ids, std::vector<std::int64_t>{run_id});
+  EXPECT_EQ(resumed.start.session_id, first.session_id);
+  EXPECT_EQ(resumed.start.done[0], (std::set<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(bb::session::run_in_process(resumed.experiments, m_plan, resumed.start, nullptr, false), 0);
+  const auto db = bb::store::database::open_existing(m_plan.db);
+  EXPECT_EQ(db.configurations(run_id).size(), 9u);
+  EXPECT_EQ(db.run(run_id)->status, "completed");
 }
