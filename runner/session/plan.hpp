@@ -25,22 +25,22 @@ struct passes {
 };
 
 struct run_plan {
-  std::string db;                 ///< the results database
+  std::string db; ///< the results database
   bb::backend backend = bb::backend::cupti;
   session::passes passes;
   launch::cache_control cache_control = launch::cache_control::all;
   launch::allocator allocator = launch::allocator::pool;
-  int device = 0;                 ///< the one device of a session
-  std::vector<int> devices;       ///< two or more: one session per device (multi_device.hpp)
+  int device = 0;           ///< the one device of a session
+  std::vector<int> devices; ///< two or more: one session per device (multi_device.hpp)
   config::share_unit spread = config::share_unit::configuration; ///< how the devices share the work
-  bool isolate = true;            ///< configurations in a supervised worker process (supervisor.hpp)
-  int samples = 0;                ///< 0: as the experiment file says
-  int placements = 0;             ///< 0: as the experiment file says
-  int warmup = -1;                ///< -1: as the experiment file says
-  double min_sample_us = 200;     ///< launch::exec_options::min_sample_ns, in us
-  double time_limit_s = 0;        ///< seconds one configuration may take; 0: as the experiment file says
-  std::string shard;              ///< this session's share of the configurations, stored in runs.shard
-  std::string command_line;       ///< argv joined, stored with each run
+  bool isolate = true;        ///< configurations in a supervised worker process (supervisor.hpp)
+  int samples = 0;            ///< 0: as the experiment file says
+  int placements = 0;         ///< 0: as the experiment file says
+  int warmup = -1;            ///< -1: as the experiment file says
+  double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
+  double time_limit_s = 0;    ///< seconds one configuration may take; 0: as the experiment file says
+  std::string shard;          ///< this session's share of the configurations, stored in runs.shard
+  std::string command_line;   ///< argv joined, stored with each run
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// Whether counters are stored: the model's predictions, or a GPU run's counter pass.

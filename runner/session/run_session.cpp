@@ -102,8 +102,7 @@ std::string short_result(const launch::config_result& r, const store::configurat
   if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
   std::string s = name_of(config_status::ok);
   if (!r.ranges.empty())
-    if (auto wf = observed_value(rec, "load_wavefronts_per_request"))
-      s += fmt::format("  ld {:.2f} wf/req", *wf);
+    if (auto wf = observed_value(rec, "load_wavefronts_per_request")) s += fmt::format("  ld {:.2f} wf/req", *wf);
   if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r) / 1e3);
   if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
   if (model) return s + "  (predicted)"; // the model neither profiles nor times
@@ -339,10 +338,12 @@ void active_session::run(std::size_t index, experiment_result& out) {
   spdlog::info("run {}: {} ({} configurations) -> {}", run_id, e.path, configs.size(), db.path());
   const profile::session* counters = m_source.session_for(e);
   std::unique_ptr<config_runner> runner;
-  if (m_plan.model()) runner = std::make_unique<model_runner>(e);
-  else
-    runner = std::make_unique<gpu_runner>(e, exec_options_of(e, record),
-                                          m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr);
+  if (m_plan.model()) {
+    runner = std::make_unique<model_runner>(e);
+  } else {
+    profile::session* counting = m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr;
+    runner = std::make_unique<gpu_runner>(e, exec_options_of(e, record), counting);
+  }
   const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
   struct waiting {
     const config::configuration* cfg;
