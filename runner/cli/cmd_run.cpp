@@ -1,4 +1,5 @@
 // bankbench run [FILE|DIR...]: verify, profile and time every configuration; store each as it ends.
+#include <functional>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -6,58 +7,69 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
-#include "cli/experiment_files.hpp"
-#include "cli/multi_device.hpp"
-#include "cli/resume_check.hpp"
-#include "cli/run_shares.hpp"
-#include "cli/run_session.hpp"
-#include "cli/supervisor.hpp"
 #include "common/error.hpp"
-#include "registry/registry.hpp"
-#include "store/database.hpp"
-#include "store/results.hpp"
-#include "store/resume.hpp"
+#include "config/experiment_files.hpp"
+#include "session/multi_device.hpp"
+#include "session/plan.hpp"
+#include "session/resume_check.hpp"
+#include "session/run_session.hpp"
+#include "session/run_shares.hpp"
+#include "session/supervisor.hpp"
 
 namespace bb::cli {
 
 namespace {
 
-/// `--resume RUN`: the run's own stored experiment text, and what it already holds.
-std::vector<config::experiment> load_resumed(const run_options& o, const global_options& g, resume_point& start) {
-  auto db = store::database::open_existing(g.db);
-  const auto detail = db.run(o.resume);
-  if (!detail) throw usage_error("--resume " + std::to_string(o.resume) + ": no such run in " + g.db +
-                                 " (see `bankbench list runs`)");
-  if (detail->status == "completed")
-    throw usage_error("run " + std::to_string(o.resume) + " is already complete; nothing to resume");
-  check_resume_request(db, o.resume, o.backend);
-  if (o.inputs_given) { // files named with --resume must be the run's own experiment
-    const auto given = load_all(experiment_files(o.inputs));
-    if (given.size() != 1)
-      throw usage_error(fmt::format("--resume {} completes one run; name at most its one experiment file", o.resume));
-    check_resume_text(db, o.resume, given[0].path, given[0].text);
-  }
-  std::vector<config::experiment> experiments{
-      config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance())};
-  start = resume_point(1);
-  start.run_ids[0] = o.resume;
-  for (const int seq : store::stored_sequences(db, o.resume)) start.done[0].insert(seq);
-  std::string shard; // a run of one share completes that share only
-  for (const auto& info : store::run_infos(db))
-    if (info.id == o.resume) {
-      shard = info.shard;
-      start.session_id = info.session_id; // 0 for a run from before sessions: a new one
-    }
-  if (!o.shard.empty() && o.shard != shard)
-    throw usage_error("--resume " + std::to_string(o.resume) + " is a run of share " + (shard.empty() ? "all" : shard) +
-                      ", not " + o.shard + "; leave --shard out when resuming");
-  if (!shard.empty()) keep_only_share(experiments, config::parse_shares(shard, "runs.shard"), start);
-  store::reopen_run(db, o.resume);
-  return experiments;
+using session::resume_point;
+using session::run_plan;
+
+/// `bankbench run`'s options as given on the command line; run_plan_of resolves them.
+struct run_options {
+  std::vector<std::string> inputs{"experiments"};
+  int device = 0;
+  std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
+  bool no_counters = false;
+  bool no_timing = false;    ///< counters and verification only
+  bool launch_once = false;  ///< one verified launch per configuration, no profiler, no timing
+  std::string cache_control = "all"; ///< all | once | none: see launch::exec_options
+  std::string allocator = "pool";    ///< pool | driver: see launch/device_memory.hpp
+  bool dry_run = false;
+  bool isolate = true;       ///< run configurations in a worker process that may crash
+  int samples = 0;           ///< 0: as the experiment file says
+  int placements = 0;        ///< 0: as the experiment file says
+  int warmup = -1;           ///< -1: as the experiment file says
+  double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
+  double time_limit_s = 0;   ///< 0: as the experiment file says
+  std::int64_t resume = 0;   ///< run id to complete, or 0
+  std::string shard;         ///< share of the configurations (config/share.hpp), stored in runs.shard
+  std::string devices;       ///< --devices: "all" or "0,2,3"; empty: one device, --device
+  std::string spread = "configuration"; ///< --spread over devices: configuration | variant
+  bool inputs_given = false; ///< `inputs` named on the command line (not the default)
+};
+
+/// The plan the engine runs, resolved once from the options (the devices are added by run_run).
+run_plan run_plan_of(const run_options& o, const global_options& g) {
+  run_plan p;
+  p.db = g.db;
+  p.backend = *backend_named(o.backend); // CLI11 admits cupti and model only
+  p.passes = session::passes::from_flags(o.no_counters, o.no_timing, o.launch_once);
+  p.cache_control = launch::cache_control_named(o.cache_control);
+  p.allocator = launch::allocator_named(o.allocator);
+  p.device = o.device;
+  p.spread = o.spread == "variant" ? config::share_unit::variant : config::share_unit::configuration;
+  p.isolate = o.isolate;
+  p.samples = o.samples;
+  p.placements = o.placements;
+  p.warmup = o.warmup;
+  p.min_sample_us = o.min_sample_us;
+  p.time_limit_s = o.time_limit_s;
+  p.shard = o.shard;
+  p.command_line = g.command_line;
+  return p;
 }
 
 /// Options given on the command line that the chosen mode does not use: said, not silently dropped.
-void warn_ignored(const CLI::App& sub, const run_options& o) {
+void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& plan) {
   const auto given = [&](const char* name) {
     const CLI::Option* opt = sub.get_option_no_throw(name);
     return opt != nullptr && opt->count() > 0;
@@ -70,37 +82,41 @@ void warn_ignored(const CLI::App& sub, const run_options& o) {
   };
   if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
   if (o.dry_run) return; // a dry run only lists
-  if (o.backend == "model")
+  if (plan.model())
     ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",
              "--cache-control", "--allocator", "--time-limit", "--no-isolation"},
             "--backend model predicts the counters from access plans; nothing runs on a GPU or is timed");
-  else if (o.launch_once)
+  else if (plan.passes.launch_once)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us", "--no-timing", "--cache-control"},
             "--launch-once launches each configuration once, with no counters and no timing");
-  else if (o.no_timing)
+  else if (!plan.passes.timing)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us"}, "--no-timing skips the timing pass");
 }
 
-int run_run(run_options& o, const global_options& g) {
-  if (o.launch_once && o.backend == "model")
+int run_run(const run_options& o, run_plan& plan) {
+  if (plan.passes.launch_once && plan.model())
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
   const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
-  std::vector<int> devices;
   if (!o.devices.empty() && !o.dry_run) { // a dry run needs no device
-    devices = devices_named(o.devices, o);
+    auto devices = session::devices_named(o.devices, plan.backend);
     if (devices.size() > 1 && o.resume != 0)
       throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
-    if (devices.size() == 1) o.device = devices[0]; // one device: exactly a plain run
+    if (devices.size() == 1) plan.device = devices[0]; // one device: exactly a plain run
+    else plan.devices = std::move(devices);
   }
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
-    experiments = load_resumed(o, g, start);
+    std::function<std::vector<config::experiment>()> given;
+    if (o.inputs_given) given = [&] { return config::load_all(config::experiment_files(o.inputs)); };
+    auto resumed = session::reopen_run(plan, o.resume, given);
+    experiments = std::move(resumed.experiments);
+    start = std::move(resumed.start);
   } else {
-    experiments = load_all(experiment_files(o.inputs));
+    experiments = config::load_all(config::experiment_files(o.inputs));
     start = resume_point(experiments.size());
     if (!shares.empty()) {
-      const auto kept = keep_only_share(experiments, shares, start);
+      const auto kept = session::keep_only_share(experiments, shares, start);
       spdlog::info("share {}: {} configuration(s)", o.shard, kept);
     }
   }
@@ -115,14 +131,14 @@ int run_run(run_options& o, const global_options& g) {
   }
   int code = 0;
   try {
-    if (devices.size() > 1) code = run_on_devices(experiments, o, g, start, devices);
-    else if (o.backend == "model" || !o.isolate) code = run_in_process(experiments, o, g, start, nullptr, true);
-    else code = supervise(experiments, o, g, start);
+    if (plan.devices.size() > 1) code = session::run_on_devices(experiments, plan, start);
+    else if (plan.supervised()) code = session::supervise(experiments, plan, start);
+    else code = session::run_in_process(experiments, plan, start, nullptr, true);
   } catch (const error& e) {
-    finish_session(g, start, static_cast<int>(e.code()));
+    session::finish_session(plan.db, start, static_cast<int>(e.code()));
     throw;
   }
-  finish_session(g, start, code);
+  session::finish_session(plan.db, start, code);
   return code;
 }
 
@@ -187,10 +203,10 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   return [o, inputs, &global, &sub] {
-    o->command_line = global.command_line;
     o->inputs_given = inputs->count() > 0;
-    warn_ignored(sub, *o);
-    return run_run(*o, global);
+    auto plan = run_plan_of(*o, global);
+    warn_ignored(sub, *o, plan);
+    return run_run(*o, plan);
   };
 }
 

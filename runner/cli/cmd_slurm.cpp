@@ -14,9 +14,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/child_process.hpp"
+#include "common/child_process.hpp"
 #include "cli/commands.hpp"
-#include "cli/experiment_files.hpp"
+#include "config/experiment_files.hpp"
 #include "cli/sweep.hpp"
 #include "common/error.hpp"
 #include "config/share.hpp"
@@ -95,8 +95,8 @@ int submit_tasks(const sweep::spec& s, const std::vector<int>& tasks, bool print
 int submit(slurm_options& o) {
   auto& s = o.spec;
   if (s.folder.empty()) throw usage_error("slurm submit needs --sweep DIR: a folder on the file system the nodes share");
-  const auto files = experiment_files(s.inputs);
-  const auto experiments = load_all(files); // bad files stop here, before anything is submitted
+  const auto files = config::experiment_files(s.inputs);
+  const auto experiments = config::load_all(files); // bad files stop here, before anything is submitted
   std::size_t total = 0;
   for (const auto& e : experiments) total += config::expand(e).size();
   if (static_cast<std::size_t>(s.tasks) > total)

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
-#include "cli/experiment_files.hpp"
+#include "config/experiment_files.hpp"
 #include "common/error.hpp"
 #include "config/param_checks.hpp"
 #include "registry/registry.hpp"
@@ -22,8 +22,8 @@ struct validate_options {
 };
 
 int run_validate(const validate_options& o) {
-  const auto files = experiment_files(o.inputs);
-  const auto experiments = load_all(files);
+  const auto files = config::experiment_files(o.inputs);
+  const auto experiments = config::load_all(files);
   // The kernels' own parameter checks, on the host: what the GPU would refuse is refused here.
   std::vector<diagnostic> refused;
   for (const auto& e : experiments) try {

@@ -22,6 +22,19 @@ bool expectation::holds(double value) const {
   return true;
 }
 
+std::vector<expectation_outcome> judge_expectations(
+    const experiment& exp, const configuration& cfg,
+    const std::function<std::optional<double>(const std::string& metric)>& observe, bool counters_ran) {
+  std::vector<expectation_outcome> out;
+  for (const auto& e : exp.expectations) {
+    if (!e.applies_to(cfg.variant, cfg.params)) continue;
+    const auto observed = observe(e.metric);
+    if (!observed && !counters_ran) continue; // counters were off: nothing to judge
+    out.push_back({e.metric, e.text, observed, observed && e.holds(*observed)});
+  }
+  return out;
+}
+
 namespace detail {
 
 std::string format_number(double value) {

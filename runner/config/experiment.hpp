@@ -4,6 +4,7 @@
 /// docs/experiment-format.md. No CUDA headers.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,5 +160,20 @@ std::vector<configuration> expand(const experiment& exp);
 /// Compact text such as "n=1024 tile=32": "key=value" joined by spaces, sorted keys, strings
 /// unquoted.
 std::string describe_params(const nlohmann::json& params);
+
+/// One expectation held to one configuration's results.
+struct expectation_outcome {
+  std::string metric, text;
+  std::optional<double> observed; ///< empty when the metric was not measured
+  bool passed = false;
+};
+
+/// Holds the expectations of `exp` that apply to `cfg` to what it observed: `observe(metric)`
+/// is the value seen (nullopt where the metric was not measured or predicted). An expectation on
+/// an unobserved metric fails, unless `counters_ran` is false: then nothing counted it, and it is
+/// left out rather than judged.
+std::vector<expectation_outcome> judge_expectations(
+    const experiment& exp, const configuration& cfg,
+    const std::function<std::optional<double>(const std::string& metric)>& observe, bool counters_ran);
 
 } // namespace bb::config

@@ -1,10 +1,10 @@
 #pragma once
-/// BB_CUDA_CALL(expr): throw bb::api_error naming the call, the CUDA error and file:line.
+/// BB_CUDA_CALL(expr): throw bb::cuda_error naming the call, the CUDA error and file:line.
 #include <string>
 
 #include <cuda_runtime_api.h>
 
-#include "common/error.hpp"
+#include "common/cuda_error.hpp"
 
 namespace bb {
 

@@ -35,7 +35,7 @@ struct device_block {
   bool pooled = false;
 };
 
-/// Device memory for a buffer, on the current device; throws bb::api_error (naming
+/// Device memory for a buffer, on the current device; throws bb::cuda_error (with the code
 /// cudaErrorMemoryAllocation where it does not fit, after the pool gave its unused memory back).
 /// The pool's memory is ordered on the legacy default stream, where every problem launches.
 device_block device_allocate(std::size_t bytes);

@@ -129,7 +129,7 @@ void verify_pass(problem& p, const exec_options& o, config_result& r) {
   r.verify_ms = ms_since(t0);
   spdlog::debug("set-up {:.2f} ms, launch and verification {:.2f} ms", r.setup_ms, r.verify_ms);
   if (!r.verify.ok) {
-    r.status = "wrong_result";
+    r.status = config_status::wrong_result;
     r.reason = std::to_string(r.verify.mismatches) + " of " + std::to_string(r.verify.checked) +
                " elements wrong; first: " + r.verify.first_mismatch;
   }
@@ -140,34 +140,34 @@ template <class Body> void recorded(config_result& r, Body body) {
   try {
     body();
   } catch (const unsupported_parameter& e) {
-    r.status = "unsupported";
+    r.status = config_status::unsupported;
     r.reason = e.what();
   } catch (const environment_error&) {
     throw; // permission or profiler conflicts concern the whole run
   } catch (const std::bad_alloc&) {
-    r.status = "failed";
+    r.status = config_status::failed;
     r.reason = "out of host memory";
+  } catch (const cuda_error& e) {
+    r.status = config_status::failed;
+    r.reason = e.what();
+    r.cuda_error = e.code();
   } catch (const error& e) {
-    r.status = "failed";
+    r.status = config_status::failed;
     r.reason = e.what();
   }
 }
 
-// After a failure: an allocation failure becomes "skipped" (nothing ran); a sticky error (illegal
+// After a failure: an allocation failure becomes skipped (nothing ran); a sticky error (illegal
 // address, trap, device assert) poisons the context for good.
-bool is_allocation_failure(const std::string& message) {
-  return message.find("cudaErrorMemoryAllocation") != std::string::npos;
-}
-
 void classify_failure(config_result& r) {
-  if (is_allocation_failure(r.reason)) {
+  if (r.cuda_error == cudaErrorMemoryAllocation) {
     std::size_t free_bytes = 0, total_bytes = 0;
     cudaGetLastError(); // an allocation failure is not sticky; clear it
     cudaMemGetInfo(&free_bytes, &total_bytes);
-    r.status = "skipped";
+    r.status = config_status::skipped;
     r.reason = "does not fit in device memory (" + std::to_string(free_bytes >> 20) + " MiB free of " +
                std::to_string(total_bytes >> 20) + " MiB); nothing was launched";
-  } else if (r.status == "failed") {
+  } else if (r.status == config_status::failed) {
     const cudaError_t sticky = cudaDeviceSynchronize();
     r.context_lost = sticky != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess;
     if (r.context_lost && r.reason.find(cudaGetErrorName(sticky)) == std::string::npos)
@@ -190,6 +190,22 @@ void record_resources(config_result& r) {
 
 } // namespace
 
+cache_control cache_control_named(const std::string& name) {
+  if (name == "all") return cache_control::all;
+  if (name == "once") return cache_control::once;
+  if (name == "none") return cache_control::none;
+  throw usage_error("unknown cache control '" + name + "': use all, once or none");
+}
+
+const char* name_of(cache_control c) {
+  switch (c) {
+  case cache_control::all: return "all";
+  case cache_control::once: return "once";
+  case cache_control::none: return "none";
+  }
+  return "all";
+}
+
 struct group::member {
   std::size_t tag = 0;
   std::string nvtx_name;
@@ -198,7 +214,7 @@ struct group::member {
   std::uint64_t seed = 0;
   std::unique_ptr<problem> p;
   config_result r;
-  [[nodiscard]] bool verified() const { return p != nullptr && r.status == "ok"; }
+  [[nodiscard]] bool verified() const { return p != nullptr && r.status == config_status::ok; }
 };
 
 group::group(const exec_options& options, profile::session* counters)
@@ -210,7 +226,7 @@ bool group::empty() const { return m_members.empty(); }
 
 bool group::full() const {
   if (m_members.empty()) return false;
-  const bool shared_session = m_counters != nullptr && m_options.cache_control == "all";
+  const bool shared_session = m_counters != nullptr && m_options.cache_control == cache_control::all;
   return !shared_session || m_context_lost || m_ranges >= k_group_ranges || m_device_bytes >= k_group_bytes;
 }
 
@@ -236,7 +252,7 @@ void group::add(std::size_t tag, const variant_info& variant, const nlohmann::js
     m.r.setup_ms = ms_since(t0);
     verify_pass(*m.p, m_options, m.r);
   });
-  if (m.r.status != "ok") {
+  if (m.r.status != config_status::ok) {
     m.p.reset(); // device memory is released at once; nothing more runs for this configuration
     classify_failure(m.r);
   }
@@ -261,7 +277,7 @@ void group::counter_passes() {
   };
   // With --cache-control all, one user range per launch (every kernel it enqueues); otherwise one
   // auto range per kernel.
-  const bool grouped = m_options.cache_control == "all";
+  const bool grouped = m_options.cache_control == cache_control::all;
   std::vector<profiled> todo;
   for (auto& m : m_members) {
     if (!m.verified()) continue;
@@ -292,7 +308,7 @@ void group::counter_passes() {
       });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;
-      if (m_options.cache_control == "once") flush_l2();
+      if (m_options.cache_control == cache_control::once) flush_l2();
       ranges[0] = m_counters->profile(
           [&] {
             for (int i = 0; i < m_options.counter_launches; ++i) p.launch(nullptr);
@@ -302,15 +318,16 @@ void group::counter_passes() {
   });
   const double per_member = ms_since(t0) / static_cast<double>(todo.size());
   spdlog::debug("counter passes of {} configuration(s): {}", todo.size(), m_counters->last_breakdown());
-  if (failure.status != "ok") classify_failure(failure); // every member shares the session's failure
+  if (failure.status != config_status::ok) classify_failure(failure); // every member shares the session's failure
   for (std::size_t i = 0; i < todo.size(); ++i) {
     config_result& r = todo[i].m->r;
     r.counter_ms = per_member;
-    if (failure.status != "ok") {
+    if (failure.status != config_status::ok) {
       r.status = failure.status;
       r.reason = failure.reason;
+      r.cuda_error = failure.cuda_error;
     } else if (ranges[i].size() != todo[i].ranges) {
-      r.status = "failed";
+      r.status = config_status::failed;
       r.reason = "profiler returned " + std::to_string(ranges[i].size()) + " ranges for " +
                  std::to_string(m_options.counter_launches) + " launch(es) of " +
                  std::to_string(todo[i].m->p->kernels_per_launch()) + " kernel(s)";
@@ -341,8 +358,8 @@ void group::time_member(member& m) {
       try {
         held.push_back(m.variant->make(m.params, m.seed));
         p = held.back().get();
-      } catch (const error& e) {
-        if (!is_allocation_failure(e.what())) throw;
+      } catch (const cuda_error& e) {
+        if (e.code() != cudaErrorMemoryAllocation) throw;
         (void)cudaGetLastError();
         spdlog::debug("timing over {} of {} placements: no device memory for another instance", j, placements);
         timing_pass(*p, m_options, samples - done, j - 1, m.r); // the rest on the last instance
@@ -367,7 +384,7 @@ std::vector<group::finished> group::finish(const std::function<void(std::size_t 
       time_member(m);
       m.r.timing_ms = ms_since(t0);
     });
-    if (m.r.status != "ok") classify_failure(m.r);
+    if (m.r.status != config_status::ok) classify_failure(m.r);
     if (m.r.context_lost) m_context_lost = true;
   }
   std::vector<finished> out;

@@ -7,12 +7,21 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include "common/status.hpp"
 #include "profile/session.hpp"
 #include "registry/registry.hpp"
 
 namespace bb::launch {
+
+/// How the counter passes treat the L2 cache (`run --cache-control`); see exec_options::cache_control.
+enum class cache_control { all, once, none };
+
+/// "all", "once" or "none"; anything else throws bb::usage_error.
+cache_control cache_control_named(const std::string& name);
+const char* name_of(cache_control c);
 
 struct exec_options {
   int warmup = 3;
@@ -31,7 +40,7 @@ struct exec_options {
   /// does by default (`--cache-control all`); memory is not restored between passes, which the
   /// kernel library allows (no shared-memory index depends on data). once: one flush, then
   /// CUPTI's kernel replay with memory restored. none: kernel replay on the cache as it is.
-  std::string cache_control = "all";
+  launch::cache_control cache_control = launch::cache_control::all;
   /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
   /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
   bool launch_once = false;
@@ -39,7 +48,7 @@ struct exec_options {
 };
 
 struct config_result {
-  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported
+  config_status status = config_status::ok; ///< ok, failed, wrong_result, unsupported or skipped
   std::string reason;
   verify_result verify;
   std::uint64_t bytes_moved = 0;
@@ -59,6 +68,8 @@ struct config_result {
   std::uint64_t host_rss_peak_bytes = 0; ///< this process's peak resident memory after the configuration
   std::uint64_t device_used_bytes = 0;   ///< device memory in use once its buffers were released
   std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool (0: the driver allocator)
+  /// The CUDA error a failure carried (cuda_error::code()); cudaSuccess for any other failure.
+  cudaError_t cuda_error = cudaSuccess;
   /// counter_ms: a group's counter passes, shared evenly among the members that have a kernel.
   double setup_ms = 0, verify_ms = 0, counter_ms = 0, timing_ms = 0;
   /// The CUDA context is unusable after this configuration (illegal address, trap, assert):

@@ -13,6 +13,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "common/cuda_error.hpp"
 #include "common/error.hpp"
 #include "common/metrics.hpp"
 #include "profile/cupti_call.hpp"
@@ -306,8 +307,8 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
       throw;
     }
     if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
-      throw api_error(std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
-                      cudaGetErrorString(err) + ")");
+      throw cuda_error(err, std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
+                                    cudaGetErrorString(err) + ")");
     CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
     stop.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));

@@ -49,7 +49,7 @@ json configuration_json(const store::result_row& row, std::size_t run_index,
             {"arch", row.arch},
             {"variant", row.variant},
             {"params", json::parse(canonical_params(row.params_json), nullptr, false)},
-            {"status", row.status},
+            {"status", name_of(row.status)},
             {"metrics", metrics}};
   if (row.median_ns) c["median_ns"] = *row.median_ns;
   if (!row.samples_ns.empty()) c["samples_ns"] = row.samples_ns;
@@ -104,6 +104,8 @@ void check_baseline_document(const json& doc, const std::string& origin) {
     if (!c.is_object()) bad(origin, where + "not an object");
     for (const char* key : {"experiment", "arch", "variant", "status"})
       need(c, key, json::value_t::string, origin, where);
+    if (!config_status_named(c["status"].get<std::string>()))
+      bad(origin, where + fmt::format("\"status\" '{}' is not a configuration status", c["status"].get<std::string>()));
     need(c, "params", json::value_t::object, origin, where);
     need(c, "metrics", json::value_t::object, origin, where);
     for (const auto& [name, m] : c["metrics"].items())
@@ -136,7 +138,7 @@ side side_of_baseline(const json& doc) {
     row.arch = c["arch"];
     row.variant = c["variant"];
     row.params_json = c["params"].dump();
-    row.status = c["status"];
+    row.status = *config_status_named(c["status"].get<std::string>()); // checked by check_baseline_document
     for (const auto& [name, m] : c["metrics"].items()) {
       row.metrics[name] = {m["mean"].get<double>(), m["min"].get<double>(), m["max"].get<double>(),
                            m.value("launches", 1)};

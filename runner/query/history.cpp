@@ -37,7 +37,7 @@ bool gpu_matches(const store::run_info& run, const std::string& gpu) {
 
 history_point point_of(const store::run_info& run, const store::result_row& r, const std::string& metric) {
   history_point p{run, canonical_params(r.params_json), std::nullopt, std::nullopt, std::nullopt, 0};
-  if (r.status != "ok") return p;
+  if (r.status != config_status::ok) return p;
   if (metric == "median_ns" && !r.samples_ns.empty()) {
     p.value = r.sample_median();
     p.min = *std::min_element(r.samples_ns.begin(), r.samples_ns.end());

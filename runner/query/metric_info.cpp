@@ -106,7 +106,7 @@ const std::vector<std::string>& default_regress_metrics() {
 
 std::optional<double> value_of(const store::result_row& row, const std::string& name) {
   // unverified: a source variant without a check; its measurements are as real as an ok one's
-  if (row.status != "ok" && row.status != "unverified") return std::nullopt;
+  if (row.status != config_status::ok && row.status != config_status::unverified) return std::nullopt;
   if (name == "median_ns") return row.median_ns;
   if (name == "bandwidth_gbps") return row.bandwidth_gbps;
   const auto it = row.metrics.find(name);

@@ -24,7 +24,7 @@ noise_table noise_of_runs(const std::vector<store::run_info>& runs, const std::v
   std::map<std::string, std::map<std::string, std::vector<double>>> means;
   for (const auto& row : rows) {
     const auto it = by_id.find(row.run_id);
-    if (it == by_id.end() || row.status != "ok") continue;
+    if (it == by_id.end() || row.status != config_status::ok) continue;
     const store::run_info& run = *it->second;
     const std::string group = repeat_group(run);
     for (const auto& metric : metrics) {

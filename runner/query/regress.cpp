@@ -55,11 +55,11 @@ public:
       : m_baseline(baseline), m_history(history), m_repeats(repeats), m_options(o), m_out(out) {}
 
   void compare(const store::result_row& b, const store::result_row& c) {
-    if (b.status != c.status && (b.status == "ok" || c.status == "ok")) {
+    if (b.status != c.status && (b.status == config_status::ok || c.status == config_status::ok)) {
       status_change(b, c);
       return;
     }
-    if (c.status != "ok") return;
+    if (c.status != config_status::ok) return;
     for (const auto& metric : m_out.metrics) counter(b, c, metric);
     time(b, c);
   }
@@ -130,13 +130,13 @@ private:
 
   void status_change(const store::result_row& b, const store::result_row& c) {
     finding f = make_finding(b, c, "status");
-    f.baseline_status = b.status;
-    f.candidate_status = c.status;
+    f.baseline_status = name_of(b.status);
+    f.candidate_status = name_of(c.status);
     // A configuration that no longer runs (skipped, not modelled) is reported, one that breaks is a regression.
-    if (b.status == "ok" && (c.status == "skipped" || c.status == "not_modelled"))
+    if (b.status == config_status::ok && (c.status == config_status::skipped || c.status == config_status::not_modelled))
       f.result = outcome::changed;
     else
-      f.result = b.status == "ok" ? outcome::regression : outcome::improvement;
+      f.result = b.status == config_status::ok ? outcome::regression : outcome::improvement;
     f.gated = f.result == outcome::regression && !f.cross_arch;
     m_out.findings.push_back(std::move(f));
   }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/backend.hpp"
 #include "common/error.hpp"
 #include "common/metrics.hpp"
 #include "query/cells.hpp"
@@ -27,7 +28,7 @@ using run_rows = std::pair<store::run_info, std::vector<store::result_row>>;
 struct section {
   std::string html;
   int charts = 0, failed_expectations = 0, regressions = 0;
-  std::map<std::string, int> statuses; ///< configurations of the newest run by status
+  std::map<config_status, int> statuses; ///< configurations of the newest run by status
 
   void add(const std::optional<std::string>& figure) {
     if (!figure) return;
@@ -62,12 +63,12 @@ void failed_expectations(section& s, const std::vector<run_rows>& runs) {
       for (const auto& e : c.failed_expectations)
         rows.push_back(
             {std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json), e.text});
-      if (c.status == "not_modelled") {
+      if (c.status == config_status::not_modelled) {
         const std::string v = short_variant(c.variant);
         if (std::find(not_modelled.begin(), not_modelled.end(), v) == not_modelled.end()) not_modelled.push_back(v);
-      } else if (c.status != "ok" && c.status != "skipped")
+      } else if (c.status != config_status::ok && c.status != config_status::skipped)
         rows.push_back({std::to_string(run.id), run.arch, short_variant(c.variant), compact_params(c.params_json),
-                        "status " + c.status});
+                        std::string("status ") + name_of(c.status)});
     }
   s.html += "<h3>Failed expectations and configurations</h3>\n";
   s.failed_expectations += static_cast<int>(rows.size());
@@ -133,7 +134,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   // The newest measured run leads; the model's predictions are drawn beside it.
   const store::run_info* main = nullptr;
   for (const auto& r : per_gpu)
-    if (r.backend == "cupti" && (main == nullptr || r.id > main->id)) main = &r;
+    if (names_backend(r.backend, backend::cupti) && (main == nullptr || r.id > main->id)) main = &r;
   if (main == nullptr)
     main = &*std::max_element(per_gpu.begin(), per_gpu.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   std::vector<run_rows> runs;
@@ -146,7 +147,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
   s.html += runs_table(runs);
-  const bool model_only = main->backend == "model"; // no GPU run of this experiment: predictions alone
+  const bool model_only = names_backend(main->backend, backend::model); // no GPU run of this experiment: predictions alone
   const std::string context = model_only ? fmt::format("Run {}: the bank model's predictions, no GPU.", main->id)
                                          : fmt::format("Run {} on {} ({}).", main->id, main->gpu_name, main->arch);
   s.html += model_only ? "<h3>Wavefronts and conflicts per request by variant, predicted by the bank model</h3>\n"
@@ -179,7 +180,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   s.html += "<h3>Predicted against measured</h3>\n";
   std::vector<store::result_row> model_rows;
   for (const auto& [r, rows] : runs)
-    if (r.backend == "model") model_rows.insert(model_rows.end(), rows.begin(), rows.end());
+    if (names_backend(r.backend, backend::model)) model_rows.insert(model_rows.end(), rows.begin(), rows.end());
   const int predicted = s.charts;
   if (model_only) // never the model against itself
     s.html += html::note("no measured run of this experiment to set the predictions against");
@@ -206,7 +207,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
     experiments = o.experiments;
   }
   report_summary summary;
-  std::map<std::string, int> statuses;
+  std::map<config_status, int> statuses;
   std::string body;
   for (const auto& e : experiments) {
     const section s = experiment_section(db, all, e, o);
@@ -227,16 +228,10 @@ report_summary write_report(const store::database& db, const report_options& o, 
                      summary.failed_expectations == 1 ? "" : "s", summary.regressions > 0 ? "bad" : "ok",
                      summary.regressions, summary.regressions == 1 ? "" : "s");
   if (!statuses.empty()) { // what each count is, failures by name: "603 ok, 2 not modelled"
-    const std::vector<std::string> order = {"ok",      "failed",       "wrong_result", "unsupported",
-                                            "skipped", "not_modelled", "unverified"}; // the schema's
     std::vector<std::string> parts;
-    auto add = [&](const std::string& st, int n) {
-      parts.push_back(fmt::format("{} {}", n, st == "not_modelled" ? "not modelled" : st));
-    };
-    for (const auto& st : order)
-      if (const auto it = statuses.find(st); it != statuses.end()) add(st, it->second);
-    for (const auto& [st, n] : statuses)
-      if (std::find(order.begin(), order.end(), st) == order.end()) add(st, n);
+    for (const auto st : k_config_statuses) // in the schema's order
+      if (const auto it = statuses.find(st); it != statuses.end())
+        parts.push_back(fmt::format("{} {}", it->second, st == config_status::not_modelled ? "not modelled" : name_of(st)));
     out << fmt::format("<p id=\"statuses\">configurations in the newest run of each experiment: {}</p>\n",
                        svg::escape(fmt::format("{}", fmt::join(parts, ", "))));
   }

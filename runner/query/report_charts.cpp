@@ -102,8 +102,8 @@ std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<s
 
 /// Why a row has no value of `metric`: its status where it did not finish, else "".
 std::string missing_reason(const store::result_row& r) {
-  if (r.status == "ok") return "";
-  return r.status == "not_modelled" ? "not modelled (no access plan)" : r.status;
+  if (r.status == config_status::ok) return "";
+  return r.status == config_status::not_modelled ? "not modelled (no access plan)" : name_of(r.status);
 }
 
 bool powers_of_two(const std::set<double>& xs) {

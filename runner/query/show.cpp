@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/backend.hpp"
 #include "common/error.hpp"
 #include "common/metrics.hpp"
 #include "model/rules.hpp"
@@ -50,7 +51,8 @@ bool mismatch(const store::configuration_row& c) {
   // Lost arbitrations, where collected (access_kinds), are no model error (model/rules.hpp).
   const auto arbitration = mean_of(c, "arbitration_conflicts"), requests = mean_of(c, "load_requests");
   const double arbitration_per_request = arbitration && requests && *requests > 0 ? *arbitration / *requests : 0;
-  return c.status == "ok" && measured && predicted && !model::agrees(*measured, *predicted, arbitration_per_request);
+  return c.status == config_status::ok && measured && predicted &&
+         !model::agrees(*measured, *predicted, arbitration_per_request);
 }
 
 struct predictions {
@@ -105,7 +107,7 @@ text_table make_table(output_format format, const predictions& p) {
 
 void add_row(text_table& table, const store::configuration_row& c, output_format format, const predictions& p) {
   const bool csv = format == output_format::csv;
-  const bool ok = c.status == "ok" || c.status == "unverified"; // unverified: measured, output not checked
+  const bool ok = c.status == config_status::ok || c.status == config_status::unverified; // unverified: measured, output not checked
   // A configuration that did not finish has no numbers worth reading, even where some were taken.
   auto value = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
   auto mean = [&](const char* metric) -> std::optional<double> {
@@ -119,10 +121,10 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
   const std::string params = compact_params(c.params_json);
   cells.push_back(csv ? c.params_json : params.empty() ? "-" : params);
   if (csv) {
-    cells.push_back(c.status);
+    cells.push_back(name_of(c.status));
     cells.push_back(c.reason);
   } else {
-    cells.push_back(c.reason.empty() ? c.status : c.status + ": " + c.reason);
+    cells.push_back(c.reason.empty() ? name_of(c.status) : name_of(c.status) + (": " + c.reason));
   }
   for (const auto& m : k_metric_columns) {
     cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
@@ -157,7 +159,7 @@ void add_row(text_table& table, const store::configuration_row& c, output_format
 void write_header(const store::run_detail& d, std::ostream& out, output_format format) {
   const auto& g = d.gpu;
   std::string gpu = g.name;
-  if (g.backend == "model") gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
+  if (names_backend(g.backend, backend::model)) gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
   else if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
   else gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
   if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
@@ -186,16 +188,15 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
 
 std::string summary(const std::vector<store::configuration_row>& rows) {
   // Statuses in the order of the schema's CHECK; ok is always named, the others when present.
-  const char* statuses[] = {"ok", "failed", "wrong_result", "unsupported", "skipped", "not_modelled", "unverified"};
-  std::map<std::string, int> count;
+  std::map<config_status, int> count;
   int met = 0, failed = 0;
   for (const auto& c : rows) {
     ++count[c.status];
     for (const auto& e : c.expectations) ++(e.passed ? met : failed);
   }
-  std::string line = fmt::format("configurations: {} ok", count["ok"]);
-  for (const char* s : statuses)
-    if (std::string_view(s) != "ok" && count[s] > 0) line += fmt::format(", {} {}", count[s], s);
+  std::string line = fmt::format("configurations: {} ok", count[config_status::ok]);
+  for (const auto s : k_config_statuses)
+    if (s != config_status::ok && count[s] > 0) line += fmt::format(", {} {}", count[s], name_of(s));
   line += met + failed == 0 ? "; expectations: none" : fmt::format("; expectations: {} met, {} failed", met, failed);
   return line;
 }
@@ -208,7 +209,7 @@ void show_run(const store::database& db, std::int64_t run_id, std::ostream& out,
     throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", run_id, db.path()));
   const auto rows = db.configurations(run_id);
   predictions p;
-  p.model = detail->gpu.backend == "model";
+  p.model = names_backend(detail->gpu.backend, backend::model);
   for (const auto& c : rows) {
     p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
     for (const auto& k : metrics::access_kinds()) {

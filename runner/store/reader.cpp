@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/error.hpp"
 #include "store/database.hpp"
 #include "store/sqlite.hpp"
 
@@ -140,6 +141,11 @@ std::optional<run_detail> database::run(std::int64_t run_id) const {
   return d;
 }
 
+config_status status_read(const std::string& text, const std::string& path) {
+  if (const auto s = config_status_named(text)) return *s;
+  throw store_error(fmt::format("{}: a configuration's status '{}' is none bankbench writes", path, text));
+}
+
 std::vector<configuration_row> database::configurations(std::int64_t run_id) const {
   const std::string operation = fmt::format("reading the configurations of run {}", run_id);
   sqlite3* db = m_db.get();
@@ -162,7 +168,7 @@ std::vector<configuration_row> database::configurations(std::int64_t run_id) con
     c.variant = st.text(2);
     c.family = st.text(3);
     c.params_json = st.text(4);
-    c.status = st.text(5);
+    c.status = status_read(st.text(5), *m_path);
     c.reason = st.text(6);
     c.bytes_moved = static_cast<std::uint64_t>(st.int64(7));
     c.smem_access_bytes = st.int32(8);

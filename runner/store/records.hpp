@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/status.hpp"
+
 namespace bb::store {
 
 /// One GPU as the profiler (or the model) sees it; (uuid, backend) identifies it.
@@ -86,7 +88,7 @@ struct configuration_record {
   int seq = 0; ///< 0-based position in the run
   std::string variant, family; ///< variant is the full id "family/name"
   std::string params_json = "{}"; ///< canonical JSON object, keys sorted
-  std::string status = "ok"; ///< ok, failed, wrong_result, unsupported, skipped, not_modelled, unverified
+  config_status status = config_status::ok;
   std::string reason; ///< why the status is not ok
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 4;
@@ -135,11 +137,17 @@ struct run_detail {
   gpu_record gpu;
 };
 
+/// A configurations.status value read back from `path`: the schema's check admits no other, so
+/// any other text is a store_error.
+config_status status_read(const std::string& text, const std::string& path);
+
 /// One configuration as `bankbench show` prints it.
 struct configuration_row {
   std::int64_t id = 0;
   int seq = 0;
-  std::string variant, family, params_json, status, reason;
+  std::string variant, family, params_json;
+  config_status status = config_status::ok;
+  std::string reason;
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 0;
   std::uint64_t verified_elements = 0, mismatched_elements = 0;

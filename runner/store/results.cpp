@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/backend.hpp"
 #include "store/samples.hpp"
 #include "store/sqlite.hpp"
 
@@ -20,7 +21,7 @@ std::string describe_expectation(const std::string& text, const std::optional<do
 } // namespace
 
 std::string architecture(const std::string& backend, int cc_major, int cc_minor) {
-  if (backend == "cupti") return fmt::format("sm_{}{}", cc_major, cc_minor);
+  if (names_backend(backend, bb::backend::cupti)) return fmt::format("sm_{}{}", cc_major, cc_minor);
   if (cc_major == 0) return backend;
   return fmt::format("{}:sm_{}{}", backend, cc_major, cc_minor);
 }
@@ -107,7 +108,7 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
       r.arch = architecture(configs.text(4), configs.int32(5), configs.int32(6));
       r.variant = configs.text(7);
       r.params_json = configs.text(8);
-      r.status = configs.text(9);
+      r.status = status_read(configs.text(9), db.path());
       r.median_ns = configs.optional_real(10);
       r.bandwidth_gbps = configs.optional_real(11);
       index.emplace(configs.int64(0), rows.size());

@@ -46,7 +46,8 @@ struct failed_expectation {
 struct result_row {
   std::int64_t run_id = 0;
   int seq = 0;
-  std::string experiment, arch, variant, params_json, status;
+  std::string experiment, arch, variant, params_json;
+  config_status status = config_status::ok;
   std::map<std::string, metric_stats> metrics; ///< by metric name
   std::optional<double> median_ns, bandwidth_gbps;
   std::vector<double> samples_ns; ///< only when result_query::samples

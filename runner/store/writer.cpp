@@ -147,7 +147,7 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
       "device_used_bytes, pool_reserved_bytes, compile_key, compile_ms) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
-  st.run(run_id, c.seq, c.variant, c.family, c.params_json, c.status, null_if_empty(c.reason), c.bytes_moved,
+  st.run(run_id, c.seq, c.variant, c.family, c.params_json, std::string(name_of(c.status)), null_if_empty(c.reason), c.bytes_moved,
          c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
          null_if_empty(c.finished_at), null_if_zero_bytes(c.host_rss_peak_bytes),
          null_if_zero_bytes(c.device_used_bytes), null_if_zero_bytes(c.pool_reserved_bytes),

@@ -41,7 +41,7 @@ std::map<std::string, double> measure(const std::string& family, const std::stri
   o.counter_launches = 1;
   o.nvtx_name = "access-kinds/" + v->id();
   const auto r = bb::launch::execute(*v, params, 123, o, &counters());
-  EXPECT_EQ(r.status, "ok") << v->id() << " " << params.dump() << ": " << r.reason;
+  EXPECT_EQ(r.status, bb::config_status::ok) << v->id() << " " << params.dump() << ": " << r.reason;
   std::map<std::string, double> raw;
   for (const auto& range : r.ranges)
     for (const auto& [name, value] : range) raw[name] += value;

@@ -52,7 +52,7 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   o.counter_launches = 1;
   o.nvtx_name = "model-vs-measured/" + v.id();
   const auto r = bb::launch::execute(v, params, 123, o, &counters());
-  EXPECT_EQ(r.status, "ok") << v.id() << " " << params.dump() << ": " << r.reason;
+  EXPECT_EQ(r.status, bb::config_status::ok) << v.id() << " " << params.dump() << ": " << r.reason;
   side ld, st;
   for (const auto& range : r.ranges) {
     auto get = [&](const char* name) { return range.count(name) ? range.at(name) : 0.0; };

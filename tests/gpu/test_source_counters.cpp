@@ -58,7 +58,7 @@ TEST(gpu_source, transpose_counters_equal_the_compiled_twins) {
     for (const char* name : {"naive", "padded", "swizzled"}) {
       const nlohmann::json params = {{"n", n}, {"tile", 32}, {"block_rows", 8}};
       const auto src = run(find(sources, name), params);
-      ASSERT_EQ(src.status, "ok") << name << ": " << src.reason;
+      ASSERT_EQ(src.status, bb::config_status::ok) << name << ": " << src.reason;
       EXPECT_FALSE(src.unverified) << name;
       EXPECT_EQ(src.verify.checked, static_cast<std::uint64_t>(n) * n) << name;
       EXPECT_EQ(src.compile_key.size(), 64u);
@@ -66,7 +66,7 @@ TEST(gpu_source, transpose_counters_equal_the_compiled_twins) {
       const auto* twin = bb::registry::instance().find_variant("transpose", name);
       ASSERT_NE(twin, nullptr);
       const auto built = run(*twin, {{"n", n}, {"tile", 32}, {"block_rows", 8}, {"type", "float"}});
-      ASSERT_EQ(built.status, "ok") << built.reason;
+      ASSERT_EQ(built.status, bb::config_status::ok) << built.reason;
       ASSERT_FALSE(src.ranges.empty());
       ASSERT_FALSE(built.ranges.empty());
       const auto s = bb::metrics::derive(src.ranges[0], 4);
@@ -87,13 +87,13 @@ TEST(gpu_source, reference_check_direct_is_unverified_and_histogram_matches_its_
   const auto t = example("transpose.yaml");
   const auto ts = bb::source::variants_of(t, cache_dir());
   const auto direct = run(find(ts, "direct"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(direct.status, "ok") << direct.reason;
+  EXPECT_EQ(direct.status, bb::config_status::ok) << direct.reason;
   EXPECT_TRUE(direct.unverified);
   const auto h = example("histogram.yaml");
   const auto hs = bb::source::variants_of(h, cache_dir());
   for (const char* name : {"one_copy", "eight_copies"}) {
     const auto r = run(find(hs, name), {{"n", 4194304}});
-    EXPECT_EQ(r.status, "ok") << name << ": " << r.reason;
+    EXPECT_EQ(r.status, bb::config_status::ok) << name << ": " << r.reason;
     EXPECT_EQ(r.verify.checked, 256u) << name;
     EXPECT_EQ(r.verify.mismatches, 0u) << name;
   }
@@ -108,7 +108,7 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   naive.args.pop_back(); // forget the scalar n
   auto vs = bb::source::variants_of(e, cache_dir());
   auto r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, bb::config_status::failed);
   EXPECT_NE(r.reason.find("takes 3 parameter(s) of 8, 8, 4 bytes; args: lists 2 of 8, 8 bytes"), std::string::npos) << r.reason;
 
   e = example("transpose.yaml");
@@ -116,7 +116,7 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   e.sources[1].args[2].type = "int64"; // 8 bytes where the kernel takes an int
   vs = bb::source::variants_of(e, cache_dir());
   r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, bb::config_status::failed);
   EXPECT_NE(r.reason.find("of 8, 8, 4 bytes; args: lists 3 of 8, 8, 8 bytes"), std::string::npos) << r.reason;
 
   e = example("transpose.yaml");
@@ -124,7 +124,7 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   e.sources[1].block = {"64", "32"}; // 2048 threads
   vs = bb::source::variants_of(e, cache_dir());
   r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(r.status, "unsupported");
+  EXPECT_EQ(r.status, bb::config_status::unsupported);
   EXPECT_NE(r.reason.find("a block of 2048 threads; the device allows 1024"), std::string::npos) << r.reason;
 
   e = example("transpose.yaml");
@@ -132,7 +132,7 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   e.sources[1].shared_bytes = "1024 * 1024"; // more than any GPU gives a block
   vs = bb::source::variants_of(e, cache_dir());
   r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(r.status, "unsupported");
+  EXPECT_EQ(r.status, bb::config_status::unsupported);
   EXPECT_NE(r.reason.find("1048576 bytes of dynamic shared memory; the device allows "), std::string::npos) << r.reason;
 
   e = example("transpose.yaml");
@@ -140,6 +140,6 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   e.sources[1].args[0].expression = "n * n * 2305843009213693952"; // 2^61 * n^2 elements
   vs = bb::source::variants_of(e, cache_dir());
   r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, bb::config_status::failed);
   EXPECT_NE(r.reason.find("64-bit integer overflow"), std::string::npos) << r.reason;
 }

@@ -36,7 +36,7 @@ signature measure(const std::string& variant, int n) {
   o.counter_launches = 2;
   o.nvtx_name = "test/" + variant;
   const auto r = bb::launch::execute(*v, {{"n", n}}, 123, o, &counters());
-  EXPECT_EQ(r.status, "ok") << r.reason;
+  EXPECT_EQ(r.status, bb::config_status::ok) << r.reason;
   EXPECT_EQ(r.ranges.size(), 2u);
   EXPECT_EQ(r.samples_ns.size(), 3u);
   const auto d = bb::metrics::derive(r.ranges.at(0), r.smem_access_bytes);
@@ -102,7 +102,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   EXPECT_TRUE(g.empty());
   const std::size_t tags[] = {10, 11, 12, 13};
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(done[i].tag, tags[i]);
-  EXPECT_EQ(done[2].result.status, "unsupported");
+  EXPECT_EQ(done[2].result.status, bb::config_status::unsupported);
   EXPECT_TRUE(done[2].result.ranges.empty());
   // n*n/32 load and store requests; naive reads 32 wavefronts per request, padded 1.
   const struct {
@@ -111,7 +111,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   } want[] = {{0, 1024.0 * 1024 / 32, 32}, {1, 2048.0 * 2048 / 32, 1}, {3, 512.0 * 512 / 32, 1}};
   for (const auto& w : want) {
     const auto& r = done[w.index].result;
-    ASSERT_EQ(r.status, "ok") << r.reason;
+    ASSERT_EQ(r.status, bb::config_status::ok) << r.reason;
     ASSERT_EQ(r.ranges.size(), 1u);
     const auto d = bb::metrics::derive(r.ranges.at(0), r.smem_access_bytes);
     EXPECT_EQ(d.at("load_requests"), w.requests) << w.index;
@@ -123,7 +123,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   // Alone, the first member reads the same requests as in the group, and the same wavefronts but
   // for arbitration noise (one in 1048576 seen on an H200; Nsight Compute's own runs differ so).
   const auto alone = bb::launch::execute(*transpose_naive, {{"n", 1024}}, 1, o, &counters());
-  ASSERT_EQ(alone.status, "ok") << alone.reason;
+  ASSERT_EQ(alone.status, bb::config_status::ok) << alone.reason;
   const auto a = bb::metrics::derive(alone.ranges.at(0), alone.smem_access_bytes);
   const auto b = bb::metrics::derive(done[0].result.ranges.at(0), done[0].result.smem_access_bytes);
   EXPECT_EQ(a.at("load_requests"), b.at("load_requests"));
@@ -139,12 +139,12 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   ASSERT_NE(v, nullptr);
   bb::launch::exec_options o;
   o.samples = 0;
-  o.cache_control = "once";
+  o.cache_control = bb::launch::cache_control::once;
   bb::launch::group once(o, &counters());
   once.add(0, *v, {{"n", 256}}, 1, "group/once");
   EXPECT_TRUE(once.full());
   ASSERT_EQ(once.finish().at(0).result.ranges.size(), 1u);
-  o.cache_control = "all";
+  o.cache_control = bb::launch::cache_control::all;
   bb::launch::group none(o, nullptr);
   none.add(0, *v, {{"n", 256}}, 1, "group/no-counters");
   EXPECT_TRUE(none.full());
@@ -198,7 +198,7 @@ TEST(gpu_timing, samples_are_split_over_the_placements) {
   };
   const std::size_t free_before = available();
   const auto r = bb::launch::execute(*v, {{"n", 2048}}, 1, o, nullptr);
-  ASSERT_EQ(r.status, "ok") << r.reason;
+  ASSERT_EQ(r.status, bb::config_status::ok) << r.reason;
   EXPECT_EQ(r.sample_placement, (std::vector<int>{0, 0, 1, 1, 2, 2, 2}));
   ASSERT_EQ(r.samples_ns.size(), 7u);
   for (const double ns : r.samples_ns) EXPECT_GT(ns, 0);

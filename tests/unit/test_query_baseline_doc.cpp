@@ -70,6 +70,13 @@ TEST(query_baseline_doc, malformed_and_newer_documents_are_refused_with_the_reas
                            {"metrics", {{"load_requests", {{"mean", "many"}}}}}}}}};
   EXPECT_EQ(refusal(doc), "b.json: not a bankbench baseline: configurations[0]: metrics.load_requests: \"mean\" is "
                           "missing or has the wrong type");
+  // A status the database could not hold is refused before anything reads it.
+  doc["configurations"][0]["metrics"] = nlohmann::json::object();
+  doc["configurations"][0]["status"] = "great";
+  EXPECT_EQ(refusal(doc), "b.json: not a bankbench baseline: configurations[0]: \"status\" 'great' is not a "
+                          "configuration status");
+  doc["configurations"][0]["status"] = "unverified";
+  EXPECT_EQ(refusal(doc), "accepted");
 }
 
 } // namespace

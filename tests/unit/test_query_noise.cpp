@@ -29,7 +29,7 @@ result_row measured(std::int64_t run_id, double value) {
   r.variant = "transpose/padded";
   r.params_json = "{\"n\":4096}";
   r.arch = "sm_90";
-  r.status = "ok";
+  r.status = bb::config_status::ok;
   r.metrics["load_conflicts_per_request"] = {value, value, value, 3};
   return r;
 }

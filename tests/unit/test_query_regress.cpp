@@ -20,7 +20,7 @@ result_row row(const std::string& variant, int n, const std::string& arch, doubl
   r.variant = "transpose/" + variant;
   r.params_json = "{\"n\":" + std::to_string(n) + "}";
   r.arch = arch;
-  r.status = "ok";
+  r.status = bb::config_status::ok;
   r.metrics["load_conflicts_per_request"] = {ld_conflicts, ld_conflicts * (1 - spread / 2),
                                              ld_conflicts * (1 + spread / 2), 3};
   return r;
@@ -178,7 +178,7 @@ TEST(query_regress, times_need_significance_and_the_minimum_effect_and_gate_only
 
 TEST(query_regress, missing_new_and_broken_configurations_are_listed) {
   auto broken = row("padded", 1024, "sm_90", 0.1);
-  broken.status = "wrong_result";
+  broken.status = bb::config_status::wrong_result;
   const auto r = regress(of({row("padded", 1024, "sm_90", 0.1), row("padded", 8192, "sm_90", 0.1)}, "A"),
                          of({broken, row("padded", 16384, "sm_90", 0.1)}, "B"), {}, conflicts_only());
   ASSERT_EQ(r.missing.size(), 1U);

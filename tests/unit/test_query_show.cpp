@@ -96,7 +96,7 @@ protected:
     big.variant = "transpose/padded";
     big.family = "transpose";
     big.params_json = R"({"n":4096,"tile":64})";
-    big.status = "unsupported";
+    big.status = bb::config_status::unsupported;
     big.reason = "tile 64 needs 33 KiB of shared memory per block";
     m_db->add_configuration(m_run, big);
 
@@ -180,7 +180,7 @@ TEST_F(query_show, failed_configuration_shows_its_reason_and_no_numbers) {
   broken.seq = 3;
   broken.variant = "transpose/swizzled";
   broken.family = "transpose";
-  broken.status = "wrong_result";
+  broken.status = bb::config_status::wrong_result;
   broken.reason = "12 of 1048576 elements differ; first out[3,7] = 0, expected 1.5";
   // Counters were read before verification failed; they are kept in the database, not shown.
   broken.launches = {launch(0, 1, 1, 0)};

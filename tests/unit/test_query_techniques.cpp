@@ -140,7 +140,7 @@ protected:
                                  {"store_wavefronts_per_request", "store_wavefronts_per_request in [1, 1.05]", 1, true}};
     m_db->add_configuration(m_toy, padded_small);
     auto padded_large = config(3, "padded", 4096);
-    padded_large.status = "wrong_result";
+    padded_large.status = bb::config_status::wrong_result;
     padded_large.reason = "3 of 16777216 elements wrong";
     m_db->add_configuration(m_toy, padded_large);
     m_db->finish_run(m_toy, "completed");

@@ -85,7 +85,7 @@ configuration_record failed_configuration() {
   c.variant = "transpose/padded";
   c.family = "transpose";
   c.params_json = R"({"n":4096,"tile":64})";
-  c.status = "unsupported";
+  c.status = bb::config_status::unsupported;
   c.reason = "tile 64 needs 33 KiB of shared memory per block";
   return c;
 }
@@ -273,7 +273,7 @@ TEST_F(store_writer, a_configuration_that_fails_half_way_leaves_no_rows) {
 
   // A status outside the schema's list fails on the first row.
   auto bad_status = measured_configuration();
-  bad_status.status = "great";
+  bad_status.status = static_cast<bb::config_status>(99); // name_of: "unknown"
   EXPECT_THROW(m_db->add_configuration(run, bad_status), bb::store_error);
   EXPECT_EQ(counts(), before);
 

@@ -5,18 +5,18 @@
 /// completes one device's run as it completes any other.
 #include <vector>
 
-#include "cli/run_session.hpp"
+#include "session/run_session.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// The ordinals `--devices` names: "all" asks a short-lived child process how many CUDA devices
-/// there are (this process never initialises CUDA, as it forks). Throws usage_error on bad text.
-std::vector<int> devices_named(const std::string& text, const run_options& o);
+/// there are (this process never initialises CUDA, as it forks); the model counts as one device.
+/// Throws usage_error on bad text.
+std::vector<int> devices_named(const std::string& text, backend b);
 
-/// Runs what `start` leaves to do, one session per device in `devices` (two or more), each in
+/// Runs what `start` leaves to do, one session per device in `plan.devices` (two or more), each in
 /// its own process with its share of the configurations; prints every run's table at the end.
 /// Returns the exit code: 0 when every device's session returned 0; otherwise the most severe.
-int run_on_devices(const std::vector<config::experiment>& experiments, const run_options& o, const global_options& g,
-                   resume_point& start, const std::vector<int>& devices);
+int run_on_devices(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start);
 
-} // namespace bb::cli
+} // namespace bb::session

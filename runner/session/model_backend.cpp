@@ -1,19 +1,20 @@
-#include "cli/model_backend.hpp"
+#include "session/model_backend.hpp"
 
 #include <chrono>
 #include <exception>
 
+#include "common/backend.hpp"
 #include "model/rules.hpp"
 #include "registry/param_check.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record model_gpu_record() {
   store::gpu_record g;
   g.uuid = "model-rules-" + std::to_string(model::k_rules_version);
   g.name = "bank model"; // short, as tables print it on every line; the rules are its "chip"
   g.chip = model::k_rules_summary;
-  g.backend = "model";
+  g.backend = name_of(backend::model);
   return g; // cc 0.0, no memory, no clocks: nothing here is a device
 }
 
@@ -23,10 +24,10 @@ launch::config_result predict_configuration(const config::experiment& exp, const
   if (!variant.plan) {
     try { // parameters the GPU would refuse are unsupported here too
       check_parameters(variant, cfg.params);
-      r.status = "not_modelled";
+      r.status = config_status::not_modelled;
       r.reason = variant.id() + " has no access plan: measure it on a GPU";
     } catch (const unsupported_parameter& e) {
-      r.status = "unsupported";
+      r.status = config_status::unsupported;
       r.reason = e.what();
     }
     return r;
@@ -38,10 +39,10 @@ launch::config_result predict_configuration(const config::experiment& exp, const
     auto counters = model::predicted_counters(model::predict(plan), exp.metrics);
     if (!counters.empty()) r.ranges.push_back(std::move(counters)); // e.g. `metrics: duration`
   } catch (const unsupported_parameter& e) {
-    r.status = "unsupported";
+    r.status = config_status::unsupported;
     r.reason = e.what();
   } catch (const std::exception& e) { // a plan that breaks the rules (bad width, misaligned lane)
-    r.status = "failed";
+    r.status = config_status::failed;
     r.reason = variant.id() + ": access plan: " + e.what();
   }
   r.counter_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -57,4 +58,4 @@ std::optional<model::prediction> predict_variant(const variant_info& variant, co
   }
 }
 
-} // namespace bb::cli
+} // namespace bb::session

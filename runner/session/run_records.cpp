@@ -1,10 +1,13 @@
-#include "cli/run_records.hpp"
+#include "session/run_records.hpp"
 
-#include "cli/model_backend.hpp"
+#include <algorithm>
+
+#include "common/backend.hpp"
 #include "common/metrics.hpp"
 #include "launch/nvml.hpp"
+#include "session/model_backend.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record gpu_record_of(const launch::device_info& d) {
   store::gpu_record g;
@@ -20,25 +23,19 @@ store::gpu_record gpu_record_of(const launch::device_info& d) {
   g.driver_version = d.driver_version;
   g.cuda_driver_version = d.cuda_driver_version;
   g.cuda_runtime_version = d.cuda_runtime_version;
-  g.backend = "cupti";
+  g.backend = name_of(backend::cupti);
   return g;
 }
 
-std::optional<double> observed_value(const std::vector<profile::range_values>& ranges,
-                                     int smem_access_bytes, const std::string& metric) {
+std::optional<double> observed_value(const store::configuration_record& rec, const std::string& metric) {
   double sum = 0;
   std::size_t n = 0;
-  for (const auto& raw : ranges) {
-    if (auto it = raw.find(metric); it != raw.end()) {
-      sum += it->second;
-      ++n;
-      continue;
-    }
-    const auto derived = metrics::derive(raw, smem_access_bytes);
-    if (auto it = derived.find(metric); it != derived.end()) {
-      sum += it->second;
-      ++n;
-    }
+  for (const auto& launch : rec.launches) { // a launch's raw counters come before its derived metrics
+    const auto it = std::find_if(launch.values.begin(), launch.values.end(),
+                                 [&](const store::metric_value& v) { return v.name == metric; });
+    if (it == launch.values.end()) continue;
+    sum += it->value;
+    ++n;
   }
   if (n == 0) return std::nullopt;
   return sum / static_cast<double>(n);
@@ -73,8 +70,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.params_json = cfg.params.dump();
   rec.status = r.status;
   rec.reason = r.reason;
-  if (r.status == "ok" && r.unverified) {
-    rec.status = "unverified";
+  if (r.status == config_status::ok && r.unverified) {
+    rec.status = config_status::unverified;
     rec.reason = "the variant has no check: its output was not compared with anything";
   }
   rec.compile_key = r.compile_key;
@@ -121,15 +118,16 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     rec.timing = std::move(t);
   }
 
-  if (r.status != "ok") return rec; // a failed configuration has nothing to hold expectations to
-  for (const auto& e : exp.expectations) {
-    if (!e.applies_to(cfg.variant, cfg.params)) continue;
-    auto observed = observed_value(r.ranges, r.smem_access_bytes, e.metric);
-    if (const auto it = predicted.find(e.metric); !observed && it != predicted.end()) observed = it->second;
-    if (!observed && r.ranges.empty()) continue; // counters were off: nothing to judge
-    rec.expectations.push_back({e.metric, e.text, observed, observed && e.holds(*observed)});
-  }
+  if (r.status != config_status::ok) return rec; // a failed configuration has nothing to hold expectations to
+  const auto observe = [&](const std::string& metric) {
+    // The launches' values first (measured, or the model's counters), then the prediction beside them.
+    auto observed = observed_value(rec, metric);
+    if (const auto it = predicted.find(metric); !observed && it != predicted.end()) observed = it->second;
+    return observed;
+  };
+  for (auto& o : config::judge_expectations(exp, cfg, observe, !r.ranges.empty()))
+    rec.expectations.push_back({std::move(o.metric), std::move(o.text), o.observed, o.passed});
   return rec;
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -3,13 +3,12 @@
 /// address, a trap or a hang costs one configuration, not the run. The supervisor (this process)
 /// never initialises CUDA; it watches the worker's progress, stops a configuration that outlives
 /// its time limit, records what the worker could not, and starts a fresh worker for the rest.
-#include "cli/run_session.hpp"
+#include "session/run_session.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// Runs `experiments` from `start` under supervision; returns the exit code. `start` ends up
 /// naming the session and runs the workers wrote.
-int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
-              const global_options& g, resume_point& start);
+int supervise(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,8 +1,8 @@
-#include "cli/run_shares.hpp"
+#include "session/run_shares.hpp"
 
 #include <cstdlib>
 
-namespace bb::cli {
+namespace bb::session {
 
 namespace {
 std::string env(const char* name) {
@@ -31,12 +31,12 @@ bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size
          start.done[index].size() >= config::expand(experiments[index]).size();
 }
 
-void record_run_environment(store::run_record& r, const run_options& o) {
+void record_run_environment(store::run_record& r, const std::string& shard) {
   r.slurm_job_id = env("SLURM_ARRAY_JOB_ID");
   if (r.slurm_job_id.empty()) r.slurm_job_id = env("SLURM_JOB_ID");
   r.slurm_array_task_id = env("SLURM_ARRAY_TASK_ID");
   r.cuda_visible_devices = env("CUDA_VISIBLE_DEVICES");
-  r.shard = o.shard;
+  r.shard = shard;
 }
 
-} // namespace bb::cli
+} // namespace bb::session

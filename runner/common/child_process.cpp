@@ -1,4 +1,4 @@
-#include "cli/child_process.hpp"
+#include "common/child_process.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 
 #include "common/error.hpp"
 
-namespace bb::cli {
+namespace bb {
 
 std::array<int, 2> open_pipe() {
   std::array<int, 2> fds{};
@@ -46,4 +46,4 @@ int exit_code_of(const std::function<int()>& body) {
   }
 }
 
-} // namespace bb::cli
+} // namespace bb

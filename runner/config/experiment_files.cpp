@@ -1,4 +1,4 @@
-#include "cli/experiment_files.hpp"
+#include "config/experiment_files.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include "common/error.hpp"
 #include "registry/registry.hpp"
 
-namespace bb::cli {
+namespace bb::config {
 
 namespace fs = std::filesystem;
 
@@ -84,4 +84,4 @@ std::vector<config::experiment> load_all(const std::vector<std::string>& files) 
   return out;
 }
 
-} // namespace bb::cli
+} // namespace bb::config

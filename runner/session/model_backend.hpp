@@ -11,13 +11,14 @@
 #include "registry/registry.hpp"
 #include "store/records.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// The GPU entry model runs are stored under (backend "model"; the name says which rules).
 store::gpu_record model_gpu_record();
 
 /// Predicted raw counters (requests, wavefronts, conflicts for loads and stores) of one
-/// configuration, as one range; status "unsupported" when the variant has no access plan.
+/// configuration, as one range; status not_modelled when the variant has no access plan, and
+/// unsupported where the parameters do not fit it.
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
                                             const variant_info& variant);
 
@@ -25,4 +26,4 @@ launch::config_result predict_configuration(const config::experiment& exp, const
 /// plan refuses the parameters.
 std::optional<model::prediction> predict_variant(const variant_info& variant, const nlohmann::json& params);
 
-} // namespace bb::cli
+} // namespace bb::session

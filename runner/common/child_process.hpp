@@ -1,12 +1,12 @@
 #pragma once
-/// Small POSIX helpers for the commands that start processes of their own (run --devices,
+/// Small POSIX helpers for the code that starts processes of its own (run --devices,
 /// slurm): each throws api_error with the failing call.
 #include <sys/types.h>
 
 #include <array>
 #include <functional>
 
-namespace bb::cli {
+namespace bb {
 
 /// pipe(): [0] to read, [1] to write.
 std::array<int, 2> open_pipe();
@@ -20,4 +20,4 @@ int wait_for(pid_t pid);
 /// Runs `body`; a bankbench error becomes its exit code and is logged, as main() does.
 int exit_code_of(const std::function<int()>& body);
 
-} // namespace bb::cli
+} // namespace bb

@@ -1,40 +1,16 @@
 #pragma once
-/// The body of `bankbench run`: runs experiments' configurations in this process and stores
-/// each as it ends. The supervisor (supervisor.hpp) runs it in a worker process per device.
+/// The run engine: runs experiments' configurations in this process and stores each as it ends.
+/// The supervisor (supervisor.hpp) runs it in a worker process per device.
 #include <atomic>
 #include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "cli/commands.hpp"
 #include "config/experiment.hpp"
+#include "session/plan.hpp"
 
-namespace bb::cli {
-
-struct run_options {
-  std::vector<std::string> inputs{"experiments"};
-  int device = 0;
-  std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
-  bool no_counters = false;
-  bool no_timing = false;    ///< counters and verification only
-  bool launch_once = false;  ///< one verified launch per configuration, no profiler, no timing
-  std::string cache_control = "all"; ///< all | once | none: see launch::exec_options
-  std::string allocator = "pool";    ///< pool | driver: see launch/device_memory.hpp
-  bool dry_run = false;
-  bool isolate = true;       ///< run configurations in a worker process that may crash
-  int samples = 0;           ///< 0: as the experiment file says
-  int placements = 0;        ///< 0: as the experiment file says
-  int warmup = -1;           ///< -1: as the experiment file says
-  double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
-  double time_limit_s = 0;   ///< 0: as the experiment file says
-  std::int64_t resume = 0;   ///< run id to complete, or 0
-  std::string shard;         ///< share of the configurations (config/share.hpp), stored in runs.shard
-  std::string devices;       ///< --devices: "all" or "0,2,3"; empty: one device, --device
-  std::string spread = "configuration"; ///< --spread over devices: configuration | variant
-  bool inputs_given = false; ///< `inputs` named on the command line (not the default)
-  std::string command_line;
-};
+namespace bb::session {
 
 /// Where a session starts: runs already begun and configurations already stored.
 struct resume_point {
@@ -74,7 +50,7 @@ public:
 [[nodiscard]] int interrupted_exit_code();
 
 /// "bankbench --db DB run --resume N [--backend model]", the command that completes run N.
-[[nodiscard]] std::string resume_command(const global_options& g, const run_options& o, std::int64_t run_id);
+[[nodiscard]] std::string resume_command(const run_plan& plan, std::int64_t run_id);
 
 /// Exit code of a worker whose CUDA context broke: its configuration is stored as failed, and
 /// the supervisor goes on in a fresh process.
@@ -82,20 +58,19 @@ inline constexpr int k_exit_context_lost = 86;
 
 /// Runs what `start` leaves to do. `events` may be null. With `print_tables`, prints each run's
 /// table at the end. Returns the exit code; `start.session_id` and `start.run_ids` name what it wrote.
-int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
-                   const global_options& g, resume_point& start, session_events* events,
-                   bool print_tables);
+int run_in_process(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
+                   session_events* events, bool print_tables);
 
 /// What identifies the measured code and method of a run: a hash over the sources built into
 /// bankbench, the experiment's text, the backend and the options that change counters. Runs with
 /// different fingerprints are never taken as repeats of one another.
-std::string run_fingerprint(const config::experiment& e, const run_options& o);
+std::string run_fingerprint(const config::experiment& e, const run_plan& plan);
 
-/// Records the end of the session and prints the one summary line of `bankbench run` (on stderr,
-/// also under -q): what ran, what failed, and why the exit code is what it is.
-void finish_session(const global_options& g, const resume_point& start, int exit_code);
+/// Records the end of the session in `db` and prints the one summary line of `bankbench run` (on
+/// stderr, also under -q): what ran, what failed, and why the exit code is what it is.
+void finish_session(const std::string& db, const resume_point& start, int exit_code);
 
 /// Prints the results table of every run begun in `start` (after a supervised session).
-void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids);
+void print_run_tables(const std::string& db, const std::vector<std::int64_t>& run_ids);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_session.hpp"
+#include "session/run_session.hpp"
 #include "config/share.hpp"
 #include "store/records.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 /// Marks every configuration outside `chain` as done in `start`, so a session runs only its share.
 /// Returns how many configurations the share holds.
@@ -20,7 +20,7 @@ std::size_t keep_only_share(const std::vector<config::experiment>& experiments, 
 bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size_t index, const resume_point& start);
 
 /// Fills the run's Slurm job id (SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID), array task id,
-/// CUDA_VISIBLE_DEVICES and share (run_options::shard).
-void record_run_environment(store::run_record& r, const run_options& o);
+/// CUDA_VISIBLE_DEVICES and share (`shard`, run_plan::shard).
+void record_run_environment(store::run_record& r, const std::string& shard);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,24 +1,26 @@
 #pragma once
-/// Turns what the executor measured into the rows the store keeps, and checks expectations.
+/// Turns what the executor measured into the rows the store keeps, with the outcomes of the
+/// expectations (judged by config::judge_expectations).
 #include "config/experiment.hpp"
 #include "launch/device.hpp"
 #include "launch/executor.hpp"
 #include "profile/session.hpp"
 #include "store/database.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 store::gpu_record gpu_record_of(const launch::device_info& d);
 
-/// Per-launch raw and derived metric rows, the timing summary and the expectation outcomes.
+/// Per-launch raw and derived metric rows (each launch's metrics derived once), the timing
+/// summary and the expectation outcomes.
 store::configuration_record configuration_record_of(const config::experiment& exp,
                                                     const config::configuration& cfg,
                                                     const launch::config_result& r,
                                                     const profile::session* counters,
                                                     int sm_clock_max_mhz);
 
-/// Mean of `metric` (raw or derived) over the profiled launches; nullopt when not measured.
-std::optional<double> observed_value(const std::vector<profile::range_values>& ranges,
-                                     int smem_access_bytes, const std::string& metric);
+/// Mean of `metric` (raw or derived) over the record's launches, as configuration_record_of
+/// stored them; nullopt when not measured.
+std::optional<double> observed_value(const store::configuration_record& rec, const std::string& metric);
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/run_session.hpp"
+#include "session/run_session.hpp"
 
 #include <unistd.h>
 
@@ -12,16 +12,10 @@
 #include <optional>
 #include <utility>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/model_backend.hpp"
-#include "cli/resume_check.hpp"
-#include "cli/run_records.hpp"
-#include "cli/run_shares.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "common/sha256.hpp"
@@ -30,8 +24,12 @@
 #include "launch/profiler_warmup.hpp"
 #include "query/show.hpp"
 #include "registry/registry.hpp"
-#include "store/resume.hpp"
+#include "session/model_backend.hpp"
+#include "session/resume_check.hpp"
+#include "session/run_records.hpp"
+#include "session/run_shares.hpp"
 #include "source/variants.hpp"
+#include "store/resume.hpp"
 #include "store/samples.hpp"
 #include "store/sessions.hpp"
 
@@ -39,7 +37,7 @@ namespace bb::build {
 extern const char sources_sha256[];
 }
 
-namespace bb::cli {
+namespace bb::session {
 
 std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_stop_signal{0};
@@ -99,12 +97,12 @@ struct cost_totals {
   }
 };
 
-std::string short_result(const launch::config_result& r, std::size_t failed_expectations, bool model) {
-  if (r.status != "ok") return r.status + ": " + r.reason;
-  std::string s = "ok";
+std::string short_result(const launch::config_result& r, const store::configuration_record& rec,
+                         std::size_t failed_expectations, bool model) {
+  if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
+  std::string s = name_of(config_status::ok);
   if (!r.ranges.empty())
-    if (auto wf = observed_value(r.ranges, r.smem_access_bytes, "load_wavefronts_per_request"))
-      s += fmt::format("  ld {:.2f} wf/req", *wf);
+    if (auto wf = observed_value(rec, "load_wavefronts_per_request")) s += fmt::format("  ld {:.2f} wf/req", *wf);
   if (!r.samples_ns.empty()) s += fmt::format("  {:.2f} us", median_of(r) / 1e3);
   if (failed_expectations > 0) s += fmt::format("  {} expectation(s) FAILED", failed_expectations);
   if (model) return s + "  (predicted)"; // the model neither profiles nor times
@@ -112,12 +110,12 @@ std::string short_result(const launch::config_result& r, std::size_t failed_expe
   return s;
 }
 
-store::run_record run_record_of(const config::experiment& e, const run_options& o, std::int64_t session_id) {
+store::run_record run_record_of(const config::experiment& e, const run_plan& plan, std::int64_t session_id) {
   store::run_record r;
   r.session_id = session_id;
   r.pid = static_cast<std::int64_t>(getpid());
   r.sources_sha256 = build::sources_sha256;
-  r.fingerprint = run_fingerprint(e, o);
+  r.fingerprint = run_fingerprint(e, plan);
   r.started_at = store::utc_now_iso8601();
   r.host = host_name();
   r.pid = ::getpid();
@@ -129,15 +127,14 @@ store::run_record run_record_of(const config::experiment& e, const run_options& 
   r.experiment_path = e.path;
   r.experiment_text = e.text;
   r.experiment_sha256 = sha256_hex(e.text);
-  r.command_line = o.command_line;
-  const bool counters = o.backend == "model" || (!o.no_counters && !o.launch_once);
-  r.metric_set = counters ? e.metric_set : "none";
-  if (counters) r.metrics = e.metrics;
+  r.command_line = plan.command_line;
+  r.metric_set = plan.counts() ? e.metric_set : "none";
+  if (plan.counts()) r.metrics = e.metrics;
   r.seed = e.seed;
-  r.warmup = o.warmup >= 0 ? o.warmup : e.repeat.warmup;
-  r.samples = o.samples > 0 ? o.samples : e.repeat.samples;
-  if ((o.launch_once || o.no_timing) && o.backend != "model") r.warmup = r.samples = 0;
-  record_run_environment(r, o);
+  r.warmup = plan.warmup >= 0 ? plan.warmup : e.repeat.warmup;
+  r.samples = plan.samples > 0 ? plan.samples : e.repeat.samples;
+  if (!plan.model() && !plan.passes.timing) r.warmup = r.samples = 0;
+  record_run_environment(r, plan.shard);
   return r;
 }
 
@@ -195,37 +192,34 @@ private:
   std::vector<launch::group::finished> m_done;
 };
 
-struct backend {
-  std::int64_t session_id = 0;
+/// Where a session's counters come from: the GPU (its profiler sessions) or the bank model.
+struct counter_source {
   store::gpu_record gpu;
   int sm_clock_max_mhz = 0;
-  bool model = false;
   // Every metric list is checked against the chip before any kernel runs.
   std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
 
-  [[nodiscard]] std::unique_ptr<config_runner> runner_for(const config::experiment& e, const launch::exec_options& x,
-                                                          const run_options& o) const {
-    if (model) return std::make_unique<model_runner>(e);
-    auto* counters = o.no_counters || o.launch_once ? nullptr : sessions.at(e.metrics).get();
-    return std::make_unique<gpu_runner>(e, x, counters);
+  [[nodiscard]] const profile::session* session_for(const config::experiment& e) const {
+    const auto it = sessions.find(e.metrics);
+    return it == sessions.end() ? nullptr : it->second.get();
   }
 };
 
-void open_gpu_backend(backend& b, const std::vector<config::experiment>& experiments, const run_options& o,
-                      const launch::device_info& device) {
-  launch::use_allocator(launch::allocator_named(o.allocator));
+void open_gpu(counter_source& b, const std::vector<config::experiment>& experiments, const run_plan& plan,
+              const launch::device_info& device) {
+  launch::use_allocator(plan.allocator);
   launch::nvml::instance().bind(device.uuid);
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
-  if (!o.no_counters && !o.launch_once) {
+  if (plan.passes.counters) {
     const auto t0 = std::chrono::steady_clock::now();
     for (const auto& e : experiments)
       if (!b.sessions.count(e.metrics)) {
-        b.sessions[e.metrics] = profile::session::create(o.device, e.metrics);
+        b.sessions[e.metrics] = profile::session::create(plan.device, e.metrics);
         if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
           spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
                        absent.size(), e.metric_set, b.sessions[e.metrics]->chip());
-        launch::warm_up_profiler(*b.sessions[e.metrics], o.cache_control == "all");
+        launch::warm_up_profiler(*b.sessions[e.metrics], plan.cache_control == launch::cache_control::all);
       }
     b.gpu.chip = b.sessions.begin()->second->chip();
     spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
@@ -238,39 +232,121 @@ void open_gpu_backend(backend& b, const std::vector<config::experiment>& experim
                device.cuda_driver_version % 1000 / 10);
 }
 
-/// Runs one experiment's remaining configurations; returns how many failed or missed an
-/// expectation. Sets `context_lost` when the CUDA context broke and the process must end.
-std::size_t run_experiment(std::size_t index, const config::experiment& e, store::database& db,
-                           std::int64_t gpu_id, backend& b, const run_options& o, const resume_point& start,
-                           session_events* events, cost_totals& cost, std::int64_t& run_id, bool& context_lost,
-                           std::size_t& not_modelled) {
+/// What one experiment's run left.
+struct experiment_result {
+  std::int64_t run_id = 0;
+  std::size_t failures = 0;     ///< configurations that failed or missed an expectation
+  std::size_t not_modelled = 0; ///< configurations the model has no access plan for
+  bool context_lost = false;    ///< the CUDA context broke: the process must end
+};
+
+/// A session of the engine: its database, where its counters come from, who hears of its
+/// progress, and where its time went.
+class active_session {
+public:
+  active_session(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
+                 session_events* events)
+      : m_experiments(experiments), m_plan(plan), m_start(start), m_events(events) {
+    if (plan.model()) {
+      m_source.gpu = model_gpu_record();
+      m_db.emplace(store::database::open(plan.db));
+    } else {
+      const auto device = launch::open_device(plan.device); // no GPU: fail before creating any file
+      m_db.emplace(store::database::open(plan.db));
+      open_gpu(m_source, experiments, plan, device);
+    }
+    m_gpu_id = m_db->upsert_gpu(m_source.gpu);
+    if (start.session_id == 0) {
+      store::session_record session;
+      session.host = host_name();
+      session.pid = static_cast<std::int64_t>(getppid() > 1 && events != nullptr ? getppid() : getpid());
+      session.command_line = plan.command_line;
+      start.session_id = m_db->begin_session(session);
+      if (events != nullptr) events->session_begun(start.session_id);
+      for (const auto run_id : start.run_ids) // a resumed run from before sessions joins this one
+        if (run_id != 0) store::adopt_run(*m_db, run_id, start.session_id);
+    }
+  }
+
+  [[nodiscard]] store::database& db() { return *m_db; }
+  [[nodiscard]] const cost_totals& cost() const { return m_cost; }
+
+  /// Runs experiment `index`'s remaining configurations. A failed commit ends the session: the
+  /// run is marked interrupted where the file still takes it, and the error says how to resume.
+  experiment_result run_experiment(std::size_t index) {
+    experiment_result out;
+    out.run_id = m_start.run_ids[index];
+    try {
+      run(index, out);
+    } catch (const store_error& e) {
+      // A failed commit (disk full, I/O error, the file deleted or replaced) ends the session: the
+      // run is marked interrupted where the file still takes it, so --resume completes it.
+      if (out.run_id == 0) throw;
+      try {
+        m_db->finish_run(out.run_id, "interrupted");
+      } catch (const store_error&) {
+      }
+      throw store_error(fmt::format("{}\nrun {} stopped; what was stored before is kept; once the cause is fixed, "
+                                    "resume with: {}",
+                                    e.what(), out.run_id, resume_command(m_plan, out.run_id)));
+    }
+    return out;
+  }
+
+private:
+  void run(std::size_t index, experiment_result& out);
+  launch::exec_options exec_options_of(const config::experiment& e, const store::run_record& record) const;
+
+  const std::vector<config::experiment>& m_experiments;
+  const run_plan& m_plan;
+  const resume_point& m_start;
+  session_events* m_events;
+  std::optional<store::database> m_db;
+  counter_source m_source;
+  std::int64_t m_gpu_id = 0;
+  cost_totals m_cost;
+};
+
+launch::exec_options active_session::exec_options_of(const config::experiment& e,
+                                                     const store::run_record& record) const {
+  launch::exec_options x;
+  x.warmup = record.warmup;
+  x.samples = record.samples;
+  x.placements = m_plan.placements > 0 ? m_plan.placements : e.repeat.placements;
+  x.min_sample_ns = m_plan.min_sample_us * 1e3;
+  x.counter_launches = e.repeat.counter_launches;
+  x.cache_control = m_plan.cache_control;
+  x.launch_once = m_plan.passes.launch_once;
+  return x;
+}
+
+void active_session::run(std::size_t index, experiment_result& out) {
+  const config::experiment& e = m_experiments[index];
+  store::database& db = *m_db;
   const auto configs = config::expand(e);
-  const auto record = run_record_of(e, o, b.session_id);
-  run_id = start.run_ids[index];
+  const auto record = run_record_of(e, m_plan, m_start.session_id);
+  std::int64_t& run_id = out.run_id;
   if (run_id != 0) {
     try {
-      check_resume_identity(db, run_id, b.gpu, record.fingerprint);
+      check_resume_identity(db, run_id, m_source.gpu, record.fingerprint);
     } catch (const usage_error&) {
       db.finish_run(run_id, "interrupted"); // reopened for nothing: left resumable as it was
       throw;
     }
   }
   if (run_id == 0) {
-    run_id = db.begin_run(gpu_id, record);
-    if (events != nullptr) events->run_begun(index, run_id);
+    run_id = db.begin_run(m_gpu_id, record);
+    if (m_events != nullptr) m_events->run_begun(index, run_id);
   }
   spdlog::info("run {}: {} ({} configurations) -> {}", run_id, e.path, configs.size(), db.path());
-  const profile::session* counters = b.sessions.count(e.metrics) ? b.sessions.at(e.metrics).get() : nullptr;
-  std::size_t failures = 0;
-  launch::exec_options x;
-  x.warmup = record.warmup;
-  x.samples = record.samples;
-  x.placements = o.placements > 0 ? o.placements : e.repeat.placements;
-  x.min_sample_ns = o.min_sample_us * 1e3;
-  x.counter_launches = e.repeat.counter_launches;
-  x.cache_control = o.cache_control;
-  x.launch_once = o.launch_once;
-  const auto runner = b.runner_for(e, x, o);
+  const profile::session* counters = m_source.session_for(e);
+  std::unique_ptr<config_runner> runner;
+  if (m_plan.model()) {
+    runner = std::make_unique<model_runner>(e);
+  } else {
+    profile::session* counting = m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr;
+    runner = std::make_unique<gpu_runner>(e, exec_options_of(e, record), counting);
+  }
   const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
   struct waiting {
     const config::configuration* cfg;
@@ -280,49 +356,49 @@ std::size_t run_experiment(std::size_t index, const config::experiment& e, store
   std::vector<waiting> added; // by tag: configurations whose results finish() has not given yet
   auto store_finished = [&] {
     const auto before_timing = [&](std::size_t tag) {
-      if (events != nullptr) events->configuration_timing(index, static_cast<int>(added[tag].cfg->index));
+      if (m_events != nullptr) m_events->configuration_timing(index, static_cast<int>(added[tag].cfg->index));
     };
     for (auto& [tag, r] : runner->finish(before_timing)) {
       const waiting& w = added[tag];
-      auto rec = configuration_record_of(e, *w.cfg, r, counters, b.sm_clock_max_mhz);
+      auto rec = configuration_record_of(e, *w.cfg, r, counters, m_source.sm_clock_max_mhz);
       rec.started_at = w.started_at;
       rec.finished_at = store::utc_now_iso8601();
       db.add_configuration(run_id, rec);
       const int seq = static_cast<int>(w.cfg->index);
-      if (events != nullptr) events->configuration_stored(index, seq);
-      context_lost = context_lost || r.context_lost;
+      if (m_events != nullptr) m_events->configuration_stored(index, seq);
+      out.context_lost = out.context_lost || r.context_lost;
 
       std::size_t failed_expectations = 0;
       for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
       // Not modelled is what the model cannot do, not a failure: the run's note says so.
-      if (r.status == "not_modelled") ++not_modelled;
-      else if (r.status != "ok" || failed_expectations > 0) ++failures;
-      cost.all.add(r);
-      cost.add_resources(r);
-      if (!r.samples_ns.empty() && median_of(r) < 100e3) cost.short_kernels.add(r);
-      spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label, short_result(r, failed_expectations, b.model));
+      if (r.status == config_status::not_modelled) ++out.not_modelled;
+      else if (r.status != config_status::ok || failed_expectations > 0) ++out.failures;
+      m_cost.all.add(r);
+      m_cost.add_resources(r);
+      if (!r.samples_ns.empty() && median_of(r) < 100e3) m_cost.short_kernels.add(r);
+      spdlog::info("[{}/{}] {}  {}", w.cfg->index + 1, configs.size(), w.label,
+                   short_result(r, rec, failed_expectations, m_plan.model()));
     }
   };
   for (const auto& cfg : configs) {
-    if (g_interrupted.load() || context_lost) break;
+    if (g_interrupted.load() || out.context_lost) break;
     const int seq = static_cast<int>(cfg.index);
-    if (start.done[index].count(seq) != 0) continue;
+    if (m_start.done[index].count(seq) != 0) continue;
     const variant_info* v = source_variant(sources, cfg.variant);
     if (v == nullptr) v = registry::instance().find_variant(e.family, cfg.variant);
     const std::string params = config::describe_params(cfg.params);
-    if (events != nullptr) events->configuration_started(index, seq);
+    if (m_events != nullptr) m_events->configuration_started(index, seq);
     added.push_back({&cfg, e.family + "/" + cfg.variant + " " + params, store::utc_now_iso8601()});
     runner->add(added.size() - 1, cfg, *v, e.name + "/" + cfg.variant + "/" + params);
     if (runner->full()) store_finished();
   }
   store_finished(); // what an interruption or the end of the experiment left in the group
-  if (!context_lost) db.finish_run(run_id, g_interrupted.load() ? "interrupted" : "completed");
-  return failures;
+  if (!out.context_lost) db.finish_run(run_id, g_interrupted.load() ? "interrupted" : "completed");
 }
 
 } // namespace
 
-void finish_session(const global_options& g, const resume_point& start, int exit_code) {
+void finish_session(const std::string& db_path, const resume_point& start, int exit_code) {
   if (start.session_id == 0) return; // nothing was begun (no GPU, bad input): nothing to close
   const std::string status = exit_code == 0 || exit_code == static_cast<int>(exit_code::failures) ? "completed"
                              : exit_code >= 128                                                  ? "interrupted"
@@ -330,10 +406,10 @@ void finish_session(const global_options& g, const resume_point& start, int exit
   std::string counts;
   bool all_ok = false;
   try {
-    auto db = store::database::open(g.db);
+    auto db = store::database::open(db_path);
     db.finish_session(start.session_id, status, exit_code);
     const auto c = store::count_session(db, start.session_id);
-    const auto ok = c.by_status.find("ok");
+    const auto ok = c.by_status.find(name_of(config_status::ok));
     all_ok = ok != c.by_status.end() && ok->second == c.configurations();
     std::vector<std::string> parts;
     for (const auto& [name, n] : c.by_status) parts.push_back(fmt::format("{} {}", n, name));
@@ -376,92 +452,56 @@ int interrupted_exit_code() {
   return sig > 0 ? 128 + sig : static_cast<int>(exit_code::interrupted);
 }
 
-std::string resume_command(const global_options& g, const run_options& o, std::int64_t run_id) {
-  return fmt::format("bankbench --db '{}' run{} --resume {}", g.db, o.backend == "model" ? " --backend model" : "",
-                     run_id);
+std::string resume_command(const run_plan& plan, std::int64_t run_id) {
+  return fmt::format("bankbench --db '{}' run{} --resume {}", plan.db, plan.model() ? " --backend model" : "", run_id);
 }
 
-void print_run_tables(const global_options& g, const std::vector<std::int64_t>& run_ids) {
-  const auto db = store::database::open_existing(g.db);
+void print_run_tables(const std::string& db_path, const std::vector<std::int64_t>& run_ids) {
+  const auto db = store::database::open_existing(db_path);
   for (const auto id : run_ids)
     if (id != 0) query::show_run(db, id, std::cout, query::output_format::table);
 }
 
-std::string run_fingerprint(const config::experiment& e, const run_options& o) {
+std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {
   // Timing options do not change counters; how the counter pass runs does.
-  const bool model = o.backend == "model";
+  const bool model = plan.model();
   // Source variants add their .cu files and every header they include.
   return sha256_hex(fmt::format("sources {}\nexperiment {}\nsource variants {}\nbackend {}\ncache_control {}\n"
                                 "allocator {}\n",
-                                build::sources_sha256, sha256_hex(e.text), source::source_fingerprint(e), o.backend,
-                                model ? "-" : o.cache_control, model ? "-" : o.allocator));
+                                build::sources_sha256, sha256_hex(e.text), source::source_fingerprint(e),
+                                name_of(plan.backend), model ? "-" : launch::name_of(plan.cache_control),
+                                model ? "-" : launch::name_of(plan.allocator)));
 }
 
-int run_in_process(const std::vector<config::experiment>& experiments, const run_options& o,
-                   const global_options& g, resume_point& start, session_events* events,
-                   bool print_tables) {
-  std::optional<store::database> db;
-  backend b;
-  if (o.backend == "model") {
-    b.gpu = model_gpu_record();
-    db.emplace(store::database::open(g.db));
-    b.model = true;
-  } else {
-    const auto device = launch::open_device(o.device); // no GPU: fail before creating any file
-    db.emplace(store::database::open(g.db));
-    open_gpu_backend(b, experiments, o, device);
-  }
-  const std::int64_t gpu_id = db->upsert_gpu(b.gpu);
-  if (start.session_id == 0) {
-    store::session_record session;
-    session.host = host_name();
-    session.pid = static_cast<std::int64_t>(getppid() > 1 && events != nullptr ? getppid() : getpid());
-    session.command_line = o.command_line;
-    start.session_id = db->begin_session(session);
-    if (events != nullptr) events->session_begun(start.session_id);
-    for (const auto run_id : start.run_ids) // a resumed run from before sessions joins this one
-      if (run_id != 0) store::adopt_run(*db, run_id, start.session_id);
-  }
-  b.session_id = start.session_id;
-
+int run_in_process(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
+                   session_events* events, bool print_tables) {
+  active_session session(experiments, plan, start, events);
   std::optional<stop_signals> handlers;
   handlers.emplace();
-  cost_totals cost;
   std::size_t failures = 0, not_modelled = 0;
   bool context_lost = false;
   std::vector<std::int64_t> run_ids;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < experiments.size() && !g_interrupted.load() && !context_lost; ++i) {
     if (nothing_to_do(experiments, i, start)) continue; // a share without any of its configurations
-    std::int64_t run_id = 0;
-    try {
-      failures += run_experiment(i, experiments[i], *db, gpu_id, b, o, start, events, cost, run_id, context_lost,
-                                 not_modelled);
-    } catch (const store_error& e) {
-      // A failed commit (disk full, I/O error, the file deleted or replaced) ends the session: the
-      // run is marked interrupted where the file still takes it, so --resume completes it.
-      if (run_id == 0) throw;
-      try {
-        db->finish_run(run_id, "interrupted");
-      } catch (const store_error&) {
-      }
-      throw store_error(fmt::format("{}\nrun {} stopped; what was stored before is kept; once the cause is fixed, "
-                                    "resume with: {}",
-                                    e.what(), run_id, resume_command(g, o, run_id)));
-    }
-    run_ids.push_back(run_id);
-    start.run_ids[i] = run_id;
+    const auto r = session.run_experiment(i);
+    failures += r.failures;
+    not_modelled += r.not_modelled;
+    context_lost = r.context_lost;
+    run_ids.push_back(r.run_id);
+    start.run_ids[i] = r.run_id;
   }
   handlers.reset();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (print_tables)
-    for (const auto id : run_ids) query::show_run(*db, id, std::cout, query::output_format::table);
+    for (const auto id : run_ids) query::show_run(session.db(), id, std::cout, query::output_format::table);
   if (not_modelled > 0)
     spdlog::info("note: {} configuration{} not modelled (variants without an access plan, such as reference/memcpy); "
                  "they are stored as not_modelled, and a GPU run measures them",
                  not_modelled, not_modelled == 1 ? "" : "s");
-  if (b.model && cost.all.configurations > 0)
+  const cost_totals& cost = session.cost();
+  if (plan.model() && cost.all.configurations > 0)
     spdlog::info("{} configurations predicted in {:.2f} s", cost.all.configurations, wall_s);
   else if (cost.all.configurations > 0)
     spdlog::info("{} configurations in {:.2f} s; per configuration: {}", cost.all.configurations, wall_s,
@@ -478,7 +518,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
                                                                                 : std::to_string(sig))
                          : "");
     for (const auto id : run_ids)
-      if (id != 0) spdlog::warn("resume run {} with: {}", id, resume_command(g, o, id));
+      if (id != 0) spdlog::warn("resume run {} with: {}", id, resume_command(plan, id));
     if (run_ids.size() < experiments.size())
       spdlog::warn("{} experiment(s) not begun; run their files again", experiments.size() - run_ids.size());
     return interrupted_exit_code();
@@ -486,4 +526,4 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   return failures > 0 ? static_cast<int>(exit_code::failures) : 0;
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/resume_check.hpp"
+#include "session/resume_check.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,13 @@
 #include "common/host_info.hpp"
 #include "common/process.hpp"
 #include "common/sha256.hpp"
+#include "config/share.hpp"
+#include "registry/registry.hpp"
+#include "session/run_shares.hpp"
 #include "store/results.hpp"
+#include "store/resume.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 namespace {
 
@@ -24,13 +28,14 @@ store::run_info info_of(const store::database& db, std::int64_t run_id) {
 
 } // namespace
 
-void check_resume_request(const store::database& db, std::int64_t run_id, const std::string& backend) {
+void check_resume_request(const store::database& db, std::int64_t run_id, backend b) {
   const auto info = info_of(db, run_id);
+  const std::string asked = name_of(b);
   if (info.status == "completed") refuse(run_id, "the run is already complete; nothing to resume");
-  if (info.backend != backend)
+  if (info.backend != asked)
     refuse(run_id, fmt::format("the run was made with --backend {} ({}), this command asks for --backend {}: {}",
-                               info.backend, info.gpu_name, backend,
-                               backend == "model" ? "predictions must never fill a measured run"
+                               info.backend, info.gpu_name, asked,
+                               b == backend::model ? "predictions must never fill a measured run"
                                                   : "measurements must never fill a predicted run"));
   if (info.status == "running" && info.pid > 0 && info.host == host_name() && process_alive(info.pid))
     refuse(run_id, fmt::format("the run is still being written by process {} on this host; wait for it or stop "
@@ -68,4 +73,39 @@ void check_resume_text(const store::database& db, std::int64_t run_id, const std
                                path, sha256_hex(text), detail->run.experiment_sha256));
 }
 
-} // namespace bb::cli
+resumed_run reopen_run(const run_plan& plan, std::int64_t run_id,
+                       const std::function<std::vector<config::experiment>()>& given_files) {
+  auto db = store::database::open_existing(plan.db);
+  const auto detail = db.run(run_id);
+  if (!detail) throw usage_error("--resume " + std::to_string(run_id) + ": no such run in " + plan.db +
+                                 " (see `bankbench list runs`)");
+  if (detail->status == "completed")
+    throw usage_error("run " + std::to_string(run_id) + " is already complete; nothing to resume");
+  check_resume_request(db, run_id, plan.backend);
+  if (given_files) { // files named with --resume must be the run's own experiment
+    const auto given = given_files();
+    if (given.size() != 1)
+      throw usage_error(fmt::format("--resume {} completes one run; name at most its one experiment file", run_id));
+    check_resume_text(db, run_id, given[0].path, given[0].text);
+  }
+  resumed_run out;
+  out.experiments.push_back(
+      config::load_experiment_text(detail->run.experiment_text, detail->run.experiment_path, registry::instance()));
+  out.start = resume_point(1);
+  out.start.run_ids[0] = run_id;
+  for (const int seq : store::stored_sequences(db, run_id)) out.start.done[0].insert(seq);
+  std::string shard; // a run of one share completes that share only
+  for (const auto& info : store::run_infos(db))
+    if (info.id == run_id) {
+      shard = info.shard;
+      out.start.session_id = info.session_id; // 0 for a run from before sessions: a new one
+    }
+  if (!plan.shard.empty() && plan.shard != shard)
+    throw usage_error("--resume " + std::to_string(run_id) + " is a run of share " + (shard.empty() ? "all" : shard) +
+                      ", not " + plan.shard + "; leave --shard out when resuming");
+  if (!shard.empty()) keep_only_share(out.experiments, config::parse_shares(shard, "runs.shard"), out.start);
+  store::reopen_run(db, run_id);
+  return out;
+}
+
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/multi_device.hpp"
+#include "session/multi_device.hpp"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -16,16 +16,16 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/child_process.hpp"
-#include "cli/run_shares.hpp"
-#include "cli/supervisor.hpp"
+#include "common/child_process.hpp"
 #include "common/error.hpp"
 #include "common/host_info.hpp"
 #include "config/share.hpp"
 #include "launch/device.hpp"
+#include "session/run_shares.hpp"
+#include "session/supervisor.hpp"
 #include "store/database.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 namespace {
 
@@ -61,10 +61,10 @@ int combined(const std::vector<int>& codes) {
 
 } // namespace
 
-std::vector<int> devices_named(const std::string& text, const run_options& o) {
+std::vector<int> devices_named(const std::string& text, backend b) {
   std::vector<int> devices;
   if (text == "all") {
-    const int count = o.backend == "model" ? 1 : probe_device_count();
+    const int count = b == backend::model ? 1 : probe_device_count();
     for (int d = 0; d < count; ++d) devices.push_back(d);
     return devices;
   }
@@ -88,24 +88,25 @@ std::vector<int> devices_named(const std::string& text, const run_options& o) {
   return devices;
 }
 
-int run_on_devices(const std::vector<config::experiment>& experiments, const run_options& o, const global_options& g,
-                   resume_point& start, const std::vector<int>& devices) {
+int run_on_devices(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start) {
+  const std::vector<int>& devices = plan.devices;
   // Created here, before any fork, so that the devices never race to write the schema, and so
   // that every device's runs belong to this invocation's one session.
   {
-    auto db = store::database::open(g.db);
+    auto db = store::database::open(plan.db);
     if (start.session_id == 0) {
       store::session_record session;
       session.host = host_name();
       session.pid = static_cast<std::int64_t>(getpid());
-      session.command_line = o.command_line;
+      session.command_line = plan.command_line;
       start.session_id = db.begin_session(session);
     }
   }
-  const auto unit = o.spread == "variant" ? config::share_unit::variant : config::share_unit::configuration;
-  const auto base = config::parse_shares(o.shard, "--shard");
+  const auto unit = plan.spread;
+  const auto base = config::parse_shares(plan.shard, "--shard");
   const int n = static_cast<int>(devices.size());
-  spdlog::info("{} devices ({}): configurations spread by {}", n, fmt::join(devices, ","), o.spread);
+  spdlog::info("{} devices ({}): configurations spread by {}", n, fmt::join(devices, ","),
+               unit == config::share_unit::variant ? "variant" : "configuration");
 
   struct child {
     pid_t pid = -1;
@@ -120,7 +121,7 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
   sigemptyset(&on_int.sa_mask);
   sigaction(SIGINT, &on_int, &previous);
   for (int slot = 0; slot < n; ++slot) {
-    run_options mine = o;
+    run_plan mine = plan;
     mine.device = devices[static_cast<std::size_t>(slot)];
     mine.devices.clear();
     const auto chain = config::then(base, {slot, n, unit});
@@ -136,8 +137,8 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
       if (dup2(fileno(tables), STDOUT_FILENO) < 0) _exit(static_cast<int>(exit_code::internal));
       spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] %^%l%$: %v", mine.device));
       const int rc = exit_code_of([&] {
-        return mine.backend == "model" || !mine.isolate ? run_in_process(experiments, mine, g, share, nullptr, true)
-                                                        : supervise(experiments, mine, g, share);
+        return mine.supervised() ? supervise(experiments, mine, share)
+                                 : run_in_process(experiments, mine, share, nullptr, true);
       });
       spdlog::default_logger()->flush();
       std::fflush(nullptr);
@@ -173,4 +174,4 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
   return combined(codes);
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,4 +1,4 @@
-#include "cli/supervisor.hpp"
+#include "session/supervisor.hpp"
 
 #include <poll.h>
 #include <sys/prctl.h>
@@ -19,7 +19,7 @@
 #include "common/error.hpp"
 #include "store/database.hpp"
 
-namespace bb::cli {
+namespace bb::session {
 
 namespace {
 
@@ -54,7 +54,7 @@ struct in_flight {
 };
 
 /// Stores a configuration the worker could not finish, as failed with `reason`.
-void record_lost(const global_options& g, const config::experiment& e, std::int64_t run_id, int seq,
+void record_lost(const std::string& db_path, const config::experiment& e, std::int64_t run_id, int seq,
                  const std::string& reason) {
   const auto configs = config::expand(e);
   const auto& cfg = configs.at(static_cast<std::size_t>(seq));
@@ -63,10 +63,10 @@ void record_lost(const global_options& g, const config::experiment& e, std::int6
   rec.variant = e.family + "/" + cfg.variant;
   rec.family = e.family;
   rec.params_json = cfg.params.dump();
-  rec.status = "failed";
+  rec.status = config_status::failed;
   rec.reason = reason;
   rec.finished_at = store::utc_now_iso8601();
-  auto db = store::database::open(g.db);
+  auto db = store::database::open(db_path);
   db.add_configuration(run_id, rec);
   spdlog::error("[{}/{}] {}/{} {}  failed: {}", seq + 1, configs.size(), e.family, cfg.variant,
                 config::describe_params(cfg.params), reason);
@@ -77,13 +77,13 @@ std::string describe_exit(int status) {
   return "worker exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
-[[noreturn]] void worker_main(int fd, const std::vector<config::experiment>& experiments, const run_options& o,
-                              const global_options& g, resume_point start) {
+[[noreturn]] void worker_main(int fd, const std::vector<config::experiment>& experiments, const run_plan& plan,
+                              resume_point start) {
   prctl(PR_SET_PDEATHSIG, SIGKILL); // a supervisor killed with -9 takes its worker along
   pipe_events events(fd);
   int rc = 0;
   try {
-    rc = run_in_process(experiments, o, g, start, &events, false);
+    rc = run_in_process(experiments, plan, start, &events, false);
   } catch (const error& e) {
     spdlog::error("{}", e.what());
     rc = static_cast<int>(e.code());
@@ -98,8 +98,7 @@ std::string describe_exit(int status) {
 
 } // namespace
 
-int supervise(const std::vector<config::experiment>& experiments, const run_options& o,
-              const global_options& g, resume_point& start) {
+int supervise(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start) {
   bool any_failure = false;
   const stop_signals handlers; // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the worker is told and waited for
   for (;;) {
@@ -110,7 +109,7 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
     if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
       close(fds[0]);
-      worker_main(fds[1], experiments, o, g, start);
+      worker_main(fds[1], experiments, plan, start);
     }
     close(fds[1]);
 
@@ -128,7 +127,7 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
       pollfd p{fds[0], POLLIN, 0};
       int wait_ms = 500;
       if (current.active) {
-        const double limit = o.time_limit_s > 0 ? o.time_limit_s : experiments[current.experiment].time_limit_s;
+        const double limit = plan.time_limit_s > 0 ? plan.time_limit_s : experiments[current.experiment].time_limit_s;
         const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - current.since).count();
         if (elapsed > limit) {
           kill(pid, SIGKILL);
@@ -178,7 +177,7 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
     }
     if (!current.active && code != k_exit_context_lost) {
       if (code == 0 && any_failure) return static_cast<int>(exit_code::failures);
-      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128) print_run_tables(g, start.run_ids);
+      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128) print_run_tables(plan.db, start.run_ids);
       return code >= 128 && g_interrupted.load() ? interrupted_exit_code() : code;
     }
     any_failure = true;
@@ -186,22 +185,22 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
     // group it had not stored yet were never measured and run again in the fresh worker.
     if (current.active && code != k_exit_context_lost) {
       const auto& e = experiments[current.experiment];
-      const double limit = o.time_limit_s > 0 ? o.time_limit_s : e.time_limit_s;
+      const double limit = plan.time_limit_s > 0 ? plan.time_limit_s : e.time_limit_s;
       const std::string reason = timed_out ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
                                            : describe_exit(status) + " during this configuration";
       const bool blamed_in_flight = std::find(current.seqs.begin(), current.seqs.end(), current.blamed) != current.seqs.end();
       const int seq = blamed_in_flight ? current.blamed : current.seqs.back();
-      record_lost(g, e, start.run_ids[current.experiment], seq, reason);
+      record_lost(plan.db, e, start.run_ids[current.experiment], seq, reason);
       start.done[current.experiment].insert(seq);
     }
     if (g_interrupted.load()) {
       for (const auto id : start.run_ids)
         if (id != 0) {
           try {
-            store::database::open(g.db).finish_run(id, "interrupted");
+            store::database::open(plan.db).finish_run(id, "interrupted");
           } catch (const error&) {
           }
-          spdlog::warn("resume run {} with: {}", id, resume_command(g, o, id));
+          spdlog::warn("resume run {} with: {}", id, resume_command(plan, id));
         }
       return interrupted_exit_code();
     }
@@ -209,4 +208,4 @@ int supervise(const std::vector<config::experiment>& experiments, const run_opti
   }
 }
 
-} // namespace bb::cli
+} // namespace bb::session

@@ -1,10 +1,11 @@
 #pragma once
+/// The experiment files a command names: folders expanded, every file loaded, names unique.
 #include <string>
 #include <vector>
 
 #include "config/experiment.hpp"
 
-namespace bb::cli {
+namespace bb::config {
 
 /// Expands files and folders (folders: every *.yaml below, sorted) into experiment file paths.
 /// A path that does not exist is a usage_error naming it.
@@ -13,4 +14,4 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
 /// Loads every file; when any has errors, throws one config_error with all files' diagnostics.
 std::vector<config::experiment> load_all(const std::vector<std::string>& files);
 
-} // namespace bb::cli
+} // namespace bb::config
