@@ -15,8 +15,8 @@
 #                  false alarms over every ordered pair of four suite runs, planted regressions
 #                  caught), with a cut of its database (two experiments, every session) as a test
 #                  fixture
-#   engine         the default suite of an earlier tree (.deps/before.tar.gz, `git archive` of it;
-#                  built into build/before) against this one, twice each into one database, and
+#   engine         the default suite of an earlier tree (.deps/before.tar.gz, `git archive` of it,
+#                  whose commit BB_BEFORE_COMMIT names; built under build/before-src) against this one, twice each into one database, and
 #                  bench/same_behaviour.py over the two: configurations, statuses, requests and
 #                  wavefronts; then the regression gate between them
 #   kinds          build, every GPU test, the suite's wall time with and without the access-kind
@@ -67,7 +67,8 @@ if [ "$mode" = engine ]; then
   before=build/before-src/build/gpu/bankbench db="$OUT/same.sqlite"
   for bin in "$before" "$before" "$b" "$b"; do
     t0=$(date +%s%N)
-    "$bin" --db "$db" -q run build/before-src/experiments > /dev/null 2>> "$OUT/engine-runs.err"
+    commit="${BB_GIT_COMMIT:-}"; [ "$bin" = "$before" ] && commit="${BB_BEFORE_COMMIT:-before}"
+    BB_GIT_COMMIT="$commit" "$bin" --db "$db" -q run build/before-src/experiments > /dev/null 2>> "$OUT/engine-runs.err"
     echo "$bin: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/engine.txt"
   done
   # This build's whole default suite (the access-kind experiments included), for its wall time.
