@@ -180,7 +180,7 @@ def split_launches(kernels, statuses, launches, names, label):
     """Each configuration's (metrics, kernel name) in one ncu pass, or None where it launched nothing."""
     out, i = [], 0
     for k, status in zip(kernels, statuses):
-        take = k if status in ("ok", "wrong_result") else 0
+        take = k if status in ("ok", "wrong_result", "unverified") else 0
         out.append((launches[i], names[i]) if take > 0 and i < len(launches) else None)
         i += take
     if i != len(launches):
