@@ -56,11 +56,15 @@ struct section {
   std::optional<config::experiment> experiment; ///< the stored text, re-parsed; empty when it no longer loads
   std::vector<check> checks;
   int met = 0, failed = 0, unfinished = 0;
+  int unverified = 0; ///< measured, but the variant has no check of its output
   /// The bank model's run: its counters are predictions and nothing was timed.
   [[nodiscard]] bool predicted() const { return names_backend(run.gpu.backend, backend::model); }
 };
 
 std::string number(double v) { return fmt::format("{:.4g}", v); }
+
+/// Counted and timed: finished, whether or not its output had a check.
+bool measured(config_status status) { return status == config_status::ok || status == config_status::unverified; }
 
 std::string cuda_version(int v) { return fmt::format("{}.{}", v / 1000, (v % 1000) / 10); }
 
@@ -126,7 +130,8 @@ void gather_checks(section& s) {
       }
   }
   for (const auto& c : s.rows) {
-    if (c.status != config_status::ok) ++s.unfinished;
+    if (!measured(c.status)) ++s.unfinished;
+    if (c.status == config_status::unverified) ++s.unverified;
     for (const auto& e : c.expectations) ++(e.passed ? s.met : s.failed);
   }
 }
@@ -140,7 +145,7 @@ std::string verdict(const section& s) {
 
 std::optional<double> mean_of(const store::configuration_row& c, const char* metric) {
   const auto it = c.metric_means.find(metric);
-  if (c.status != config_status::ok || it == c.metric_means.end()) return std::nullopt;
+  if (!measured(c.status) || it == c.metric_means.end()) return std::nullopt;
   return it->second;
 }
 
@@ -186,7 +191,7 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
       cells.push_back(number_cell(mean_of(c, (kind + "_conflicts_per_request").c_str()), 2, md));
     }
     std::optional<double> us, gbps, share;
-    if (c.status == config_status::ok && c.timing) {
+    if (measured(c.status) && c.timing) {
       us = c.timing->median_ns / 1000;
       if (c.timing->bandwidth_gbps > 0) gbps = c.timing->bandwidth_gbps;
       if (gbps && ref != nullptr) share = 100 * *gbps / ref->gbps;
@@ -255,17 +260,25 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
   else if (total > 0 && s.predicted())
     out << fmt::format("**Predicted to hold**: the bank model's predictions meet all {} expectation checks on {} "
                        "configurations; measure on a GPU to confirm.\n",
-                       total, s.rows.size() - s.unfinished);
+                       total, s.rows.size() - s.unfinished - s.unverified);
   else if (total > 0)
     out << fmt::format("**The claim held**: all {} expectation checks on {} configurations were met.\n", total,
-                       s.rows.size() - s.unfinished);
+                       s.rows.size() - s.unfinished - s.unverified);
   else
     out << "No expectation was checked.\n";
+  if (s.unverified > 0) {
+    std::vector<std::string> list;
+    for (const auto& c : s.rows)
+      if (c.status == config_status::unverified) list.push_back(configuration_name(c));
+    out << fmt::format("\n**Not verified**: {} of {} configurations were measured but have no check of their output: "
+                       "{}.\n",
+                       s.unverified, s.rows.size(), fmt::join(list, "; "));
+  }
   if (s.unfinished > 0) {
     std::vector<std::string> list;
     int not_modelled = 0;
     for (const auto& c : s.rows)
-      if (c.status != config_status::ok) {
+      if (!measured(c.status)) {
         list.push_back(configuration_name(c) + " (" + name_of(c.status) + (c.reason.empty() ? "" : ": " + c.reason) + ")");
         not_modelled += c.status == config_status::not_modelled ? 1 : 0;
       }
