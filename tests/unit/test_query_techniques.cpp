@@ -279,6 +279,43 @@ TEST_F(query_techniques, an_experiment_that_no_longer_loads_is_shown_without_cla
   EXPECT_EQ(text.find("> Padding"), std::string::npos) << text;
 }
 
+// A configuration measured without a check of its output (a source variant without `check:`)
+// shows its counters and time, counts as measured, and is listed as not verified, not unfinished.
+TEST_F(query_techniques, an_unverified_configuration_is_measured_not_unfinished) {
+  const auto gpu = m_db->upsert_gpu([] {
+    gpu_record g;
+    g.uuid = "GPU-0001";
+    g.name = "NVIDIA H200";
+    g.chip = "GH100";
+    g.cc_major = 9;
+    g.sm_count = 132;
+    return g;
+  }());
+  const auto id = m_db->begin_run(gpu, run("toy", "experiments/toy/toy.yaml", k_toy_yaml, "2026-11-23T08:00:00.000Z"));
+  auto checked = config(0, "padded", 1024);
+  checked.launches = {launch(1.0, 1)};
+  checked.timing = timing(10000, checked.bytes_moved);
+  checked.expectations = {{"load_conflicts_per_request", "load_conflicts_per_request < 0.02", 0, true}};
+  m_db->add_configuration(id, checked);
+  auto unchecked = config(1, "naive", 1024);
+  unchecked.status = bb::config_status::unverified;
+  unchecked.launches = {launch(32.0, 1)};
+  unchecked.timing = timing(20000, unchecked.bytes_moved);
+  m_db->add_configuration(id, unchecked);
+  m_db->finish_run(id, "completed");
+  const std::string text = page({id});
+  EXPECT_NE(text.find("| [toy](#toy) | held    |                  2 of 2 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("|     32.00 |"), std::string::npos) << "the unverified row's counters: " << text;
+  EXPECT_NE(text.find("| unverified |"), std::string::npos) << text;
+  EXPECT_NE(text.find("**The claim held**: all 1 expectation checks on 1 configurations were met."), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("**Not verified**: 1 of 2 configurations were measured but have no check of their output: "
+                      "naive n=1024."),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("did not finish"), std::string::npos) << text;
+}
+
 TEST_F(query_techniques, an_unknown_run_is_an_error) {
   EXPECT_THROW(bb::query::technique_runs(*m_db, {99}), bb::store_error);
 }
