@@ -1,5 +1,5 @@
-// database merging: GPUs by (uuid, backend), runs by (GPU, started_at, experiment_sha256, host),
-// configurations of a run by seq; rows are copied column by column, whatever columns both share.
+// database merging: GPUs by (uuid, backend), runs by (GPU, started_at, experiment_sha256, host,
+// Slurm task, shard), configurations of a run by seq; rows are copied column by column, whatever columns both share.
 #include "store/merge.hpp"
 
 #include <sqlite3.h>
@@ -32,16 +32,29 @@ bool has_table(sqlite3* db, const std::string& path, const char* table) {
   return st.step();
 }
 
+constexpr int k_run_key_columns = 8;
+
 std::string run_key(const sqlite::statement& st, int first) {
   std::string key;
-  for (int i = first; i < first + 5; ++i) key += st.text(i) + k_sep;
+  for (int i = first; i < first + k_run_key_columns; ++i) key += st.text(i) + k_sep;
   return key;
 }
 
-// Key columns, in run_key's order: GPU uuid, backend, started_at, experiment_sha256, host.
-constexpr const char* k_run_identity_sql =
-    "SELECT r.id, r.status, r.finished_at, r.gpu_id, g.uuid, g.backend, r.started_at, r.experiment_sha256, "
-    "ifnull(r.host, '') FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id";
+// Key columns, in run_key's order: GPU uuid, backend, started_at, experiment_sha256, host and,
+// from schema version 6 on, Slurm job, array task and shard. These tell apart the runs of one file
+// that the tasks of a sweep started in one millisecond on one host and one GPU, as the model
+// backend's tasks can; a database from before version 6 reads '' for them, as its runs copied
+// into a newer one do. The pid is not part of it: `run --resume` changes it.
+std::string run_identity_sql(sqlite3* db, const std::string& path) {
+  bool has_task = false;
+  for (const auto& c : columns_of(db, path, "runs")) has_task = has_task || c == "shard";
+  const char* task = has_task ? "ifnull(r.slurm_job_id, ''), ifnull(r.slurm_array_task_id, ''), ifnull(r.shard, '')"
+                              : "'', '', ''";
+  return fmt::format("SELECT r.id, r.status, r.finished_at, r.gpu_id, g.uuid, g.backend, r.started_at, "
+                     "r.experiment_sha256, ifnull(r.host, ''), {} FROM runs r JOIN gpus g ON g.id = r.gpu_id "
+                     "ORDER BY r.id",
+                     task);
+}
 
 class merger {
 public:
@@ -59,7 +72,7 @@ public:
   merge_counts run() {
     map_gpus();
     load_dest_runs();
-    sqlite::statement runs(m_src, m_source.path(), k_run_identity_sql, "reading runs");
+    sqlite::statement runs(m_src, m_source.path(), run_identity_sql(m_src, m_source.path()).c_str(), "reading runs");
     while (runs.step()) merge_run(runs);
     if (m_bulk) {
       // The measurements of every configuration copied above, a table at a time.
@@ -90,7 +103,7 @@ private:
   }
 
   void load_dest_runs() {
-    sqlite::statement d(m_dst, m_into.path(), k_run_identity_sql, "reading runs");
+    sqlite::statement d(m_dst, m_into.path(), run_identity_sql(m_dst, m_into.path()).c_str(), "reading runs");
     while (d.step()) m_dest_runs[run_key(d, 4)] = {d.int64(0), d.text(1)};
   }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// `bankbench merge`: bringing the runs of another database into this one. A GPU is the same
 /// GPU when its uuid and backend are; a run is the same run when its GPU, started_at,
-/// experiment_sha256 and host are, so merging twice adds nothing the second time.
+/// experiment_sha256, host, Slurm job and array task and shard are, so merging twice adds nothing
+/// the second time, and two shards that started one file in the same millisecond stay two runs.
 #include <cstdint>
 #include <string>
 #include <vector>

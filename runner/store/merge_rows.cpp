@@ -10,16 +10,16 @@
 
 namespace bb::store {
 
-namespace {
-
 std::vector<std::string> columns_of(sqlite3* db, const std::string& path, const std::string& table,
-                                    const char* schema = "main") {
+                                    const char* schema) {
   const std::string sql = fmt::format("SELECT name FROM pragma_table_info('{}', '{}') ORDER BY cid", table, schema);
   sqlite::statement st(db, path, sql.c_str(), "reading the columns of " + table);
   std::vector<std::string> names;
   while (st.step()) names.push_back(st.text(0));
   return names;
 }
+
+namespace {
 
 bool contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();

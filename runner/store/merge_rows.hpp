@@ -11,6 +11,10 @@ struct sqlite3_stmt;
 
 namespace bb::store {
 
+/// The column names of `table` in `schema` ("main", or an attached one), in their order.
+std::vector<std::string> columns_of(sqlite3* db, const std::string& path, const std::string& table,
+                                    const char* schema = "main");
+
 class row_copier {
 public:
   /// Copies rows of `table` whose column `select_by` has the value given to copy(), with column

@@ -16,7 +16,7 @@ namespace bb::store {
 std::string architecture(const std::string& backend, int cc_major, int cc_minor);
 
 /// A run as the results commands name it: its GPU, its commit, and what identifies it across
-/// databases (GPU uuid and backend, started_at, experiment_sha256, host).
+/// databases (GPU uuid and backend, started_at, experiment_sha256, host, Slurm job and task, shard).
 struct run_info {
   std::int64_t id = 0;
   std::string started_at, status, host, git_commit, experiment_name, experiment_sha256;

@@ -103,6 +103,34 @@ TEST_F(store_merge, merged_rows_keep_every_value) {
             "NVIDIA H200,NVIDIA GeForce RTX 4090,bank model (rules 1)");
 }
 
+TEST_F(store_merge, shards_that_started_a_file_in_the_same_millisecond_stay_apart) {
+  // Two tasks of a sweep on one host and GPU: the same runs' started_at, file and host, each
+  // with the configurations of its own shard (even seqs in task 0, odd ones in task 1).
+  for (int task : {0, 1}) {
+    const std::string shard = m_tmp.file("shard-" + std::to_string(task) + ".sqlite");
+    fs::copy_file(m_tmp.file("a.sqlite"), shard);
+    exec(shard, "UPDATE runs SET slurm_job_id = '41', slurm_array_task_id = '" + std::to_string(task) +
+                    "', shard = '" + std::to_string(task) + "/2'; DELETE FROM configurations WHERE seq % 2 = " +
+                    std::to_string(1 - task));
+  }
+  const std::string runs = scalar(m_tmp.file("a.sqlite"), "SELECT count(*) FROM runs");
+  const std::string configurations = scalar(m_tmp.file("a.sqlite"), "SELECT count(*) FROM configurations");
+  auto into = database::open(m_tmp.file("all.sqlite"));
+  for (const char* shard : {"shard-0.sqlite", "shard-1.sqlite"}) {
+    const auto c = bb::store::merge_database(into, database::open_read_only(m_tmp.file(shard)));
+    EXPECT_EQ(c.runs_added, std::stoi(runs)) << shard;
+    EXPECT_EQ(c.runs_extended + c.runs_present, 0) << shard;
+  }
+  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(*) FROM configurations"), configurations);
+  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(DISTINCT slurm_array_task_id) FROM runs"), "2");
+  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(*) FROM runs WHERE shard IS NOT slurm_array_task_id || '/2'"),
+            "0");
+  // And each shard merged again adds nothing.
+  for (const char* shard : {"shard-0.sqlite", "shard-1.sqlite"})
+    EXPECT_EQ(bb::store::merge_database(into, database::open_read_only(m_tmp.file(shard))).runs_present,
+              std::stoi(runs));
+}
+
 TEST_F(store_merge, attached_and_row_by_row_copies_are_the_same) {
   using bb::store::merge_method;
   for (const auto& [name, method] :
@@ -144,6 +172,10 @@ TEST_F(store_merge, a_version_1_source_is_read_as_it_is_and_not_upgraded) {
   EXPECT_EQ(counts.runs_added, 1);
   EXPECT_EQ(counts.gpus_added, 0); // the H200 of a.sqlite
   EXPECT_EQ(counts.metric_rows_added, 1);
+  // Its run, now in a database with Slurm columns, is still the same run.
+  const auto again = bb::store::merge_database(into, database::open_read_only(v1));
+  EXPECT_EQ(again.runs_added + again.runs_extended + again.configurations_added, 0);
+  EXPECT_EQ(again.runs_present, 1);
   EXPECT_EQ(scalar(v1, "PRAGMA user_version"), "1");
   EXPECT_EQ(read_file(v1), before);
 }
