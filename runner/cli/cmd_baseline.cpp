@@ -165,7 +165,7 @@ run_fn setup_baseline(CLI::App& sub, const global_options& global) {
   sub.require_subcommand(1);
   o->save = sub.add_subcommand("save", "save runs' results as a named baseline");
   o->save->add_option("name", o->name, "the baseline's name, e.g. main or sm_90")->required();
-  o->save->add_option("runs", o->specs, "run ids, latest, commits or baselines (default: latest)");
+  o->save->add_option("runs", o->specs, std::string("what to save: ") + k_spec_kinds + " (default: latest)");
   o->save->add_flag("--replace", o->replace, "overwrite a baseline of the same name");
   o->list = sub.add_subcommand("list", "list the saved baselines");
   o->show = sub.add_subcommand("show", "print a baseline's values");

@@ -70,14 +70,12 @@ run_fn setup_compare(CLI::App& sub, const global_options& global) {
                  "runs A B...: runs, baselines or commits")
       ->required()
       ->check(CLI::IsMember({"variants", "gpus", "runs"}));
-  sub.add_option("args", o->args, "RUN, EXPERIMENT, or runs (id, latest, baseline name, commit)");
+  sub.add_option("args", o->args, std::string("variants: RUN; gpus: EXPERIMENT; runs: each ") + k_spec_kinds);
   sub.add_option("-m,--metric", o->metrics,
                  "metrics as columns, repeated or comma-separated (default: load and store wavefronts per request, "
                  "median_ns); median_ns and bandwidth_gbps come from the timings");
   sub.add_option("--reference", o->reference, "variants: the variant the others are divided by (default: the first)");
-  sub.add_option("-f,--format", o->format, "table, markdown, csv or json")
-      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
-      ->capture_default_str();
+  add_format_option(sub, o->format);
   return [o, &global] { return run_compare(*o, global); };
 }
 

@@ -1,4 +1,4 @@
-// bankbench export [RUN...] [--table metrics|samples|configurations] [--format csv|json]: long tables.
+// bankbench export [RUN...] [--table metrics|samples|configurations] [--format csv|json|table|markdown]: long tables.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "query/export.hpp"
 #include "query/selector.hpp"
+#include "query/table.hpp"
 #include "store/database.hpp"
 
 namespace bb::cli {
@@ -20,7 +21,7 @@ namespace {
 struct export_options {
   std::vector<std::string> runs;
   std::string table = "metrics";
-  std::string format = "csv";
+  std::string format = "csv"; // the machine format is export's point
   std::string out;
 };
 
@@ -28,21 +29,16 @@ int run_export(const export_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   const auto table = query::parse_long_table(o.table);
   std::vector<std::int64_t> ids;
-  for (const auto& spec : o.runs) {
-    // Only the runs are wanted here; "-" is a metric no run has.
-    const auto side = query::select_side(db, spec, {{"-"}, false});
-    if (side.is_baseline)
-      throw usage_error(fmt::format("'{}' is a baseline; `bankbench baseline export` writes it", spec));
-    for (const auto& r : side.runs) ids.push_back(r.id);
-  }
+  for (const auto& spec : o.runs)
+    for (const auto& r : query::select_runs(db, spec)) ids.push_back(r.id);
   if (!o.runs.empty() && ids.empty()) return 0;
-  const bool json = o.format == "json";
+  const auto format = query::parse_format(o.format);
   if (o.out.empty() || o.out == "-") {
-    query::write_export(db, ids, table, json, std::cout);
+    query::write_export(db, ids, table, format, std::cout);
     return 0;
   }
   std::size_t rows = 0;
-  write_file_atomically(o.out, [&](std::ostream& out) { rows = query::write_export(db, ids, table, json, out); });
+  write_file_atomically(o.out, [&](std::ostream& out) { rows = query::write_export(db, ids, table, format, out); });
   spdlog::info("wrote {} rows to {}", rows, o.out);
   return 0;
 }
@@ -50,15 +46,14 @@ int run_export(const export_options& o, const global_options& g) {
 
 run_fn setup_export(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<export_options>();
-  sub.add_option("runs", o->runs, "run ids, latest or commits (default: every run)");
+  sub.add_option("runs", o->runs,
+                 std::string(k_spec_kinds) + " (default: every run)");
   sub.add_option("-t,--table", o->table,
                  "metrics: one row per metric value; samples: one per timed launch; configurations: one per "
                  "configuration with its summary")
       ->check(CLI::IsMember({"metrics", "samples", "configurations"}))
       ->capture_default_str();
-  sub.add_option("-f,--format", o->format, "csv, or json (an array of records)")
-      ->check(CLI::IsMember({"csv", "json"}))
-      ->capture_default_str();
+  add_format_option(sub, o->format, "default csv; json is an array of records; csv and json stream");
   sub.add_option("-o,--out", o->out, "file to write (default: stdout)");
   return [o, &global] { return run_export(*o, global); };
 }

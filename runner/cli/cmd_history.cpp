@@ -46,9 +46,7 @@ run_fn setup_history(CLI::App& sub, const global_options& global) {
   sub.add_option("-e,--experiment", o->query.experiment, "only runs of this experiment");
   sub.add_option("-g,--gpu", o->query.gpu, "only runs on this architecture (sm_90, model) or GPU (part of its name)");
   sub.add_option("-n,--limit", o->query.limit, "only the newest N runs");
-  sub.add_option("-f,--format", o->format, "table (with a bar per run), markdown, csv or json")
-      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}))
-      ->capture_default_str();
+  add_format_option(sub, o->format, "table adds a bar per run");
   sub.add_option("--svg", o->svg, "also write the plot as an SVG file");
   return [o, &global] { return run_history(*o, global); };
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
@@ -17,6 +18,7 @@ namespace bb::cli {
 namespace {
 struct list_options {
   std::string what = "families";
+  std::string format = "table";
 };
 
 void list_families() {
@@ -56,10 +58,13 @@ void list_metrics() {
 }
 
 int run_list(const list_options& o, const global_options& g) {
+  if (o.format != "table" && (o.what == "families" || o.what == "metrics"))
+    throw usage_error(fmt::format("--format {}: `list {}` prints text alone; runs and gpus take table, markdown, csv "
+                                  "or json", o.format, o.what));
   if (o.what == "families") list_families();
   else if (o.what == "metrics") list_metrics();
-  else if (o.what == "runs") query::list_runs(store::database::open_for_query(g.db), std::cout);
-  else if (o.what == "gpus") query::list_gpus(store::database::open_for_query(g.db), std::cout);
+  else if (o.what == "runs") query::list_runs(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
+  else if (o.what == "gpus") query::list_gpus(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
   return 0;
 }
 } // namespace
@@ -69,6 +74,7 @@ run_fn setup_list(CLI::App& sub, const global_options& global) {
   sub.add_option("what", o->what, "what to list")
       ->check(CLI::IsMember({"families", "metrics", "runs", "gpus"}))
       ->capture_default_str();
+  add_format_option(sub, o->format, "for runs and gpus; csv and json give whole commits, fingerprints and byte counts");
   return [o, &global] { return run_list(*o, global); };
 }
 

@@ -96,10 +96,9 @@ int run_regress(const regress_cli& o, const global_options& g) {
 run_fn setup_regress(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<regress_cli>();
   sub.add_option("-b,--baseline", o->baseline,
-                 "what to compare against: run id, session:N, latest (the runs before the candidate's), baseline "
-                 "name, commit")
+                 std::string("what to compare against: ") + k_spec_kinds + "; latest: the runs before the candidate's")
       ->required();
-  sub.add_option("-c,--candidate", o->candidate, "what is judged: run id, session:N, latest (the last `bankbench run`), baseline name, commit")
+  sub.add_option("-c,--candidate", o->candidate, std::string("what is judged: ") + k_spec_kinds)
       ->capture_default_str();
   sub.add_option("-m,--metric", o->metrics,
                  "counter metrics to judge, repeated or comma-separated (default: every access kind's wavefronts "
@@ -126,9 +125,7 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
       ->check(CLI::Range(1e-9, 1.0))
       ->capture_default_str();
   sub.add_flag("--gate-time", o->options.gate_time, "a significantly slower time is a regression too (exit 1)");
-  sub.add_option("-f,--format", o->format, "table, markdown or json")
-      ->check(CLI::IsMember({"table", "markdown", "json"}))
-      ->capture_default_str();
+  add_format_option(sub, o->format, "csv holds the findings alone, one row per configuration and metric");
   sub.footer("Exit codes: 0 no regression; 1 a regression; 2 usage or data error (unknown run or baseline, "
              "nothing in common, a metric not collected, nothing judged); 4 database error.");
   return [o, &global] { return run_regress(*o, global); };

@@ -46,8 +46,8 @@ int run_techniques(const techniques_options& o, const global_options& g) {
 run_fn setup_techniques(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<techniques_options>();
   sub.add_option("runs", o->runs,
-                 "runs, one section each: run ids, latest (the newest session), session:N or commit:SHA "
-                 "(default: the latest run of each experiment on the latest GPU)");
+                 std::string("runs, one section each: ") + k_spec_kinds +
+                     " (default: the latest run of each experiment on the latest GPU)");
   sub.add_option("-o,--out", o->out, "Markdown file to write, e.g. docs/techniques.md (default: stdout)");
   return [o, &global] { return run_techniques(*o, global); };
 }

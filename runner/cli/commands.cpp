@@ -1,6 +1,17 @@
 #include "cli/commands.hpp"
 
+#include <CLI/CLI.hpp>
+
+#include "query/table.hpp"
+
 namespace bb::cli {
+
+void add_format_option(CLI::App& sub, std::string& format, const std::string& note) {
+  const std::vector<std::string> names(std::begin(query::k_format_names), std::end(query::k_format_names));
+  sub.add_option("-f,--format", format, "table, markdown, csv or json" + (note.empty() ? "" : "; " + note))
+      ->check(CLI::IsMember(names))
+      ->capture_default_str();
+}
 
 const std::vector<command>& commands() {
   static const std::vector<command> table = {

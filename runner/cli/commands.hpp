@@ -30,6 +30,14 @@ struct command {
 
 const std::vector<command>& commands();
 
+/// What a SPEC may be wherever a command takes runs (query/selector.hpp).
+inline constexpr const char* k_spec_kinds =
+    "a run id, latest, session:N, experiment:NAME, a baseline name or a commit (docs/results.md, Naming runs)";
+
+/// `-f,--format`: table, markdown, csv or json (query::parse_format's names), default table;
+/// `note` adds what a format holds for this command.
+void add_format_option(CLI::App& sub, std::string& format, const std::string& note = "");
+
 run_fn setup_run(CLI::App& sub, const global_options& global);
 run_fn setup_validate(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);

@@ -1,5 +1,7 @@
 #include "query/cells.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -29,5 +31,23 @@ std::string number_cell(std::optional<double> value, int decimals, output_format
   if (format == output_format::csv) return shortest(*value);
   return fmt::format("{:.{}f}", *value, decimals);
 }
+
+cell number(std::optional<double> value, int decimals) {
+  if (!value || !std::isfinite(*value)) return {"-", nullptr};
+  return {fmt::format("{:.{}f}", *value, decimals), *value};
+}
+
+cell count(std::optional<std::int64_t> value) {
+  if (!value) return {"-", nullptr};
+  return {std::to_string(*value), *value};
+}
+
+cell params(const std::string& params_json) {
+  const std::string text = compact_params(params_json);
+  auto object = nlohmann::json::parse(params_json, nullptr, false);
+  return {text.empty() ? "-" : text, object.is_discarded() ? nlohmann::json(params_json) : std::move(object)};
+}
+
+cell variant(const std::string& id) { return {short_variant(id), id}; }
 
 } // namespace bb::query

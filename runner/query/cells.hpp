@@ -1,5 +1,6 @@
 #pragma once
 /// How values read from the database look in a printed cell.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,5 +22,19 @@ std::string number_cell(std::optional<double> value, int decimals, output_format
 
 /// Shortest text that reads back as `value`: 31 -> "31", 0.5 -> "0.5".
 std::string shortest(double value);
+
+/// A number with `decimals` digits for reading and every digit for programs; "-" and null when
+/// missing or not finite.
+cell number(std::optional<double> value, int decimals);
+
+/// A count: the integer, "-" and null when missing.
+cell count(std::optional<std::int64_t> value);
+
+/// A configuration's parameters: compact text ("n=1024 tile=32", "-" when none) and the JSON
+/// object itself (the text as it is when it is not JSON).
+cell params(const std::string& params_json);
+
+/// A variant: "padded" to read, "transpose/padded" to keep.
+cell variant(const std::string& id);
 
 } // namespace bb::query

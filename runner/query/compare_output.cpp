@@ -46,7 +46,7 @@ text_table make_table(const compare_table& t, output_format format) {
   }
   text_table table(std::move(columns));
   for (const auto& row : t.rows) {
-    std::vector<std::string> cells;
+    std::vector<cell> cells;
     if (experiment) cells.push_back(row.experiment);
     if (!t.by_variant) cells.push_back(csv ? row.variant : short_variant(row.variant));
     const std::string params = compact_params(row.params_json);

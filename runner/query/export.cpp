@@ -1,6 +1,7 @@
 #include "query/export.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -17,29 +18,16 @@ namespace {
 
 constexpr std::size_t k_params_column = 13; // params_json among long_columns()
 
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-std::string csv_cell(const store::cell& c) {
-  if (std::holds_alternative<std::int64_t>(c)) return std::to_string(std::get<std::int64_t>(c));
-  if (std::holds_alternative<double>(c)) return shortest(std::get<double>(c));
-  if (std::holds_alternative<std::string>(c)) return csv_text(std::get<std::string>(c));
-  return "";
-}
-
-nlohmann::json json_cell(const store::cell& c) {
-  if (std::holds_alternative<std::int64_t>(c)) return std::get<std::int64_t>(c);
-  if (std::holds_alternative<double>(c)) return std::get<double>(c);
+cell cell_of(const store::cell& c) {
+  if (std::holds_alternative<std::int64_t>(c)) return count(std::get<std::int64_t>(c));
+  if (std::holds_alternative<double>(c)) return {shortest(std::get<double>(c)), std::get<double>(c)};
   if (std::holds_alternative<std::string>(c)) return std::get<std::string>(c);
-  return nullptr;
+  return {"-", nullptr};
+}
+
+cell cell_of(const nlohmann::json& v) {
+  if (v.is_null()) return {"-", nullptr};
+  return {v.is_string() ? v.get<std::string>() : v.dump(), v};
 }
 
 // Each distinct params_json parsed once: parameter name -> value.
@@ -65,12 +53,6 @@ private:
   std::map<std::string, nlohmann::json> m_parsed;
 };
 
-std::string csv_of_json(const nlohmann::json& v) {
-  if (v.is_null()) return "";
-  if (v.is_string()) return csv_text(v.get<std::string>());
-  return csv_text(v.dump());
-}
-
 } // namespace
 
 store::long_table parse_long_table(std::string_view name) {
@@ -81,50 +63,32 @@ store::long_table parse_long_table(std::string_view name) {
 }
 
 std::size_t write_export(const store::database& db, const std::vector<std::int64_t>& run_ids, store::long_table table,
-                         bool json, std::ostream& out) {
+                         output_format format, std::ostream& out) {
   std::vector<std::int64_t> ids = run_ids;
   if (ids.empty())
     for (const auto& r : store::run_infos(db)) ids.push_back(r.id);
-  const auto columns = store::long_columns(table);
   const param_columns params(store::distinct_params(db, ids));
-  std::size_t rows = 0;
-  if (!json) {
-    std::string header;
-    for (const auto& c : columns) {
-      if (!header.empty()) header += ',';
-      header += c;
-    }
-    for (const auto& p : params.names()) {
-      header += ",param_";
-      header += csv_text(p);
-    }
-    out << header << '\n';
-  } else {
-    out << '[';
-  }
+  std::vector<column> columns;
+  for (const auto& name : store::long_columns(table)) columns.push_back({name});
+  for (const auto& p : params.names()) columns.push_back({"param_" + p});
+  // csv and json stream, so that a large database never has to fit in memory; a table for
+  // reading is sized from every row.
+  std::optional<row_stream> stream;
+  std::optional<text_table> held;
+  if (for_programs(format)) stream.emplace(out, format, columns);
+  else held.emplace(columns);
+  std::vector<cell> row;
   store::scan_long_rows(db, table, ids, [&](const std::vector<store::cell>& cells) {
     const std::string& params_json = std::get<std::string>(cells[k_params_column]);
-    if (json) {
-      nlohmann::ordered_json record = nlohmann::ordered_json::object();
-      for (std::size_t i = 0; i < cells.size(); ++i) record[columns[i]] = json_cell(cells[i]);
-      for (const auto& p : params.names()) record["param_" + p] = params.value(params_json, p);
-      out << (rows == 0 ? "\n" : ",\n") << record.dump();
-    } else {
-      std::string line;
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i > 0) line += ',';
-        line += csv_cell(cells[i]);
-      }
-      for (const auto& p : params.names()) {
-        line += ',';
-        line += csv_of_json(params.value(params_json, p));
-      }
-      out << line << '\n';
-    }
-    ++rows;
+    row.clear();
+    for (const auto& c : cells) row.push_back(cell_of(c));
+    for (const auto& p : params.names()) row.push_back(cell_of(params.value(params_json, p)));
+    if (stream) stream->add_row(row);
+    else held->add_row(row);
   });
-  if (json) out << (rows == 0 ? "]\n" : "\n]\n");
-  return rows;
+  if (stream) return stream->finish();
+  held->write(out, format);
+  return held->rows();
 }
 
 } // namespace bb::query

@@ -9,16 +9,18 @@
 
 #include "store/database.hpp"
 #include "store/long_rows.hpp"
+#include "query/table.hpp"
 
 namespace bb::query {
 
 /// "metrics", "samples" or "configurations"; throws bb::usage_error otherwise.
 store::long_table parse_long_table(std::string_view name);
 
-/// Writes the rows of `run_ids` (every run when empty): csv with one header row (RFC 4180), or
-/// json as an array of objects with the same keys, numbers as numbers and NULL as null.
+/// Writes the rows of `run_ids` (every run when empty): csv with one header row (RFC 4180), json
+/// as an array of objects with the same keys in the same order, numbers as numbers and NULL as
+/// null (both streamed), or a table or markdown table for reading (held until the last row).
 /// Returns the number of rows written.
 std::size_t write_export(const store::database& db, const std::vector<std::int64_t>& run_ids, store::long_table table,
-                         bool json, std::ostream& out);
+                         output_format format, std::ostream& out);
 
 } // namespace bb::query

@@ -4,6 +4,7 @@
 
 #include "common/host_info.hpp"
 #include "common/process.hpp"
+#include "query/cells.hpp"
 
 namespace bb::query {
 
@@ -11,7 +12,7 @@ namespace {
 
 void write_or_say_empty(const text_table& table, std::ostream& out, output_format format, const char* what,
                         const std::string& path) {
-  if (table.rows() == 0 && format != output_format::csv) out << fmt::format("no {} in {} yet\n", what, path);
+  if (table.rows() == 0 && !for_programs(format)) out << fmt::format("no {} in {} yet\n", what, path);
   else table.write(out, format);
 }
 
@@ -24,27 +25,29 @@ bool is_stale(const store::run_row& r) {
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
   text_table table({{"id", align::right},
-                    {"session", align::right},
-                    {"started", align::left},
+                    {"session", align::right, "session_id"},
+                    {"started", align::left, "started_at"},
                     {"status", align::left},
                     {"experiment", align::left},
                     {"gpu", align::left},
-                    {"commit", align::left},
+                    {"commit", align::left, "git_commit"},
                     {"fingerprint", align::left},
-                    {"configs", align::right},
-                    {"failed", align::right},
-                    {"expect failed", align::right}});
+                    {"configs", align::right, "configurations"},
+                    {"failed", align::right, "failed_configurations"},
+                    {"expect failed", align::right, "failed_expectations"}});
+  auto text = [](const std::string& t, std::string shown) {
+    return t.empty() ? cell("-", nullptr) : cell(std::move(shown), t);
+  };
   for (const auto& r : db.runs()) {
-    // Twelve hex digits name a commit unambiguously in any repository this size.
-    std::string commit = r.git_commit.empty() ? "-" : r.git_commit.substr(0, 12);
-    if (r.git_dirty) commit += "-dirty";
+    // Twelve hex digits name a commit unambiguously in any repository this size; programs get it whole.
+    const std::string dirty = r.git_dirty ? "-dirty" : "";
+    cell commit = r.git_commit.empty() ? cell("-" + dirty, nullptr) : cell(r.git_commit.substr(0, 12) + dirty, r.git_commit + dirty);
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
-    const std::string status = is_stale(r) ? "stale (--resume " + std::to_string(r.id) + ")" : r.status;
-    table.add_row({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.started_at,
-                   status, r.experiment_name, r.gpu_name, commit,
-                   r.fingerprint.empty() ? "-" : r.fingerprint.substr(0, 12), std::to_string(r.configurations),
-                   std::to_string(r.failed_configurations),
-                   std::to_string(r.failed_expectations)});
+    const bool stale = is_stale(r);
+    table.add_row({count(r.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,
+                   stale ? cell("stale (--resume " + std::to_string(r.id) + ")", "stale") : cell(r.status),
+                   r.experiment_name, r.gpu_name, std::move(commit), text(r.fingerprint, r.fingerprint.substr(0, 12)),
+                   count(r.configurations), count(r.failed_configurations), count(r.failed_expectations)});
   }
   write_or_say_empty(table, out, format, "runs", db.path());
 }
@@ -54,22 +57,24 @@ void list_gpus(const store::database& db, std::ostream& out, output_format forma
                     {"name", align::left},
                     {"chip", align::left},
                     {"cc", align::left},
-                    {"SMs", align::right},
-                    {"memory GiB", align::right},
-                    {"L2 MiB", align::right},
-                    {"driver", align::left},
+                    {"SMs", align::right, "sm_count"},
+                    {"memory GiB", align::right, "memory_bytes"},
+                    {"L2 MiB", align::right, "l2_bytes"},
+                    {"driver", align::left, "driver_version"},
                     {"backend", align::left},
                     {"uuid", align::left},
-                    {"first seen", align::left},
+                    {"first seen", align::left, "first_seen_at"},
                     {"runs", align::right}});
+  auto bytes = [](std::uint64_t b, double unit) {
+    return cell(fmt::format("{:.1f}", static_cast<double>(b) / unit), static_cast<std::int64_t>(b));
+  };
   for (const auto& row : db.gpus()) {
     const auto& g = row.gpu;
-    table.add_row({std::to_string(row.id), g.name, g.chip.empty() ? "-" : g.chip,
-                   fmt::format("{}.{}", g.cc_major, g.cc_minor), std::to_string(g.sm_count),
-                   fmt::format("{:.1f}", static_cast<double>(g.memory_bytes) / (1024.0 * 1024 * 1024)),
-                   fmt::format("{:.1f}", static_cast<double>(g.l2_bytes) / (1024.0 * 1024)),
-                   g.driver_version.empty() ? "-" : g.driver_version, g.backend, g.uuid, row.first_seen_at,
-                   std::to_string(row.runs)});
+    table.add_row({count(row.id), g.name, g.chip.empty() ? cell("-", nullptr) : cell(g.chip),
+                   fmt::format("{}.{}", g.cc_major, g.cc_minor), count(g.sm_count),
+                   bytes(g.memory_bytes, 1024.0 * 1024 * 1024), bytes(g.l2_bytes, 1024.0 * 1024),
+                   g.driver_version.empty() ? cell("-", nullptr) : cell(g.driver_version), g.backend, g.uuid,
+                   row.first_seen_at, count(row.runs)});
   }
   write_or_say_empty(table, out, format, "GPUs", db.path());
 }

@@ -136,39 +136,33 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return *v;
 }
 
+// Every finding with every digit: CSV's rows and JSON's "findings".
+text_table findings_records(const regress_result& r) {
+  std::vector<column> columns;
+  for (const char* key : {"experiment", "variant", "params", "metric", "baseline_arch", "candidate_arch", "baseline",
+                          "candidate", "change", "allowance", "p", "outcome", "gated", "cross_arch", "baseline_status",
+                          "candidate_status"})
+    columns.push_back({key});
+  text_table t(std::move(columns));
+  for (const auto& f : r.findings) {
+    auto value = [](const std::optional<double>& v) { return cell("", optional_json(v)); };
+    const bool status = f.metric == "status";
+    t.add_row({f.experiment, f.variant, params(f.params_json), f.metric, f.baseline_arch, f.candidate_arch,
+               value(f.baseline), value(f.candidate), value(f.change), cell("", f.allowance), value(f.p),
+               outcome_name(f.result), cell("", f.gated), cell("", f.cross_arch),
+               status ? cell(f.baseline_status) : cell("", nullptr), status ? cell(f.candidate_status) : cell("", nullptr)});
+  }
+  return t;
+}
+
+text_table unmatched_records(const std::vector<unmatched>& rows) {
+  text_table t({{"experiment"}, {"variant"}, {"params"}, {"arch"}});
+  for (const auto& u : rows) t.add_row({u.experiment, u.variant, params(u.params_json), u.arch});
+  return t;
+}
+
 void write_json(const regress_result& r, std::ostream& out) {
   using nlohmann::json;
-  json findings = json::array();
-  for (const auto& f : r.findings) {
-    json j = {{"experiment", f.experiment},
-              {"variant", f.variant},
-              {"params", json::parse(f.params_json, nullptr, false)},
-              {"metric", f.metric},
-              {"baseline_arch", f.baseline_arch},
-              {"candidate_arch", f.candidate_arch},
-              {"baseline", optional_json(f.baseline)},
-              {"candidate", optional_json(f.candidate)},
-              {"change", optional_json(f.change)},
-              {"allowance", f.allowance},
-              {"p", optional_json(f.p)},
-              {"outcome", outcome_name(f.result)},
-              {"gated", f.gated},
-              {"cross_arch", f.cross_arch}};
-    if (f.metric == "status") {
-      j["baseline_status"] = f.baseline_status;
-      j["candidate_status"] = f.candidate_status;
-    }
-    findings.push_back(std::move(j));
-  }
-  auto unmatched_json = [](const std::vector<unmatched>& rows) {
-    json a = json::array();
-    for (const auto& u : rows)
-      a.push_back({{"experiment", u.experiment},
-                   {"variant", u.variant},
-                   {"params", json::parse(u.params_json, nullptr, false)},
-                   {"arch", u.arch}});
-    return a;
-  };
   const json doc = {
       {"baseline", {{"label", r.baseline_label}, {"description", r.baseline_description}}},
       {"candidate", {{"label", r.candidate_label}, {"description", r.candidate_description}}},
@@ -184,9 +178,9 @@ void write_json(const regress_result& r, std::ostream& out) {
         {"min_time_effect", r.options.min_time_effect},
         {"alpha", r.options.alpha},
         {"gate_time", r.options.gate_time}}},
-      {"findings", findings},
-      {"missing", unmatched_json(r.missing)},
-      {"added", unmatched_json(r.added)},
+      {"findings", findings_records(r).records()},
+      {"missing", unmatched_records(r.missing).records()},
+      {"added", unmatched_records(r.added).records()},
       {"regressions", r.gated()},
       {"exit_code", r.gated() > 0 ? 1 : 0},
   };
@@ -208,10 +202,11 @@ std::string value_cell(const std::optional<double>& value, double scale) {
 }
 
 void write_regress(const regress_result& r, std::ostream& out, const std::string& format) {
-  if (format == "json")
-    write_json(r, out);
-  else
-    write_text(r, out, parse_format(format));
+  switch (const auto f = parse_format(format)) {
+  case output_format::json: write_json(r, out); break;
+  case output_format::csv: findings_records(r).write(out, f); break;
+  default: write_text(r, out, f);
+  }
 }
 
 } // namespace bb::query

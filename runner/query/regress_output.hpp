@@ -8,8 +8,9 @@
 
 namespace bb::query {
 
-/// `format`: "table", "markdown" or "json". Every section is written, empty ones as "none", so
-/// that a reader sees what was looked at; the last line (table, markdown) gives the verdict.
+/// `format`: "table", "markdown", "csv" or "json". Every section is written, empty ones as "none",
+/// so that a reader sees what was looked at; the last line (table, markdown) gives the verdict.
+/// csv is the findings alone; json is the whole result, findings as csv's records.
 void write_regress(const regress_result& r, std::ostream& out, const std::string& format);
 
 /// A relative change as "+12.5%", or "from 0" when the baseline was 0.

@@ -49,9 +49,27 @@ side baseline_side(const store::baseline_entry& entry) {
 }
 
 [[noreturn]] void nothing_matches(const std::string& spec, const store::database& db) {
-  throw usage_error(fmt::format("no run, baseline or commit '{}' in {}; give a run id (`bankbench list runs`), "
-                                "`latest`, a baseline name (`bankbench baseline list`) or a commit",
+  throw usage_error(fmt::format("no run, session, baseline, experiment or commit '{}' in {}; give a run id (`bankbench "
+                                "list runs`), `latest`, session:N, a baseline name (`bankbench baseline list`), "
+                                "experiment:NAME or a commit",
                                 spec, db.path()));
+}
+
+// A baseline's runs that this database holds: the same GPU, start, experiment and host.
+std::vector<store::run_info> runs_of_baseline(const side& baseline, const std::vector<store::run_info>& runs) {
+  std::vector<store::run_info> out;
+  for (const auto& r : runs)
+    for (const auto& b : baseline.runs)
+      if (r.gpu_uuid == b.gpu_uuid && r.backend == b.backend && r.started_at == b.started_at &&
+          r.experiment_name == b.experiment_name && r.host == b.host) {
+        out.push_back(r);
+        break;
+      }
+  return out;
+}
+
+std::string label_of(const std::vector<store::run_info>& runs, const std::string& many) {
+  return runs.size() == 1 ? fmt::format("run {}", runs.front().id) : many;
 }
 
 } // namespace
@@ -125,50 +143,21 @@ store::run_info select_run(const std::vector<store::run_info>& runs, const std::
   throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", *id, db_path));
 }
 
-std::vector<store::run_info> select_runs(const store::database& db, const std::string& spec) {
+selection resolve_spec(const store::database& db, const std::string& spec, const side* anchor) {
   const auto runs = store::run_infos(db);
-  if (spec == "latest") {
+  if (spec == "latest" && anchor == nullptr) {
     auto session = latest_session(runs);
     if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
-    return session;
+    const std::string label = label_of(session, fmt::format("session {}", session.front().session_id));
+    return {label, std::move(session), std::nullopt};
   }
-  if (spec.rfind("session:", 0) == 0) {
-    const auto id = as_run_id(std::string_view(spec).substr(8));
-    std::vector<store::run_info> session;
-    if (id)
-      for (const auto& r : runs)
-        if (r.session_id == *id) session.push_back(r);
-    if (session.empty())
-      throw usage_error(fmt::format("no session '{}' in {}; `bankbench list runs` shows each run's session",
-                                    spec.substr(8), db.path()));
-    return session;
-  }
-  if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) return {select_run(runs, spec, db.path())};
-  const bool explicit_commit = spec.rfind("commit:", 0) == 0;
-  const std::string prefix = explicit_commit ? spec.substr(7) : spec;
-  if (is_hex(prefix) && (prefix.size() >= 4 || explicit_commit)) {
-    auto at = runs_at_commit(runs, prefix);
-    std::set<std::string> commits;
-    for (const auto& r : at) commits.insert(r.git_commit);
-    if (commits.size() > 1)
-      throw usage_error(fmt::format("commit '{}' is ambiguous in {}: it begins {} commits; give more digits", prefix,
-                                    db.path(), commits.size()));
-    if (!at.empty()) return at;
-  }
-  throw usage_error(fmt::format("no run, session or commit '{}' in {}; give a run id (`bankbench list runs`), "
-                                "`latest`, session:N or a commit",
-                                spec, db.path()));
-}
-
-side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
-                 const side* anchor) {
-  const auto runs = store::run_infos(db);
-  const bool explicit_run = spec.rfind("run:", 0) == 0;
-  if (spec == "latest" && anchor == nullptr) {
-    const auto session = latest_session(runs);
-    if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
-    if (session.size() == 1) return read_side(db, fmt::format("run {}", session.front().id), session, query);
-    return read_side(db, fmt::format("session {}", session.front().session_id), session, query);
+  if (spec == "latest") {
+    auto before = runs_before(runs, anchor->runs);
+    if (before.empty())
+      throw usage_error(fmt::format("no earlier run of the same experiment on the same architecture as {} in {}",
+                                    anchor->label, db.path()));
+    const std::string label = label_of(before, "previous runs");
+    return {label, std::move(before), std::nullopt};
   }
   if (spec.rfind("session:", 0) == 0) {
     const auto id = as_run_id(std::string_view(spec).substr(8));
@@ -179,37 +168,61 @@ side select_side(const store::database& db, const std::string& spec, const store
     if (session.empty())
       throw usage_error(fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id,
                                     db.path()));
-    return read_side(db, fmt::format("session {}", *id), session, query);
+    return {fmt::format("session {}", *id), std::move(session), std::nullopt};
   }
-  if (explicit_run || as_run_id(spec)) {
-    const auto run = select_run(runs, spec, db.path());
-    return read_side(db, fmt::format("run {}", run.id), {run}, query);
+  if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) {
+    auto run = select_run(runs, spec, db.path());
+    return {fmt::format("run {}", run.id), {std::move(run)}, std::nullopt};
   }
-  if (spec == "latest") {
-    const auto before = runs_before(runs, anchor->runs);
-    if (before.empty())
-      throw usage_error(fmt::format("no earlier run of the same experiment on the same architecture as {} in {}",
-                                    anchor->label, db.path()));
-    return read_side(db, before.size() == 1 ? fmt::format("run {}", before.front().id) : "previous runs", before,
-                     query);
+  if (spec.rfind("experiment:", 0) == 0) {
+    const std::string name = spec.substr(11);
+    auto newest = latest_per_gpu(runs, name);
+    if (newest.empty())
+      throw usage_error(fmt::format("no run of experiment '{}' in {}; `bankbench list runs` names the experiments there",
+                                    name, db.path()));
+    std::sort(newest.begin(), newest.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    const std::string label = label_of(newest, "experiment " + name);
+    return {label, std::move(newest), std::nullopt};
   }
   const bool explicit_baseline = spec.rfind("baseline:", 0) == 0;
   const std::string name = explicit_baseline ? spec.substr(9) : spec;
-  if (const auto entry = store::find_baseline(db, name)) return baseline_side(*entry);
+  if (auto entry = store::find_baseline(db, name)) {
+    const side b = baseline_side(*entry);
+    return {b.label, runs_of_baseline(b, runs), std::move(entry)};
+  }
   if (explicit_baseline)
     throw usage_error(fmt::format("no baseline '{}' in {}; `bankbench baseline list` lists them", name, db.path()));
   const bool explicit_commit = spec.rfind("commit:", 0) == 0;
   const std::string prefix = explicit_commit ? spec.substr(7) : spec;
   if (is_hex(prefix) && (prefix.size() >= 4 || explicit_commit)) {
-    const auto at = runs_at_commit(runs, prefix);
+    auto at = runs_at_commit(runs, prefix);
     std::set<std::string> commits;
     for (const auto& r : at) commits.insert(r.git_commit);
     if (commits.size() > 1)
       throw usage_error(fmt::format("commit '{}' is ambiguous in {}: it begins {} commits; give more digits", prefix,
                                     db.path(), commits.size()));
-    if (!at.empty()) return read_side(db, "commit " + at.front().git_commit.substr(0, 12), at, query);
+    if (!at.empty()) {
+      const std::string label = "commit " + at.front().git_commit.substr(0, 12);
+      return {label, std::move(at), std::nullopt};
+    }
   }
   nothing_matches(spec, db);
+}
+
+std::vector<store::run_info> select_runs(const store::database& db, const std::string& spec) {
+  auto s = resolve_spec(db, spec);
+  if (s.baseline && s.runs.empty())
+    throw usage_error(fmt::format("{} was saved from runs that {} does not hold; `bankbench baseline show {}` prints "
+                                  "it",
+                                  s.label, db.path(), s.baseline->name));
+  return std::move(s.runs);
+}
+
+side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
+                 const side* anchor) {
+  const auto s = resolve_spec(db, spec, anchor);
+  if (s.baseline) return baseline_side(*s.baseline);
+  return read_side(db, s.label, s.runs, query);
 }
 
 } // namespace bb::query

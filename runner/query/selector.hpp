@@ -1,24 +1,39 @@
 #pragma once
-/// What the results commands accept where they need runs (regress --baseline X --candidate Y,
-/// compare runs A B, baseline save NAME SPEC): a run, the latest run, a named baseline or a commit.
+/// What the results commands accept where they need runs (show, regress --baseline X --candidate Y,
+/// compare runs A B, baseline save NAME SPEC, export, techniques): a run, the latest session, a
+/// session, an experiment's newest runs, a named baseline or a commit.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "query/side.hpp"
+#include "store/baselines.hpp"
 #include "store/database.hpp"
 
 namespace bb::query {
 
-/// Resolves `spec`:
+/// What a SPEC names. One grammar for every command that takes runs (show, compare, regress,
+/// baseline save, export, techniques):
 ///  - "12" or "run:12": run 12;
 ///  - "latest": every run of the newest session (one `bankbench run`); with an `anchor` (the side
 ///    it is compared with), the newest run before the anchor's runs of each of its experiments on
 ///    the same architecture;
 ///  - "session:N": every run of session N;
+///  - "experiment:NAME": the newest run of experiment NAME on each GPU (the model included);
 ///  - "baseline:NAME", or NAME of a saved baseline;
 ///  - "commit:SHA", or four or more hex digits that begin a run's commit: the newest run of each
 ///    experiment and GPU at that commit.
-/// Throws bb::usage_error when nothing matches or a commit prefix is ambiguous.
+/// A run id wins over a baseline name, and a baseline name over a commit.
+struct selection {
+  std::string label;                 ///< "run 12", "session 3", "commit 0a1b2c3d4e5f", "baseline main"
+  std::vector<store::run_info> runs; ///< oldest first; a baseline's: the runs it was saved from that the database holds
+  std::optional<store::baseline_entry> baseline; ///< set when `spec` names a baseline
+};
+
+/// Resolves `spec`; throws bb::usage_error when nothing matches or a commit prefix is ambiguous.
+selection resolve_spec(const store::database& db, const std::string& spec, const side* anchor = nullptr);
+
+/// The side `spec` names: its runs with their results, or a baseline's saved configurations.
 side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
                  const side* anchor = nullptr);
 
@@ -33,8 +48,8 @@ std::vector<store::run_info> runs_before(const std::vector<store::run_info>& run
 /// The newest run of `experiment` on each GPU (measured or model), oldest GPU first.
 std::vector<store::run_info> latest_per_gpu(const std::vector<store::run_info>& runs, const std::string& experiment);
 
-/// The runs `spec` names without reading their results: a run, "latest" (the newest session),
-/// "session:N" or a commit. Throws bb::usage_error when nothing matches.
+/// The runs `spec` names, without reading their results; a baseline names the runs it was saved
+/// from, which must be in this database. Throws bb::usage_error when nothing matches.
 std::vector<store::run_info> select_runs(const store::database& db, const std::string& spec);
 
 /// The runs of `member`'s session (just `member` for a run written before sessions existed).

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common/backend.hpp"
 #include "common/error.hpp"
@@ -64,8 +65,9 @@ struct predictions {
   bool model = false;   ///< the run is the bank model's: its counters are predictions, nothing is timed
 };
 
-std::string expectations_cell(const store::configuration_row& c, output_format format) {
-  if (c.expectations.empty()) return format == output_format::csv ? "" : "-";
+// "pass", or "FAIL: " and the failed ones with what was observed; "-" and null without expectations.
+cell expectations_cell(const store::configuration_row& c) {
+  if (c.expectations.empty()) return {"-", nullptr};
   std::string failed;
   for (const auto& e : c.expectations) {
     if (e.passed) continue;
@@ -81,78 +83,76 @@ std::string kind_heading(std::string_view suffix) {
   return " conflicts/req";
 }
 
-text_table make_table(output_format format, const predictions& p) {
-  const bool csv = format == output_format::csv;
+// csv and json name columns by metric and keep status and reason apart; a run id first where
+// several runs share the table.
+text_table make_table(output_format format, const predictions& p, bool run_column) {
+  const bool machine = for_programs(format);
   std::vector<column> columns;
-  if (csv) columns.push_back({"seq", align::right});
+  if (run_column) columns.push_back({"run_id", align::right});
+  if (machine) columns.push_back({"seq", align::right});
   columns.push_back({"variant", align::left});
-  columns.push_back({csv ? "params_json" : "params", align::left});
+  columns.push_back({"params", align::left, format == output_format::csv ? "params_json" : ""});
   columns.push_back({"status", align::left});
-  if (csv) columns.push_back({"reason", align::left});
+  if (machine) columns.push_back({"reason", align::left});
   for (const auto& m : k_metric_columns) {
-    columns.push_back({csv ? m.metric : m.header, align::right});
+    columns.push_back({m.header, align::right, m.metric});
     if (p.shown && m.metric == std::string_view(k_measured_ld_wf))
-      columns.push_back({csv ? k_predicted_ld_wf : "pred wf/req", align::right});
+      columns.push_back({"pred wf/req", align::right, k_predicted_ld_wf});
   }
   for (const auto& k : p.kinds)
     for (const char* what : {"_requests", "_wavefronts_per_request", "_conflicts_per_request"})
-      columns.push_back({csv ? k + what : k + kind_heading(what), align::right});
+      columns.push_back({k + kind_heading(what), align::right, k + what});
   if (!p.model) {
-    columns.push_back({csv ? "median_ns" : "median us", align::right});
-    columns.push_back({csv ? "bandwidth_gbps" : "GB/s", align::right});
+    columns.push_back({"median us", align::right, "median_ns"});
+    columns.push_back({"GB/s", align::right, "bandwidth_gbps"});
   }
   columns.push_back({"expectations", align::left});
   return text_table(std::move(columns));
 }
 
-void add_row(text_table& table, const store::configuration_row& c, output_format format, const predictions& p) {
-  const bool csv = format == output_format::csv;
+void add_row(text_table& table, std::int64_t run_id, const store::configuration_row& c, output_format format,
+             const predictions& p, bool run_column) {
+  const bool machine = for_programs(format);
   const bool ok = c.status == config_status::ok || c.status == config_status::unverified; // unverified: measured, output not checked
   // A configuration that did not finish has no numbers worth reading, even where some were taken.
   auto value = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
-  auto mean = [&](const char* metric) -> std::optional<double> {
-    const auto it = c.metric_means.find(metric);
-    if (it == c.metric_means.end()) return std::nullopt;
-    return it->second;
-  };
-  std::vector<std::string> cells;
-  if (csv) cells.push_back(std::to_string(c.seq));
-  cells.push_back(csv ? c.variant : short_variant(c.variant));
-  const std::string params = compact_params(c.params_json);
-  cells.push_back(csv ? c.params_json : params.empty() ? "-" : params);
-  if (csv) {
+  auto mean = [&](const std::string& metric) { return value(mean_of(c, metric.c_str())); };
+  std::vector<cell> cells;
+  if (run_column) cells.push_back(count(run_id));
+  if (machine) cells.push_back(count(c.seq));
+  if (machine) {
+    cells.push_back(c.variant);
+    // csv: the text as stored, so that it reads back the same; json: the object.
+    cells.push_back(format == output_format::csv ? cell("", c.params_json) : params(c.params_json));
     cells.push_back(name_of(c.status));
     cells.push_back(c.reason);
   } else {
+    cells.push_back(variant(c.variant));
+    cells.push_back(params(c.params_json));
     cells.push_back(c.reason.empty() ? name_of(c.status) : name_of(c.status) + (": " + c.reason));
   }
   for (const auto& m : k_metric_columns) {
-    cells.push_back(number_cell(value(mean(m.metric)), m.decimals, format));
+    cells.push_back(number(mean(m.metric), m.decimals));
     if (!p.shown || m.metric != std::string_view(k_measured_ld_wf)) continue;
-    std::string cell = number_cell(value(mean(k_predicted_ld_wf)), m.decimals, format);
-    if (!csv && p.flagged) cell += mismatch(c) ? "!" : " "; // "!" keeps the numbers aligned
-    cells.push_back(std::move(cell));
+    cell predicted = number(mean(k_predicted_ld_wf), m.decimals);
+    if (p.flagged) predicted.text += mismatch(c) ? "!" : " "; // "!" keeps the numbers aligned
+    cells.push_back(std::move(predicted));
   }
   for (const auto& k : p.kinds)
     for (const char* what : {"_requests", "_wavefronts_per_request", "_conflicts_per_request"})
-      cells.push_back(number_cell(value(mean((k + what).c_str())), std::string_view(what) == "_requests" ? 0 : 2, format));
-  if (p.model) {
-    cells.push_back(expectations_cell(c, format));
-    table.add_row(std::move(cells));
-    return;
+      cells.push_back(number(mean(k + what), std::string_view(what) == "_requests" ? 0 : 2));
+  if (!p.model) {
+    std::optional<double> median_ns, gbps;
+    if (c.timing) {
+      median_ns = value(c.timing->median_ns);
+      gbps = value(c.timing->bandwidth_gbps);
+    }
+    cell median = number(median_ns, 0);
+    if (!machine) median.text = number(median_ns ? std::optional(*median_ns / 1000) : std::nullopt, 2).text;
+    cells.push_back(std::move(median));
+    cells.push_back(number(gbps, 1));
   }
-  std::optional<double> median_ns, gbps;
-  if (c.timing) {
-    median_ns = c.timing->median_ns;
-    gbps = c.timing->bandwidth_gbps;
-  }
-  if (csv) {
-    cells.push_back(number_cell(value(median_ns), 0, format));
-  } else {
-    cells.push_back(number_cell(value(median_ns ? std::optional(*median_ns / 1000) : std::nullopt), 2, format));
-  }
-  cells.push_back(number_cell(value(gbps), 1, format));
-  cells.push_back(expectations_cell(c, format));
+  cells.push_back(expectations_cell(c));
   table.add_row(std::move(cells));
 }
 
@@ -201,38 +201,112 @@ std::string summary(const std::vector<store::configuration_row>& rows) {
   return line;
 }
 
+// What `show` reads for one run.
+struct shown_run {
+  store::run_detail detail;
+  std::vector<store::configuration_row> rows;
+};
+
+void look_at(predictions& p, const store::configuration_row& c) {
+  p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
+  for (const auto& k : metrics::access_kinds()) {
+    const std::string kind = k.name;
+    if (kind == "lds" || kind == "sts" || kind == "tma") continue; // lds/sts are the ld/st columns less LDSM/STSM
+    const auto req = mean_of(c, (kind + "_requests").c_str());
+    if (req && *req > 0 && std::find(p.kinds.begin(), p.kinds.end(), kind) == p.kinds.end()) p.kinds.push_back(kind);
+  }
+  p.flagged = p.flagged || mismatch(c);
+}
+
+// The columns `runs` need together: a table of model runs alone has no times.
+predictions predictions_of(const std::vector<shown_run>& runs) {
+  predictions p;
+  p.model = true;
+  for (const auto& r : runs) p.model = p.model && names_backend(r.detail.gpu.backend, backend::model);
+  for (const auto& r : runs)
+    for (const auto& c : r.rows) look_at(p, c);
+  return p;
+}
+
+nlohmann::json run_json(const shown_run& r, const text_table& table) {
+  const auto& d = r.detail;
+  const auto& g = d.gpu;
+  auto text = [](const std::string& t) { return t.empty() ? nlohmann::json(nullptr) : nlohmann::json(t); };
+  std::map<std::string, int> statuses;
+  int met = 0, failed = 0;
+  for (const auto& c : r.rows) {
+    ++statuses[name_of(c.status)];
+    for (const auto& e : c.expectations) ++(e.passed ? met : failed);
+  }
+  return {{"run_id", d.id},
+          {"experiment", d.run.experiment_name},
+          {"experiment_path", d.run.experiment_path},
+          {"status", d.status},
+          {"started_at", d.run.started_at},
+          {"finished_at", text(d.finished_at)},
+          {"git_commit", text(d.run.git_commit)},
+          {"git_dirty", d.run.git_dirty},
+          {"fingerprint", text(d.run.fingerprint)},
+          {"session_id", d.run.session_id == 0 ? nlohmann::json(nullptr) : nlohmann::json(d.run.session_id)},
+          {"gpu",
+           {{"name", g.name},
+            {"uuid", g.uuid},
+            {"backend", g.backend},
+            {"chip", text(g.chip)},
+            {"cc", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
+            {"driver_version", text(g.driver_version)},
+            {"cuda_driver_version", g.cuda_driver_version}}},
+          {"configurations", table.records()},
+          {"statuses", statuses},
+          {"expectations", {{"met", met}, {"failed", failed}}}};
+}
+
 } // namespace
 
-void show_run(const store::database& db, std::int64_t run_id, std::ostream& out, output_format format) {
-  const auto detail = db.run(run_id);
-  if (!detail)
-    throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", run_id, db.path()));
-  const auto rows = db.configurations(run_id);
-  predictions p;
-  p.model = names_backend(detail->gpu.backend, backend::model);
-  for (const auto& c : rows) {
-    p.shown = p.shown || (!p.model && c.metric_means.count(k_predicted_ld_wf) > 0);
-    for (const auto& k : metrics::access_kinds()) {
-      const std::string kind = k.name;
-      if (kind == "lds" || kind == "sts" || kind == "tma") continue; // lds/sts are the ld/st columns less LDSM/STSM
-      const auto req = mean_of(c, (kind + "_requests").c_str());
-      if (req && *req > 0 && std::find(p.kinds.begin(), p.kinds.end(), kind) == p.kinds.end()) p.kinds.push_back(kind);
-    }
-    p.flagged = p.flagged || mismatch(c);
+void show_runs(const store::database& db, const std::vector<std::int64_t>& run_ids, std::ostream& out,
+               output_format format) {
+  std::vector<shown_run> runs;
+  for (const auto id : run_ids) {
+    auto detail = db.run(id);
+    if (!detail)
+      throw usage_error(fmt::format("no run {} in {}; `bankbench list runs` lists the runs there", id, db.path()));
+    runs.push_back({std::move(*detail), db.configurations(id)});
   }
-  text_table table = make_table(format, p);
-  for (const auto& c : rows) add_row(table, c, format, p);
   if (format == output_format::csv) {
+    const bool several = runs.size() > 1;
+    const predictions p = predictions_of(runs);
+    text_table table = make_table(format, p, several);
+    for (const auto& r : runs)
+      for (const auto& c : r.rows) add_row(table, r.detail.id, c, format, p, several);
     table.write(out, format);
     return;
   }
-  write_header(*detail, out, format);
-  table.write(out, format);
-  if (p.flagged)
-    out << fmt::format("\n! measured ld wf/req differs from the bank model's prediction by more than max({:g}% of it, "
-                       "{:g}); see docs/bank-model.md\n",
-                       100 * model::k_allowance_relative, model::k_allowance_absolute);
-  out << '\n' << summary(rows) << '\n';
+  if (format == output_format::json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& r : runs) {
+      const predictions p = predictions_of({r});
+      text_table table = make_table(format, p, false);
+      for (const auto& c : r.rows) add_row(table, r.detail.id, c, format, p, false);
+      all.push_back(run_json(r, table));
+    }
+    out << nlohmann::json{{"runs", all}}.dump(2) << '\n';
+    return;
+  }
+  bool first = true;
+  for (const auto& r : runs) {
+    if (!first) out << '\n';
+    first = false;
+    const predictions p = predictions_of({r});
+    text_table table = make_table(format, p, false);
+    for (const auto& c : r.rows) add_row(table, r.detail.id, c, format, p, false);
+    write_header(r.detail, out, format);
+    table.write(out, format);
+    if (p.flagged)
+      out << fmt::format("\n! measured ld wf/req differs from the bank model's prediction by more than max({:g}% of it, "
+                         "{:g}); see docs/bank-model.md\n",
+                         100 * model::k_allowance_relative, model::k_allowance_absolute);
+    out << '\n' << summary(r.rows) << '\n';
+  }
 }
 
 } // namespace bb::query

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "common/error.hpp"
 
 namespace bb::query {
@@ -42,13 +44,24 @@ std::string csv_cell(std::string_view text) {
   return out + "\"";
 }
 
+const std::string& key_of(const column& c) { return c.key.empty() ? c.header : c.key; }
+
 } // namespace
 
 output_format parse_format(std::string_view name) {
   if (name == "table") return output_format::table;
   if (name == "markdown" || name == "md") return output_format::markdown;
   if (name == "csv") return output_format::csv;
-  throw usage_error("unknown format '" + std::string(name) + "'; expected table, markdown or csv");
+  if (name == "json") return output_format::json;
+  throw usage_error("unknown format '" + std::string(name) + "'; expected table, markdown, csv or json");
+}
+
+std::string csv_text(const nlohmann::json& value) {
+  if (value.is_null()) return "";
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "1" : "0";
+  if (value.is_number_float()) return fmt::format("{}", value.get<double>());
+  return value.dump(); // integers, objects, arrays
 }
 
 std::size_t display_width(std::string_view text) {
@@ -59,7 +72,7 @@ std::size_t display_width(std::string_view text) {
 
 text_table::text_table(std::vector<column> columns) : m_columns(std::move(columns)) {}
 
-void text_table::add_row(std::vector<std::string> cells) {
+void text_table::add_row(std::vector<cell> cells) {
   if (cells.size() > m_columns.size())
     throw std::logic_error("text_table: a row has more cells than the table has columns");
   cells.resize(m_columns.size());
@@ -70,7 +83,7 @@ std::vector<std::size_t> text_table::widths() const {
   std::vector<std::size_t> w;
   for (const column& c : m_columns) w.push_back(display_width(c.header));
   for (const auto& row : m_rows)
-    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], display_width(row[i]));
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], display_width(row[i].text));
   return w;
 }
 
@@ -79,7 +92,18 @@ void text_table::write(std::ostream& out, output_format format) const {
   case output_format::table: write_text(out); break;
   case output_format::markdown: write_markdown(out); break;
   case output_format::csv: write_csv(out); break;
+  case output_format::json: out << records().dump(2) << '\n'; break;
   }
+}
+
+nlohmann::json text_table::records() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& row : m_rows) {
+    nlohmann::json record = nlohmann::json::object();
+    for (std::size_t i = 0; i < m_columns.size(); ++i) record[key_of(m_columns[i])] = row[i].value;
+    out.push_back(std::move(record));
+  }
+  return out;
 }
 
 void text_table::write_text(std::ostream& out) const {
@@ -95,7 +119,7 @@ void text_table::write_text(std::ostream& out) const {
   };
   line([&](std::size_t i) { return pad(m_columns[i].header, w[i], m_columns[i].alignment); });
   line([&](std::size_t i) { return std::string(w[i], '-'); });
-  for (const auto& row : m_rows) line([&](std::size_t i) { return pad(row[i], w[i], m_columns[i].alignment); });
+  for (const auto& row : m_rows) line([&](std::size_t i) { return pad(row[i].text, w[i], m_columns[i].alignment); });
 }
 
 void text_table::write_markdown(std::ostream& out) const {
@@ -106,7 +130,7 @@ void text_table::write_markdown(std::ostream& out) const {
   for (const auto& row : m_rows) {
     auto& escaped = cells.emplace_back();
     for (std::size_t i = 0; i < row.size(); ++i) {
-      escaped.push_back(markdown_cell(row[i]));
+      escaped.push_back(markdown_cell(row[i].text));
       w[i] = std::max(w[i], display_width(escaped.back()));
     }
   }
@@ -131,8 +155,40 @@ void text_table::write_csv(std::ostream& out) const {
     for (std::size_t i = 0; i < m_columns.size(); ++i) out << (i > 0 ? "," : "") << csv_cell(cell_of(i));
     out << '\n';
   };
-  line([&](std::size_t i) -> const std::string& { return m_columns[i].header; });
-  for (const auto& row : m_rows) line([&](std::size_t i) -> const std::string& { return row[i]; });
+  line([&](std::size_t i) { return key_of(m_columns[i]); });
+  for (const auto& row : m_rows) line([&](std::size_t i) { return csv_text(row[i].value); });
+}
+
+row_stream::row_stream(std::ostream& out, output_format format, std::vector<column> columns)
+    : m_out(out), m_format(format), m_columns(std::move(columns)) {
+  if (m_format != output_format::csv && m_format != output_format::json)
+    throw std::logic_error("row_stream: csv and json alone are written row by row");
+  if (m_format == output_format::json) {
+    m_out << '[';
+    return;
+  }
+  for (std::size_t i = 0; i < m_columns.size(); ++i) m_out << (i > 0 ? "," : "") << csv_cell(key_of(m_columns[i]));
+  m_out << '\n';
+}
+
+void row_stream::add_row(const std::vector<cell>& cells) {
+  if (cells.size() > m_columns.size()) throw std::logic_error("row_stream: a row has more cells than columns");
+  static const nlohmann::json k_null;
+  auto value = [&](std::size_t i) -> const nlohmann::json& { return i < cells.size() ? cells[i].value : k_null; };
+  if (m_format == output_format::json) {
+    nlohmann::ordered_json record = nlohmann::ordered_json::object();
+    for (std::size_t i = 0; i < m_columns.size(); ++i) record[key_of(m_columns[i])] = value(i);
+    m_out << (m_rows == 0 ? "\n" : ",\n") << record.dump();
+  } else {
+    for (std::size_t i = 0; i < m_columns.size(); ++i) m_out << (i > 0 ? "," : "") << csv_cell(csv_text(value(i)));
+    m_out << '\n';
+  }
+  ++m_rows;
+}
+
+std::size_t row_stream::finish() {
+  if (m_format == output_format::json) m_out << (m_rows == 0 ? "]\n" : "\n]\n");
+  return m_rows;
 }
 
 } // namespace bb::query

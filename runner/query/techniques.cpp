@@ -179,7 +179,7 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
   constexpr auto md = output_format::markdown;
   for (const auto& c : s.rows) {
     const std::string params = compact_params(c.params_json);
-    std::vector<std::string> cells = {short_variant(c.variant), params.empty() ? "-" : params,
+    std::vector<cell> cells = {short_variant(c.variant), params.empty() ? "-" : params,
                                       number_cell(mean_of(c, "load_wavefronts_per_request"), 2, md)};
     if (model) cells.push_back(number_cell(mean_of(c, k_predicted_ld_wf), 2, md));
     cells.push_back(number_cell(mean_of(c, "load_conflicts_per_request"), 2, md));

@@ -42,6 +42,13 @@ TEST_F(cli_gate, a_run_of_the_suite_is_one_session_and_latest_means_all_of_it) {
   EXPECT_NE(show.out.find(", session 1"), std::string::npos);
   EXPECT_EQ(cli("show session:1").out, show.out);
   EXPECT_EQ(cli("show session:7").exit_code, 2);
+  // The grammar of regress and compare: an experiment's newest run, a baseline's runs, JSON.
+  const auto one = nlohmann::json::parse(cli("show experiment:transpose -f json").out);
+  ASSERT_EQ(one["runs"].size(), 1U);
+  EXPECT_EQ(one["runs"][0]["experiment"], "transpose");
+  EXPECT_GT(one["runs"][0]["configurations"].size(), 5U);
+  ASSERT_EQ(cli("baseline save first experiment:transpose").exit_code, 0);
+  EXPECT_EQ(cli("show first -f json").out, cli("show experiment:transpose -f json").out);
 
   // A second session of the same code: latest against the one before, nothing regressed.
   ASSERT_TRUE(cli("-q run --backend model experiments").exit_code <= 1);

@@ -1,6 +1,8 @@
 // bankbench regress on fixture databases: a planted regression exits 1, noise alone exits 0.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <nlohmann/json.hpp>
 
 #include "../data/results/fixtures.hpp"
@@ -57,6 +59,25 @@ TEST_F(cli_regress, json_lists_every_finding) {
   EXPECT_EQ(gated, 1);
 }
 
+TEST_F(cli_regress, csv_is_json_findings_one_row_each) {
+  const auto json = nlohmann::json::parse(regress("planted.sqlite", "-b 1 -c 6 -f json").out);
+  const auto r = regress("planted.sqlite", "-b 1 -c 6 -f csv");
+  EXPECT_EQ(r.exit_code, 1) << r.err; // the verdict is the exit code, as with every format
+  std::istringstream lines(r.out);
+  std::string header, line;
+  std::getline(lines, header);
+  EXPECT_EQ(header, "experiment,variant,params,metric,baseline_arch,candidate_arch,baseline,candidate,change,"
+                    "allowance,p,outcome,gated,cross_arch,baseline_status,candidate_status");
+  std::size_t rows = 0, gated = 0;
+  while (std::getline(lines, line)) {
+    ++rows;
+    // gated and cross_arch are 1 or 0, the two status columns empty for a counter
+    if (line.find(",1,0,,") != std::string::npos) ++gated;
+  }
+  EXPECT_EQ(rows, json["findings"].size());
+  EXPECT_EQ(gated, 1U) << r.out;
+}
+
 TEST_F(cli_regress, times_gate_only_when_asked) {
   // Requests are never judged, so only naive n=8192's 50 % slower time is left.
   EXPECT_EQ(regress("planted.sqlite", "-b 1 -c 6 --metric load_requests").exit_code, 0);
@@ -88,7 +109,7 @@ TEST_F(cli_regress, usage_and_data_errors_exit_2) {
   EXPECT_NE(r.err.find("no run 42 in"), std::string::npos) << r.err;
   r = regress("planted.sqlite", "--baseline nightly");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("no run, baseline or commit 'nightly'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no run, session, baseline, experiment or commit 'nightly'"), std::string::npos) << r.err;
   r = regress("planted.sqlite", "--candidate 1");
   EXPECT_EQ(r.exit_code, 2); // --baseline is required
   // Nothing in common: a database with another experiment's run.

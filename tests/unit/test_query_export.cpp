@@ -1,6 +1,8 @@
 // export: long CSV and JSON that parse back, one parameter per column.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -47,7 +49,7 @@ protected:
 TEST_F(query_export, csv_rows_have_as_many_fields_as_the_header) {
   for (const char* table : {"metrics", "samples", "configurations"}) {
     std::ostringstream out;
-    const auto n = write_export(*m_db, {1, 6}, parse_long_table(table), false, out);
+    const auto n = write_export(*m_db, {1, 6}, parse_long_table(table), bb::query::output_format::csv, out);
     std::istringstream lines(out.str());
     std::string line;
     std::getline(lines, line);
@@ -65,7 +67,7 @@ TEST_F(query_export, csv_rows_have_as_many_fields_as_the_header) {
 
 TEST_F(query_export, json_records_parse_back_with_numbers_as_numbers) {
   std::ostringstream out;
-  const auto n = write_export(*m_db, {}, bb::store::long_table::samples, true, out);
+  const auto n = write_export(*m_db, {}, bb::store::long_table::samples, bb::query::output_format::json, out);
   const auto doc = nlohmann::json::parse(out.str());
   ASSERT_TRUE(doc.is_array());
   EXPECT_EQ(doc.size(), n);
@@ -79,9 +81,23 @@ TEST_F(query_export, json_records_parse_back_with_numbers_as_numbers) {
   EXPECT_EQ(ordered.front().begin().key(), "run_id"); // columns keep their order
 }
 
+TEST_F(query_export, a_table_for_reading_holds_the_same_rows_as_csv) {
+  std::ostringstream csv, table, markdown;
+  const auto n = write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::csv, csv);
+  EXPECT_EQ(write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::table, table), n);
+  EXPECT_EQ(write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::markdown, markdown),
+            n);
+  auto lines = [](const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); };
+  EXPECT_EQ(lines(csv.str()), n + 1);      // header
+  EXPECT_EQ(lines(table.str()), n + 2);    // header and rule
+  EXPECT_EQ(lines(markdown.str()), n + 2); // header and alignment row
+  EXPECT_EQ(table.str().rfind("run_id", 0), 0U) << table.str();
+  EXPECT_NE(markdown.str().find("| param_n |"), std::string::npos) << markdown.str();
+}
+
 TEST_F(query_export, an_empty_selection_is_an_empty_array) {
   std::ostringstream out;
-  EXPECT_EQ(write_export(*m_db, {99}, bb::store::long_table::metrics, true, out), 0U);
+  EXPECT_EQ(write_export(*m_db, {99}, bb::store::long_table::metrics, bb::query::output_format::json, out), 0U);
   EXPECT_EQ(nlohmann::json::parse(out.str()), nlohmann::json::array());
 }
 

@@ -1,10 +1,12 @@
-// What --baseline, --candidate and compare runs accept: run ids, latest, baselines and commits.
+// What every command that takes runs accepts: run ids, latest, sessions, experiments, baselines and commits.
 #include <gtest/gtest.h>
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "common/error.hpp"
+#include "query/baseline_doc.hpp"
 #include "query/selector.hpp"
+#include "store/baselines.hpp"
 
 namespace {
 
@@ -64,9 +66,56 @@ TEST_F(query_selector, latest_per_gpu_takes_the_newest_run_of_each) {
   EXPECT_EQ(latest[2].id, 4);
 }
 
+TEST_F(query_selector, experiment_is_its_newest_run_on_each_gpu) {
+  const side s = select_side(*m_db, "experiment:transpose", {});
+  EXPECT_EQ(s.label, "experiment transpose");
+  ASSERT_EQ(s.runs.size(), 3U);
+  EXPECT_EQ(s.runs[0].id, 3); // oldest first
+  EXPECT_EQ(s.runs[1].id, 4);
+  EXPECT_EQ(s.runs[2].id, 6);
+  EXPECT_NE(refusal("experiment:scan").find("no run of experiment 'scan'"), std::string::npos);
+}
+
+TEST_F(query_selector, runs_and_sides_read_one_grammar) {
+  auto save = [&](const std::string& name, const std::string& from) {
+    auto db = bb::store::database::open(m_tmp.file("f.sqlite"));
+    const auto doc = make_baseline_document(name, select_side(*m_db, from, {{}, true}), {}, from, "2026-11-25T00:00:00Z");
+    bb::store::save_baseline(db, baseline_entry_of(doc, from), false);
+  };
+  save("main", "commit:1111");
+  for (const char* spec : {"2", "run:2", "latest", "experiment:transpose", "1111aaaa", "commit:3333",
+                           "main", "baseline:main"}) {
+    std::vector<std::int64_t> from_runs, from_side;
+    for (const auto& r : select_runs(*m_db, spec)) from_runs.push_back(r.id);
+    for (const auto& r : resolve_spec(*m_db, spec).runs) from_side.push_back(r.id);
+    EXPECT_EQ(from_runs, from_side) << spec;
+    EXPECT_FALSE(from_runs.empty()) << spec;
+  }
+  // A baseline names the runs it was saved from.
+  std::vector<std::int64_t> ids;
+  for (const auto& r : select_runs(*m_db, "main")) ids.push_back(r.id);
+  EXPECT_EQ(ids, (std::vector<std::int64_t>{2, 3, 4}));
+  EXPECT_TRUE(select_side(*m_db, "main", {}).is_baseline);
+  // ... and refuses where this database does not hold them.
+  {
+    auto db = bb::store::database::open(m_tmp.file("f.sqlite"));
+    auto entry = *bb::store::find_baseline(db, "main");
+    auto doc = nlohmann::json::parse(entry.content_json);
+    for (auto& r : doc["runs"]) r["host"] = "elsewhere";
+    bb::store::save_baseline(db, baseline_entry_of(doc, "file elsewhere.json"), true);
+  }
+  try {
+    select_runs(*m_db, "main");
+    FAIL() << "no bb::usage_error";
+  } catch (const bb::usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("baseline main was saved from runs that"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("`bankbench baseline show main`"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(query_selector, unknown_specs_say_what_would_do) {
   EXPECT_EQ(refusal("99"), "no run 99 in " + m_tmp.file("f.sqlite") + "; `bankbench list runs` lists the runs there");
-  EXPECT_NE(refusal("nightly").find("no run, baseline or commit 'nightly'"), std::string::npos);
+  EXPECT_NE(refusal("nightly").find("no run, session, baseline, experiment or commit 'nightly'"), std::string::npos);
   EXPECT_NE(refusal("baseline:nightly").find("no baseline 'nightly'"), std::string::npos);
   EXPECT_NE(refusal("abc"), "accepted"); // three hex digits are too few for a commit
 }

@@ -1,5 +1,9 @@
 // `bankbench show`, `runs` and `gpus` output, matched whole against known text.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <filesystem>
@@ -196,6 +200,57 @@ TEST_F(query_show, failed_configuration_shows_its_reason_and_no_numbers) {
       << text;
 }
 
+TEST_F(query_show, json_holds_the_run_its_gpu_and_configurations_with_numbers) {
+  const auto doc = nlohmann::json::parse(show(output_format::json));
+  ASSERT_EQ(doc["runs"].size(), 1U);
+  const auto& run = doc["runs"][0];
+  EXPECT_EQ(run["run_id"], 1);
+  EXPECT_EQ(run["experiment"], "transpose");
+  EXPECT_EQ(run["git_commit"], "0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(run["git_dirty"], true);
+  EXPECT_TRUE(run["session_id"].is_null());
+  EXPECT_EQ(run["gpu"]["chip"], "GH100");
+  EXPECT_EQ(run["statuses"], (nlohmann::json{{"ok", 2}, {"unsupported", 1}}));
+  EXPECT_EQ(run["expectations"], (nlohmann::json{{"met", 2}, {"failed", 2}}));
+  const auto& c = run["configurations"];
+  ASSERT_EQ(c.size(), 3U);
+  EXPECT_EQ(c[0]["variant"], "transpose/naive");
+  EXPECT_EQ(c[0]["params"], (nlohmann::json{{"n", 1024}}));
+  EXPECT_EQ(c[0]["load_wavefronts_per_request"], 1.25);
+  EXPECT_EQ(c[0]["median_ns"], 12340);
+  EXPECT_EQ(c[1]["expectations"], "pass");
+  EXPECT_EQ(c[2]["status"], "unsupported");
+  EXPECT_EQ(c[2]["reason"], "tile 64 needs 33 KiB of shared memory per block");
+  EXPECT_TRUE(c[2]["load_requests"].is_null());
+  EXPECT_TRUE(c[2]["expectations"].is_null());
+}
+
+TEST_F(query_show, csv_of_several_runs_is_one_table_with_their_ids) {
+  // The same run again under another id: one header, a run_id column, every row once per run.
+  run_record again;
+  again.started_at = "2026-11-21T09:00:00.000Z";
+  again.bankbench_version = "0.1.0";
+  again.experiment_name = "transpose";
+  again.experiment_path = "experiments/transpose/transpose.yaml";
+  again.command_line = "bankbench run";
+  const auto second = m_db->begin_run(1, again);
+  configuration_record c;
+  c.seq = 0;
+  c.variant = "transpose/naive";
+  c.family = "transpose";
+  c.params_json = R"({"n":1024})";
+  c.launches = {launch(0, 1.0, 32, 31)};
+  m_db->add_configuration(second, c);
+  m_db->finish_run(second, "completed");
+  std::ostringstream out;
+  bb::query::show_runs(*m_db, {m_run, second}, out, output_format::csv);
+  const std::string text = out.str();
+  EXPECT_EQ(text.rfind("run_id,seq,variant,params_json,status,", 0), 0U) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1 + 3 + 1) << text;
+  EXPECT_EQ(text.find("run_id", 1), std::string::npos) << text; // one header
+  EXPECT_NE(text.find("\n2,0,transpose/naive,"), std::string::npos) << text;
+}
+
 TEST_F(query_show, unknown_run_is_a_usage_error_that_names_list_runs) {
   std::ostringstream out;
   try {
@@ -222,6 +277,13 @@ TEST_F(query_show, list_runs_and_gpus) {
             "id  name                   chip   cc   SMs  memory GiB  L2 MiB  driver      backend  uuid      first seen                runs\n"
             "--  ---------------------  -----  ---  ---  ----------  ------  ----------  -------  --------  ------------------------  ----\n"
             " 1  NVIDIA H100 80GB HBM3  GH100  9.0  132        80.0    50.0  580.159.04  cupti    GPU-0001  2026-11-21T08:30:12.000Z     1\n");
+  // Programs get whole commits and byte counts.
+  std::ostringstream csv;
+  bb::query::list_runs(*m_db, csv, output_format::csv);
+  EXPECT_NE(csv.str().find(",0123456789abcdef0123456789abcdef01234567-dirty,"), std::string::npos) << csv.str();
+  std::ostringstream json;
+  bb::query::list_gpus(*m_db, json, output_format::json);
+  EXPECT_EQ(nlohmann::json::parse(json.str())[0]["memory_bytes"], 85'899'345'920LL);
 }
 
 TEST(query_list, empty_database_says_so) {
@@ -233,7 +295,11 @@ TEST(query_list, empty_database_says_so) {
     bb::query::list_gpus(db, text, output_format::table);
     bb::query::list_runs(db, csv, output_format::csv);
     EXPECT_EQ(text.str(), "no runs in " + db.path() + " yet\nno GPUs in " + db.path() + " yet\n");
-    EXPECT_EQ(csv.str(), "id,session,started,status,experiment,gpu,commit,fingerprint,configs,failed,expect failed\n");
+    EXPECT_EQ(csv.str(), "id,session_id,started_at,status,experiment,gpu,git_commit,fingerprint,configurations,"
+                         "failed_configurations,failed_expectations\n");
+    std::ostringstream json;
+    bb::query::list_gpus(db, json, output_format::json);
+    EXPECT_EQ(json.str(), "[]\n");
   }
   fs::remove_all(dir);
 }

@@ -1,4 +1,4 @@
-// The three output formats and the cell helpers.
+// The four output formats and the cell helpers.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -61,12 +61,52 @@ TEST(query_table, formats_by_name) {
   EXPECT_EQ(parse_format("markdown"), output_format::markdown);
   EXPECT_EQ(parse_format("md"), output_format::markdown);
   EXPECT_EQ(parse_format("csv"), output_format::csv);
+  EXPECT_EQ(parse_format("json"), output_format::json);
   try {
-    parse_format("json");
+    parse_format("xml");
     FAIL() << "no bb::usage_error";
   } catch (const bb::usage_error& e) {
-    EXPECT_EQ(std::string(e.what()), "unknown format 'json'; expected table, markdown or csv");
+    EXPECT_EQ(std::string(e.what()), "unknown format 'xml'; expected table, markdown, csv or json");
   }
+}
+
+// A typed table: what a reader sees and what a program reads.
+text_table typed() {
+  text_table t({{"variant"}, {"params", align::left, "params_json"}, {"ld wf/req", align::right, "load_wf"},
+                {"n", align::right}, {"ok"}});
+  t.add_row({variant("transpose/padded"), params(R"({"tile":32,"n":1024})"), number(1.0 / 3, 2), count(4096),
+             cell("yes", true)});
+  t.add_row({variant("naive"), params("{}"), number(std::nullopt, 2), count(std::nullopt), cell("no", false)});
+  return t;
+}
+
+TEST(query_table, typed_cells_show_rounded_text_and_keep_every_digit_for_programs) {
+  EXPECT_EQ(write(typed(), output_format::table),
+            "variant  params          ld wf/req     n  ok\n"
+            "-------  --------------  ---------  ----  ---\n"
+            "padded   n=1024 tile=32       0.33  4096  yes\n"
+            "naive    -                       -     -  no\n");
+  EXPECT_EQ(write(typed(), output_format::csv),
+            "variant,params_json,load_wf,n,ok\n"
+            "transpose/padded,\"{\"\"n\"\":1024,\"\"tile\"\":32}\",0.3333333333333333,4096,1\n"
+            "naive,{},,,0\n");
+  const auto j = nlohmann::json::parse(write(typed(), output_format::json));
+  ASSERT_EQ(j.size(), 2U);
+  EXPECT_EQ(j[0]["variant"], "transpose/padded");
+  EXPECT_EQ(j[0]["params_json"]["tile"], 32);
+  EXPECT_DOUBLE_EQ(j[0]["load_wf"].get<double>(), 1.0 / 3);
+  EXPECT_EQ(j[0]["n"], 4096);
+  EXPECT_EQ(j[0]["ok"], true);
+  EXPECT_TRUE(j[1]["load_wf"].is_null());
+  EXPECT_TRUE(j[1]["n"].is_null());
+  EXPECT_EQ(typed().records(), j);
+}
+
+TEST(query_table, text_cells_are_strings_in_json_and_missing_cells_null) {
+  const auto j = nlohmann::json::parse(write(sample(), output_format::json));
+  EXPECT_EQ(j.dump(), R"([{"name":"a","note":"plain","value":"1.50"},)"
+                      R"({"name":"µs|x","note":"needs, \"quotes\"","value":"-"},)"
+                      R"({"name":"c","note":null,"value":null}])");
 }
 
 TEST(query_cells, params_are_compact_with_keys_sorted) {
