@@ -1,7 +1,5 @@
 #include "cli/sweep.hpp"
 
-#include <sys/stat.h>
-
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "store/samples.hpp"
 
@@ -24,18 +23,6 @@ std::string read_text(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-/// Written to a temporary name and renamed, so a reader never sees half a file.
-void write_text(const fs::path& p, const std::string& text, bool executable = false) {
-  const fs::path tmp = p.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw usage_error(fmt::format("cannot write {}", tmp.string()));
-  }
-  if (executable) ::chmod(tmp.c_str(), 0755);
-  fs::rename(tmp, p);
 }
 
 std::string quote(const std::string& word) {
@@ -115,9 +102,9 @@ void create(const spec& s) {
                                   "its unfinished tasks; pick a new --sweep folder for a new sweep",
                                   s.folder, s.folder));
   for (const char* sub : {"shards", "markers", "logs"}) fs::create_directories(dir / sub);
-  write_text(dir / "task.sh", task_script(s), true);
-  write_text(dir / "merge.sh", merge_script(s), true);
-  write_text(dir / "sweep.json", to_json(s).dump(2) + "\n");
+  write_file_atomically(dir / "task.sh", task_script(s), file_kind::script);
+  write_file_atomically(dir / "merge.sh", merge_script(s), file_kind::script);
+  write_file_atomically(dir / "sweep.json", to_json(s).dump(2) + "\n");
 }
 
 spec load(const std::string& folder) {
@@ -150,7 +137,7 @@ void record_submission(const std::string& folder, const std::string& array_job, 
   auto j = nlohmann::json::parse(read_text(p));
   j["submissions"].push_back(
       {{"array_job", array_job}, {"merge_job", merge_job}, {"tasks", tasks}, {"at", store::utc_now_iso8601()}});
-  write_text(p, j.dump(2) + "\n");
+  write_file_atomically(p, j.dump(2) + "\n");
 }
 
 std::vector<task_status> scan(const spec& s) {

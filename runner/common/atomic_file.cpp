@@ -79,7 +79,8 @@ private:
 
 } // namespace
 
-void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
+void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
+                           file_kind kind) {
   const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
@@ -120,6 +121,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
     ::umask(mask);
     mode = 0666 & ~mask;
   }
+  if (kind == file_kind::script) mode |= (mode & 0444) >> 2; // x where r is
   if (err == 0 && ::fchmod(fd, mode) != 0) {
     err = errno;
     what = "cannot set permissions";
@@ -143,8 +145,8 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
   }
 }
 
-void write_file_atomically(const std::filesystem::path& file, const std::string& contents) {
-  write_file_atomically(file, [&](std::ostream& out) { out << contents; });
+void write_file_atomically(const std::filesystem::path& file, const std::string& contents, file_kind kind) {
+  write_file_atomically(file, [&](std::ostream& out) { out << contents; }, kind);
 }
 
 } // namespace bb

@@ -8,12 +8,19 @@
 
 namespace bb {
 
+/// What the file is for: data keeps an existing file's permissions (0666 less the umask for a new
+/// one); a script is made executable as well.
+enum class file_kind { data, script };
+
 /// Writes `file` from what `write` puts in the stream it is given. Creates missing parent folders.
 /// Throws output_error naming the file and the cause (disk full, I/O error, permission) on any
-/// failure; the temporary file is removed and `file` is left untouched.
-void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write);
+/// failure; the temporary file is removed and `file` is left untouched. Every command that writes
+/// a file writes it so.
+void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
+                           file_kind kind = file_kind::data);
 
 /// The same for a string already built.
-void write_file_atomically(const std::filesystem::path& file, const std::string& contents);
+void write_file_atomically(const std::filesystem::path& file, const std::string& contents,
+                           file_kind kind = file_kind::data);
 
 } // namespace bb

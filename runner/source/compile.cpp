@@ -15,6 +15,8 @@
 #include <nvrtc.h>
 #include <spdlog/spdlog.h>
 
+#include "common/atomic_file.hpp"
+#include "common/error.hpp"
 #include "common/sha256.hpp"
 #include "common/suggest.hpp"
 
@@ -240,26 +242,14 @@ bool read_entry(const fs::path& file, compiled_kernel& k) {
   return true;
 }
 
-// Written to a temporary name in the same folder and renamed, so a reader never sees a torn file;
-// a failure only costs the next run a compile.
-void write_entry(const fs::path& dir, const fs::path& file, const compiled_kernel& k) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  const fs::path tmp = dir / (file.filename().string() + ".tmp." + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      spdlog::debug("compile cache: cannot write {}", tmp.string());
-      return;
-    }
-    out << k_magic << k.lowered_name << '\n' << k.cubin;
-    if (!out.flush()) {
-      fs::remove(tmp, ec);
-      return;
-    }
+// Written whole or not at all, so a reader never sees a torn entry; a failure only costs the next
+// run a compile.
+void write_entry(const fs::path& file, const compiled_kernel& k) {
+  try {
+    write_file_atomically(file, [&](std::ostream& out) { out << k_magic << k.lowered_name << '\n' << k.cubin; });
+  } catch (const output_error& e) {
+    spdlog::debug("compile cache: {}", e.what());
   }
-  fs::rename(tmp, file, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 } // namespace
@@ -336,7 +326,7 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   check(api.cubin(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
   k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (!log.empty()) spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
-  if (!cache_dir.empty()) write_entry(dir, entry, k);
+  if (!cache_dir.empty()) write_entry(entry, k);
   return k;
 }
 
