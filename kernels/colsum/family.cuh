@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -51,13 +52,8 @@ struct config {
 
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto pitch = params.at("pitch").get<std::int64_t>();
-  if (pitch < k_side || pitch > k_max_pitch)
-    throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is outside 32..48");
-  c.shape.pitch = static_cast<int>(pitch);
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  c.shape.pitch = static_cast<int>(param::in_range(params, "pitch", k_side, k_max_pitch));
+  c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
 }
 

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -43,14 +44,8 @@ struct shape {
 /// The parameters of a configuration; unsupported_parameter outside what the kernel handles.
 inline shape checked_shape(const nlohmann::json& params) {
   shape s;
-  const auto rows = params.at("block_rows").get<std::int64_t>();
-  if (rows < 1 || rows > k_max_block_rows)
-    throw unsupported_parameter("block_rows = " + std::to_string(rows) + " is outside 1..32");
-  s.block_rows = static_cast<int>(rows);
-  s.tiles = params.at("batch").get<std::int64_t>();
-  if (s.tiles < 1 || s.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(s.tiles) + " is outside 1.." +
-                                std::to_string(k_max_tiles));
+  s.block_rows = static_cast<int>(param::in_range(params, "block_rows", 1, k_max_block_rows));
+  s.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return s;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -41,14 +42,8 @@ struct shape {
 
 inline shape checked_shape(const nlohmann::json& params) {
   shape s;
-  const auto n = params.at("n").get<std::int64_t>();
-  if (n <= 0 || n > 46340) // n*n must fit the kernel's int pixel index
-    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..46340");
-  s.n = static_cast<int>(n);
-  const auto walk = params.at("walk").get<std::string>();
-  if (walk != "rows" && walk != "columns")
-    throw unsupported_parameter("walk = '" + walk + "' is neither 'rows' nor 'columns'");
-  s.column_walk = walk == "columns";
+  s.n = static_cast<int>(param::in_range(params, "n", 1, 46340)); // n*n must fit the kernel's int pixel index
+  s.column_walk = param::one_of(params, "walk", {"rows", "columns"}) == "columns";
   return s;
 }
 

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -47,12 +48,8 @@ struct config {
 
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto cache = params.at("cache").get<std::string>();
-  if (cache != "ca" && cache != "cg") throw unsupported_parameter("cache = '" + cache + "' is not one of ca, cg");
-  c.cg = cache == "cg";
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  c.cg = param::one_of(params, "cache", {"ca", "cg"}) == "cg";
+  c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -34,10 +35,7 @@ inline const family_info& family() {
 }
 
 inline std::int64_t checked_batch(const nlohmann::json& params) {
-  const auto batch = params.at("batch").get<std::int64_t>();
-  if (batch < 1 || batch > k_max_batch)
-    throw unsupported_parameter("batch = " + std::to_string(batch) + " is outside 1.." + std::to_string(k_max_batch));
-  return batch;
+  return param::in_range(params, "batch", 1, k_max_batch);
 }
 
 template <class Layout>

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -43,10 +44,8 @@ struct config {
 
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  c.items = static_cast<int>(params.at("items").get<std::int64_t>());
-  if (c.items < 1 || c.items > 1024) throw unsupported_parameter("items = " + std::to_string(c.items) + " is outside 1..1024");
-  c.n = params.at("n").get<std::int64_t>();
-  if (c.n < 1 || c.n > k_max_n) throw unsupported_parameter("n = " + std::to_string(c.n) + " is outside 1..2^28");
+  c.items = static_cast<int>(param::in_range(params, "items", 1, 1024));
+  c.n = param::in_range(params, "n", 1, k_max_n, "2^28");
   return c;
 }
 

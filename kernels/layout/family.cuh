@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -33,10 +34,7 @@ inline const family_info& family() {
 }
 
 inline int checked_n(const nlohmann::json& params) {
-  const auto n = params.at("n").get<std::int64_t>();
-  if (n < 1 || n > k_max_n)
-    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1.." + std::to_string(k_max_n));
-  return static_cast<int>(n);
+  return static_cast<int>(param::in_range(params, "n", 1, k_max_n));
 }
 
 /// Stores particle t's fields where Layout puts them: one 16-byte store of the whole struct, or

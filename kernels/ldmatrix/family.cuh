@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -50,15 +51,9 @@ struct config {
 
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto m = params.at("matrices").get<std::int64_t>();
-  if (m != 1 && m != 2 && m != 4) throw unsupported_parameter("matrices = " + std::to_string(m) + " is not 1, 2 or 4");
-  c.matrices = static_cast<int>(m);
-  const auto mode = params.at("mode").get<std::string>();
-  if (mode != "plain" && mode != "trans") throw unsupported_parameter("mode = '" + mode + "' is not one of plain, trans");
-  c.trans = mode == "trans";
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  c.matrices = static_cast<int>(param::one_of(params, "matrices", {1, 2, 4}));
+  c.trans = param::one_of(params, "mode", {"plain", "trans"}) == "trans";
+  c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
 }
 

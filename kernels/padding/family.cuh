@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -95,11 +96,9 @@ inline config checked_config(const nlohmann::json& params) {
     throw unsupported_parameter("tile " + std::string(c.element.c_name) + "[32][" + std::to_string(pitch) +
                                 "] needs more than 48 KiB of shared memory");
   c.shape = {static_cast<int>(cols), static_cast<int>(pitch)};
-  c.tiles = params.at("batch").get<std::int64_t>();
   const std::uint64_t tile_bytes = static_cast<std::uint64_t>(c.shape.elements()) * c.element.bytes;
-  if (c.tiles < 1 || static_cast<std::uint64_t>(c.tiles) * tile_bytes > k_max_input_bytes)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." +
-                                std::to_string(k_max_input_bytes / tile_bytes) + " (1 GiB of input)");
+  c.tiles = param::in_range(params, "batch", 1, static_cast<std::int64_t>(k_max_input_bytes / tile_bytes),
+                            (std::to_string(k_max_input_bytes / tile_bytes) + " (1 GiB of input)").c_str());
   return c;
 }
 

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -43,11 +44,9 @@ struct shape {
 /// unsupported_parameter for sizes the kernels cannot take.
 inline shape checked_shape(const nlohmann::json& params, int items) {
   shape s;
-  s.n = params.at("n").get<std::int64_t>();
+  s.n = param::in_range(params, "n", 1, std::int64_t{1} << 31, "2^31");
   const auto block = params.at("block").get<std::int64_t>();
   s.items = items;
-  if (s.n <= 0 || s.n > (std::int64_t{1} << 31))
-    throw unsupported_parameter("n = " + std::to_string(s.n) + " is outside 1..2^31");
   if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
     throw unsupported_parameter("block = " + std::to_string(block) + " is not a power of two from 32 to 1024");
   s.block = static_cast<int>(block);

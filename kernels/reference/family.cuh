@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -29,10 +30,7 @@ inline const family_info& family() {
 }
 
 inline std::uint64_t checked_bytes(const nlohmann::json& params) {
-  const auto bytes = params.at("bytes").get<std::int64_t>();
-  if (bytes <= 0 || static_cast<std::uint64_t>(bytes) > k_max_bytes)
-    throw unsupported_parameter("bytes = " + std::to_string(bytes) + " is outside 1..2^34");
-  return static_cast<std::uint64_t>(bytes);
+  return static_cast<std::uint64_t>(param::in_range(params, "bytes", 1, static_cast<std::int64_t>(k_max_bytes), "2^34"));
 }
 
 /// Seeded input bytes with the top bit clear, so the 0xff poison never equals an input byte:

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_generate.cuh"
 #include "common/readback.cuh"
@@ -28,10 +29,7 @@ inline const family_info& family() {
 }
 
 inline std::int64_t checked_n(const nlohmann::json& params) {
-  const auto n = params.at("n").get<std::int64_t>();
-  if (n <= 0 || n > (std::int64_t{1} << 31))
-    throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1..2^31");
-  return n;
+  return param::in_range(params, "n", 1, std::int64_t{1} << 31, "2^31");
 }
 
 inline std::int64_t blocks_of(std::int64_t n) { return (n + k_elements - 1) / k_elements; }

@@ -3,6 +3,7 @@
 // .x1/.x2/.x4 from registers loaded in fragment order, then reads it back with plain loads of
 // 4 x matrices bytes per lane in row order. Instruction (g, k) stores matrix j's row i from lane
 // 8j + i's address: row g*8N + 8j + i, 16-byte chunk k. Layouts as the ldmatrix family's.
+#include "common/params.hpp"
 #include "ldmatrix/family.cuh"
 
 namespace bb::stmatrix {
@@ -28,13 +29,8 @@ struct config {
 
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto m = params.at("matrices").get<std::int64_t>();
-  if (m != 1 && m != 2 && m != 4) throw unsupported_parameter("matrices = " + std::to_string(m) + " is not 1, 2 or 4");
-  c.matrices = static_cast<int>(m);
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > ldmatrix::k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." +
-                                std::to_string(ldmatrix::k_max_tiles));
+  c.matrices = static_cast<int>(param::one_of(params, "matrices", {1, 2, 4}));
+  c.tiles = param::in_range(params, "batch", 1, ldmatrix::k_max_tiles);
   return c;
 }
 

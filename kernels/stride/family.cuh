@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/compare.hpp"
 #include "common/device_buffer.cuh"
 #include "common/readback.cuh"
@@ -49,11 +50,7 @@ struct config {
 /// what the kernel handles.
 inline config checked_config(const nlohmann::json& params, int group) {
   auto in_range = [&](const char* name, std::int64_t low, std::int64_t high) {
-    const auto v = params.at(name).get<std::int64_t>();
-    if (v < low || v > high)
-      throw unsupported_parameter(std::string(name) + " = " + std::to_string(v) + " is outside " +
-                                  std::to_string(low) + ".." + std::to_string(high));
-    return static_cast<int>(v);
+    return static_cast<int>(param::in_range(params, name, low, high));
   };
   config c;
   c.group = group;
@@ -61,9 +58,7 @@ inline config checked_config(const nlohmann::json& params, int group) {
   if (group == 32 && c.stride != 1)
     throw unsupported_parameter("stride = " + std::to_string(c.stride) +
                                 ": every lane of a broadcast reads one element, so stride must be 1");
-  c.width = in_range("width", 1, 16);
-  if (c.width != 1 && c.width != 2 && c.width != 4 && c.width != 8 && c.width != 16)
-    throw unsupported_parameter("width = " + std::to_string(c.width) + " is not 1, 2, 4, 8 or 16");
+  c.width = static_cast<int>(param::one_of(params, "width", {1, 2, 4, 8, 16}));
   c.blocks = in_range("blocks", 1, k_max_blocks);
   c.iters = in_range("iters", 1, k_max_iters);
   if (static_cast<std::int64_t>(c.elements()) * c.width > k_max_smem_bytes)

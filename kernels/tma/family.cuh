@@ -14,6 +14,7 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -47,7 +48,7 @@ inline config checked_config(const nlohmann::json& params, int span) {
   config c;
   auto rb = params.at("row_bytes").get<std::int64_t>();
   if (rb == 0) rb = span != 0 ? span : 128;
-  if (rb != 32 && rb != 64 && rb != 128) throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not 32, 64 or 128");
+  if (rb != 32 && rb != 64 && rb != 128) throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not one of 32, 64, 128");
   // TMA refuses a box row wider than the span; a narrower one is accepted by the driver but faulted
   // on an H200 (illegal address in sw64 at 32-byte rows, sw128 at 32 and 64), so a swizzled box's
   // row is exactly its span, as in CuTe's swizzle atoms.
@@ -56,9 +57,7 @@ inline config checked_config(const nlohmann::json& params, int span) {
                                 "-byte swizzle span (a swizzled box row must be exactly its span; use row_bytes: " +
                                 std::to_string(span) + ")");
   c.row_bytes = static_cast<int>(rb);
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
 }
 

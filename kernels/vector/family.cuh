@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -54,17 +55,13 @@ struct config {
 /// The parameters for loads of V floats; unsupported_parameter outside what the kernel handles.
 inline config checked_config(const nlohmann::json& params, int v) {
   config c;
-  const auto pitch = params.at("pitch").get<std::int64_t>();
-  if (pitch < k_side || pitch > k_max_pitch)
-    throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is outside 32..64");
+  const auto pitch = param::in_range(params, "pitch", k_side, k_max_pitch);
   if (pitch % v != 0)
     throw unsupported_parameter("pitch = " + std::to_string(pitch) + " is not a multiple of " + std::to_string(v) +
                                 ": rows of " + std::to_string(4 * v) + "-byte loads must start " +
                                 std::to_string(4 * v) + "-byte aligned");
   c.shape.pitch = static_cast<int>(pitch);
-  c.tiles = params.at("batch").get<std::int64_t>();
-  if (c.tiles < 1 || c.tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(c.tiles) + " is outside 1.." + std::to_string(k_max_tiles));
+  c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
 }
 

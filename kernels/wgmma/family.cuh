@@ -14,6 +14,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -39,10 +40,7 @@ inline const family_info& family() {
 }
 
 inline std::int64_t checked_tiles(const nlohmann::json& params) {
-  const auto tiles = params.at("batch").get<std::int64_t>();
-  if (tiles < 1 || tiles > k_max_tiles)
-    throw unsupported_parameter("batch = " + std::to_string(tiles) + " is outside 1.." + std::to_string(k_max_tiles));
-  return tiles;
+  return param::in_range(params, "batch", 1, k_max_tiles);
 }
 
 /// The seeded input value i: an integer in [-2, 2], so every product and sum of 64 of them is
