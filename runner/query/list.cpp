@@ -18,8 +18,8 @@ void write_or_say_empty(const text_table& table, std::ostream& out, output_forma
 } // namespace
 
 bool is_stale(const store::run_row& r) {
-  if (r.status != "running" || r.pid <= 0 || r.host.empty() || r.host != host_name()) return false;
-  return !process_alive(r.pid);
+  if (r.status != "running" || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name()) return false;
+  return !process_alive(r.run.pid);
 }
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
@@ -36,13 +36,13 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
                     {"expect failed", align::right}});
   for (const auto& r : db.runs()) {
     // Twelve hex digits name a commit unambiguously in any repository this size.
-    std::string commit = r.git_commit.empty() ? "-" : r.git_commit.substr(0, 12);
-    if (r.git_dirty) commit += "-dirty";
+    std::string commit = r.run.git_commit.empty() ? "-" : r.run.git_commit.substr(0, 12);
+    if (r.run.git_dirty) commit += "-dirty";
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
     const std::string status = is_stale(r) ? "stale (--resume " + std::to_string(r.id) + ")" : r.status;
-    table.add_row({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.started_at,
-                   status, r.experiment_name, r.gpu_name, commit,
-                   r.fingerprint.empty() ? "-" : r.fingerprint.substr(0, 12), std::to_string(r.configurations),
+    table.add_row({std::to_string(r.id), r.run.session_id == 0 ? "-" : std::to_string(r.run.session_id),
+                   r.run.started_at, status, r.run.experiment_name, r.gpu.name, commit,
+                   r.run.fingerprint.empty() ? "-" : r.run.fingerprint.substr(0, 12), std::to_string(r.configurations),
                    std::to_string(r.failed_configurations),
                    std::to_string(r.failed_expectations)});
   }

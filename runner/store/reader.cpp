@@ -4,78 +4,45 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
 #include "store/database.hpp"
+#include "store/read_model.hpp"
 #include "store/sqlite.hpp"
 
 namespace bb::store {
 
 namespace {
 
-// Reads the gpus columns in the order of k_gpu_columns, starting at `first`.
-constexpr const char* k_gpu_columns =
-    "g.uuid, g.name, g.chip, g.cc_major, g.cc_minor, g.sm_count, g.memory_bytes, g.l2_bytes, "
-    "g.sm_clock_max_mhz, g.mem_clock_max_mhz, g.driver_version, g.cuda_driver_version, "
-    "g.cuda_runtime_version, g.backend";
+using sqlite::statement;
 
-gpu_record read_gpu(const sqlite::statement& st, int first) {
-  gpu_record g;
-  int i = first;
-  g.uuid = st.text(i++);
-  g.name = st.text(i++);
-  g.chip = st.text(i++);
-  g.cc_major = st.int32(i++);
-  g.cc_minor = st.int32(i++);
-  g.sm_count = st.int32(i++);
-  g.memory_bytes = static_cast<std::uint64_t>(st.int64(i++));
-  g.l2_bytes = static_cast<std::uint64_t>(st.int64(i++));
-  g.sm_clock_max_mhz = st.int32(i++);
-  g.mem_clock_max_mhz = st.int32(i++);
-  g.driver_version = st.text(i++);
-  g.cuda_driver_version = st.int32(i++);
-  g.cuda_runtime_version = st.int32(i++);
-  g.backend = st.text(i++);
-  return g;
-}
+// What `bankbench runs` counts besides the run itself.
+constexpr sqlite::field<run_row> k_run_counts[] = {
+    {"(SELECT count(*) FROM configurations c WHERE c.run_id = r.id)", "configurations",
+     [](const statement& st, int i, run_row& r) { r.configurations = st.int32(i); }},
+    {"(SELECT count(*) FROM configurations c WHERE c.run_id = r.id "
+     "AND c.status NOT IN ('ok', 'skipped', 'not_modelled', 'unverified'))",
+     "failed_configurations", [](const statement& st, int i, run_row& r) { r.failed_configurations = st.int32(i); }},
+    {"(SELECT count(*) FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
+     "WHERE c.run_id = r.id AND e.passed = 0)",
+     "failed_expectations", [](const statement& st, int i, run_row& r) { r.failed_expectations = st.int32(i); }},
+};
 
 } // namespace
 
 std::vector<run_row> database::runs() const {
-  sqlite::statement st(
-      m_db.get(), *m_path,
-      "SELECT r.id, r.gpu_id, r.started_at, r.finished_at, r.status, r.experiment_name, r.experiment_path, "
-      "g.name, r.git_commit, r.git_dirty, "
-      "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id), "
-      "(SELECT count(*) FROM configurations c WHERE c.run_id = r.id AND c.status NOT IN ('ok', 'skipped', 'not_modelled', 'unverified')), "
-      "(SELECT count(*) FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
-      " WHERE c.run_id = r.id AND e.passed = 0), "
-      "r.session_id, r.fingerprint, r.host, r.pid "
-      "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id DESC",
-      "listing runs");
+  const int version = user_version();
+  const std::string sql = fmt::format("SELECT {}, {} FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id DESC",
+                                      run_reader::columns(version),
+                                      sqlite::select_list<run_row>(k_run_counts, version));
+  statement st(m_db.get(), *m_path, sql.c_str(), "listing runs");
+  const run_reader run(st);
+  const sqlite::row_reader<run_row> counts(st, k_run_counts);
   std::vector<run_row> rows;
   while (st.step()) {
     run_row r;
-    r.id = st.int64(0);
-    r.gpu_id = st.int64(1);
-    r.started_at = st.text(2);
-    r.finished_at = st.text(3);
-    r.status = st.text(4);
-    r.experiment_name = st.text(5);
-    r.experiment_path = st.text(6);
-    r.gpu_name = st.text(7);
-    r.git_commit = st.text(8);
-    r.git_dirty = st.int64(9) != 0;
-    r.configurations = st.int32(10);
-    r.failed_configurations = st.int32(11);
-    r.host = st.text(13);
-    r.pid = st.is_null(14) ? 0 : st.int64(14);
-    r.failed_expectations = st.int32(12);
-    r.session_id = st.int64(13);
-    r.fingerprint = st.text(14);
-    r.host = st.text(15);
-    r.pid = st.int64(16);
+    run.read(r);
+    counts.read(r);
     rows.push_back(std::move(r));
   }
   return rows;
@@ -88,56 +55,14 @@ std::optional<std::int64_t> database::latest_run_id() const {
 }
 
 std::optional<run_detail> database::run(std::int64_t run_id) const {
-  const std::string sql = fmt::format(
-      "SELECT r.id, r.finished_at, r.status, r.started_at, r.host, r.git_commit, r.git_dirty, "
-      "r.bankbench_version, r.experiment_name, r.experiment_path, r.experiment_text, r.experiment_sha256, "
-      "r.command_line, r.metric_set, r.metrics_json, r.seed, r.warmup, r.samples, r.gpu_id, {} "
-      "FROM runs r JOIN gpus g ON g.id = r.gpu_id WHERE r.id = ?",
-      k_gpu_columns);
-  sqlite::statement st(m_db.get(), *m_path, sql.c_str(), fmt::format("reading run {}", run_id));
+  const std::string sql = fmt::format("SELECT {} FROM runs r JOIN gpus g ON g.id = r.gpu_id WHERE r.id = ?",
+                                      run_reader::columns(user_version()));
+  statement st(m_db.get(), *m_path, sql.c_str(), fmt::format("reading run {}", run_id));
+  const run_reader reader(st);
   st.bind(run_id);
   if (!st.step()) return std::nullopt;
   run_detail d;
-  d.id = st.int64(0);
-  d.finished_at = st.text(1);
-  d.status = st.text(2);
-  run_record& r = d.run;
-  r.started_at = st.text(3);
-  r.host = st.text(4);
-  r.git_commit = st.text(5);
-  r.git_dirty = st.int64(6) != 0;
-  r.bankbench_version = st.text(7);
-  r.experiment_name = st.text(8);
-  r.experiment_path = st.text(9);
-  r.experiment_text = st.text(10);
-  r.experiment_sha256 = st.text(11);
-  r.command_line = st.text(12);
-  r.metric_set = st.text(13);
-  // The column's CHECK guarantees valid JSON; a list of anything but strings is not ours to read.
-  const auto metrics = nlohmann::json::parse(st.text(14), nullptr, false);
-  if (metrics.is_array())
-    for (const auto& m : metrics)
-      if (m.is_string()) r.metrics.push_back(m.get<std::string>());
-  r.seed = static_cast<std::uint64_t>(st.int64(15));
-  r.warmup = st.int32(16);
-  r.samples = st.int32(17);
-  d.gpu_id = st.int64(18);
-  d.gpu = read_gpu(st, 19);
-  sqlite::statement v6(m_db.get(), *m_path,
-                       "SELECT session_id, pid, sources_sha256, fingerprint, slurm_job_id, slurm_array_task_id, "
-                       "cuda_visible_devices, shard FROM runs WHERE id = ?",
-                       fmt::format("reading run {}", run_id));
-  v6.bind(run_id);
-  if (v6.step()) {
-    r.session_id = v6.int64(0);
-    r.pid = v6.int64(1);
-    r.sources_sha256 = v6.text(2);
-    r.fingerprint = v6.text(3);
-    r.slurm_job_id = v6.text(4);
-    r.slurm_array_task_id = v6.text(5);
-    r.cuda_visible_devices = v6.text(6);
-    r.shard = v6.text(7);
-  }
+  reader.read(d);
   return d;
 }
 
@@ -215,12 +140,15 @@ std::vector<configuration_row> database::configurations(std::int64_t run_id) con
 
 std::vector<gpu_row> database::gpus() const {
   const std::string sql = fmt::format(
-      "SELECT g.id, g.first_seen_at, (SELECT count(*) FROM runs r WHERE r.gpu_id = g.id), {} "
+      "SELECT g.id AS id, g.first_seen_at AS first_seen_at, (SELECT count(*) FROM runs r WHERE r.gpu_id = g.id) AS runs, {} "
       "FROM gpus g ORDER BY g.id",
-      k_gpu_columns);
-  sqlite::statement st(m_db.get(), *m_path, sql.c_str(), "listing GPUs");
+      gpu_reader::columns());
+  statement st(m_db.get(), *m_path, sql.c_str(), "listing GPUs");
+  const gpu_reader gpu(st);
+  const int id = st.column_index("id"), first_seen_at = st.column_index("first_seen_at"),
+            runs = st.column_index("runs");
   std::vector<gpu_row> rows;
-  while (st.step()) rows.push_back({st.int64(0), read_gpu(st, 3), st.text(1), st.int32(2)});
+  while (st.step()) rows.push_back({st.int64(id), gpu.read(), st.text(first_seen_at), st.int32(runs)});
   return rows;
 }
 

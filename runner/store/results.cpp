@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/backend.hpp"
+#include "store/read_model.hpp"
 #include "store/samples.hpp"
 #include "store/sqlite.hpp"
 
@@ -26,39 +27,41 @@ std::string architecture(const std::string& backend, int cc_major, int cc_minor)
   return fmt::format("{}:sm_{}{}", backend, cc_major, cc_minor);
 }
 
+run_info info_of(const run_detail& d) {
+  const run_record& r = d.run;
+  return {.id = d.id,
+          .started_at = r.started_at,
+          .status = d.status,
+          .host = r.host,
+          .git_commit = r.git_commit,
+          .experiment_name = r.experiment_name,
+          .experiment_sha256 = r.experiment_sha256,
+          .git_dirty = r.git_dirty,
+          .gpu_id = d.gpu_id,
+          .gpu_name = d.gpu.name,
+          .gpu_uuid = d.gpu.uuid,
+          .backend = d.gpu.backend,
+          .arch = architecture(d.gpu.backend, d.gpu.cc_major, d.gpu.cc_minor),
+          .session_id = r.session_id,
+          .fingerprint = r.fingerprint,
+          .sources_sha256 = r.sources_sha256,
+          .pid = r.pid,
+          .slurm_job_id = r.slurm_job_id,
+          .slurm_array_task_id = r.slurm_array_task_id,
+          .cuda_visible_devices = r.cuda_visible_devices,
+          .shard = r.shard};
+}
+
 std::vector<run_info> run_infos(const database& db) {
-  sqlite::statement st(db.read_handle(), db.path(),
-                       "SELECT r.id, r.started_at, r.status, r.host, r.git_commit, r.git_dirty, r.experiment_name, "
-                       "r.experiment_sha256, r.gpu_id, g.name, g.uuid, g.backend, g.cc_major, g.cc_minor, "
-                       "r.session_id, r.fingerprint, r.sources_sha256, r.pid, r.slurm_job_id, r.slurm_array_task_id, "
-                       "r.cuda_visible_devices, r.shard "
-                       "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
-                       "listing runs");
+  const std::string sql = fmt::format("SELECT {} FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
+                                      run_reader::columns(db.user_version()));
+  sqlite::statement st(db.read_handle(), db.path(), sql.c_str(), "listing runs");
+  const run_reader reader(st);
   std::vector<run_info> runs;
   while (st.step()) {
-    run_info r;
-    r.id = st.int64(0);
-    r.started_at = st.text(1);
-    r.status = st.text(2);
-    r.host = st.text(3);
-    r.git_commit = st.text(4);
-    r.git_dirty = st.int64(5) != 0;
-    r.experiment_name = st.text(6);
-    r.experiment_sha256 = st.text(7);
-    r.gpu_id = st.int64(8);
-    r.gpu_name = st.text(9);
-    r.gpu_uuid = st.text(10);
-    r.backend = st.text(11);
-    r.arch = architecture(r.backend, st.int32(12), st.int32(13));
-    r.session_id = st.int64(14);
-    r.fingerprint = st.text(15);
-    r.sources_sha256 = st.text(16);
-    r.pid = st.int64(17);
-    r.slurm_job_id = st.text(18);
-    r.slurm_array_task_id = st.text(19);
-    r.cuda_visible_devices = st.text(20);
-    r.shard = st.text(21);
-    runs.push_back(std::move(r));
+    run_detail d;
+    reader.read(d);
+    runs.push_back(info_of(d));
   }
   return runs;
 }

@@ -63,7 +63,10 @@ struct result_query {
   bool samples = false;             ///< the timing samples too
 };
 
-/// Every run, oldest first.
+/// `run` as the results commands name it: its fields, and its GPU's name, uuid, backend and architecture.
+run_info info_of(const run_detail& run);
+
+/// Every run, oldest first: the runs that database::runs() reads, as info_of() names them.
 std::vector<run_info> run_infos(const database& db);
 
 /// The configurations of `run_ids`, run by run in the order given, each in seq order.
