@@ -87,6 +87,32 @@ constexpr sqlite::field<run_detail> k_run_fields[] = {
     {"r.shard", "shard", [](const statement& st, int i, run_detail& d) { d.run.shard = st.text(i); }, 6},
 };
 
+using configuration = stored_configuration;
+
+constexpr sqlite::field<configuration> k_configuration_fields[] = {
+    {"c.id", "configuration_id", [](const statement& st, int i, configuration& c) { c.id = st.int64(i); }},
+    {"c.run_id", "run_id", [](const statement& st, int i, configuration& c) { c.run_id = st.int64(i); }},
+    {"c.seq", "seq", [](const statement& st, int i, configuration& c) { c.seq = st.int32(i); }},
+    {"c.variant", "variant", [](const statement& st, int i, configuration& c) { c.variant = st.text(i); }},
+    {"c.family", "family", [](const statement& st, int i, configuration& c) { c.family = st.text(i); }},
+    {"c.params_json", "params_json", [](const statement& st, int i, configuration& c) { c.params_json = st.text(i); }},
+    {"c.status", "status",
+     [](const statement& st, int i, configuration& c) { c.status = status_read(st.text(i), st.path()); }},
+    {"c.reason", "reason", [](const statement& st, int i, configuration& c) { c.reason = st.text(i); }},
+    {"c.bytes_moved", "bytes_moved",
+     [](const statement& st, int i, configuration& c) { c.bytes_moved = static_cast<std::uint64_t>(st.int64(i)); }},
+    {"c.smem_access_bytes", "smem_access_bytes",
+     [](const statement& st, int i, configuration& c) { c.smem_access_bytes = st.int32(i); }},
+    {"c.verified_elements", "verified_elements",
+     [](const statement& st, int i, configuration& c) {
+       c.verified_elements = static_cast<std::uint64_t>(st.int64(i));
+     }},
+    {"c.mismatched_elements", "mismatched_elements",
+     [](const statement& st, int i, configuration& c) {
+       c.mismatched_elements = static_cast<std::uint64_t>(st.int64(i));
+     }},
+};
+
 } // namespace
 
 std::string gpu_reader::columns() { return sqlite::select_list<gpu_record>(k_gpu_fields, 1); }
@@ -109,5 +135,11 @@ void run_reader::read(run_detail& into) const {
   m_run.read(into);
   into.gpu = m_gpu.read();
 }
+
+std::string configuration_reader::columns() { return sqlite::select_list<configuration>(k_configuration_fields, 1); }
+
+configuration_reader::configuration_reader(const statement& st) : m_configuration(st, k_configuration_fields) {}
+
+void configuration_reader::read(stored_configuration& into) const { m_configuration.read(into); }
 
 } // namespace bb::store

@@ -1,6 +1,7 @@
 #pragma once
-/// The store's read models, private to the store: a run joined with its GPU and a GPU, each read
-/// by column name in exactly one place, whatever command asks (list, show, compare, regress ...).
+/// The store's read models, private to the store: a run joined with its GPU, a GPU and a
+/// configuration's own columns, each read by column name in exactly one place, whatever command
+/// asks (list, show, compare, regress ...).
 #include <string>
 
 #include "store/records.hpp"
@@ -35,6 +36,18 @@ public:
 private:
   sqlite::row_reader<run_detail> m_run;
   gpu_reader m_gpu;
+};
+
+/// Reads a configuration's own columns from a statement that selects
+/// configuration_reader::columns() from "configurations c"; c.id is selected as configuration_id.
+class configuration_reader {
+public:
+  static std::string columns();
+  explicit configuration_reader(const sqlite::statement& st);
+  void read(stored_configuration& into) const;
+
+private:
+  sqlite::row_reader<stored_configuration> m_configuration;
 };
 
 } // namespace bb::store

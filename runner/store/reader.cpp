@@ -28,6 +28,25 @@ constexpr sqlite::field<run_row> k_run_counts[] = {
      "failed_expectations", [](const statement& st, int i, run_row& r) { r.failed_expectations = st.int32(i); }},
 };
 
+// A configuration's timing summary as `bankbench show` prints it (its samples are not read).
+constexpr sqlite::field<timing_record> k_timing[] = {
+    {"t.median_ns", "median_ns", [](const statement& st, int i, timing_record& t) { t.median_ns = st.real(i); }},
+    {"t.min_ns", "min_ns", [](const statement& st, int i, timing_record& t) { t.min_ns = st.real(i); }},
+    {"t.max_ns", "max_ns", [](const statement& st, int i, timing_record& t) { t.max_ns = st.real(i); }},
+    {"t.mean_ns", "mean_ns", [](const statement& st, int i, timing_record& t) { t.mean_ns = st.real(i); }},
+    {"t.stddev_ns", "stddev_ns", [](const statement& st, int i, timing_record& t) { t.stddev_ns = st.real(i); }},
+    {"t.spread", "spread", [](const statement& st, int i, timing_record& t) { t.spread = st.real(i); }},
+    {"t.sm_clock_mhz", "sm_clock_mhz",
+     [](const statement& st, int i, timing_record& t) { t.sm_clock_mhz = st.int32(i); }},
+    {"t.sm_clock_max_mhz", "sm_clock_max_mhz",
+     [](const statement& st, int i, timing_record& t) { t.sm_clock_max_mhz = st.int32(i); }},
+    {"t.throttled", "throttled", [](const statement& st, int i, timing_record& t) { t.throttled = st.int64(i) != 0; }},
+    {"t.throttle_reasons", "throttle_reasons",
+     [](const statement& st, int i, timing_record& t) { t.throttle_reasons = st.text(i); }},
+    {"t.bandwidth_gbps", "bandwidth_gbps",
+     [](const statement& st, int i, timing_record& t) { t.bandwidth_gbps = st.real(i); }},
+};
+
 } // namespace
 
 std::vector<run_row> database::runs() const {
@@ -77,64 +96,47 @@ std::vector<configuration_row> database::configurations(std::int64_t run_id) con
   std::vector<configuration_row> rows;
   std::unordered_map<std::int64_t, std::size_t> index; // configuration id -> position in rows
 
-  sqlite::statement st(
-      db, *m_path,
-      "SELECT c.id, c.seq, c.variant, c.family, c.params_json, c.status, c.reason, c.bytes_moved, "
-      "c.smem_access_bytes, c.verified_elements, c.mismatched_elements, t.configuration_id, "
-      "t.median_ns, t.min_ns, t.max_ns, t.mean_ns, t.stddev_ns, t.spread, t.sm_clock_mhz, t.sm_clock_max_mhz, "
-      "t.throttled, t.throttle_reasons, t.bandwidth_gbps "
-      "FROM configurations c LEFT JOIN timings t ON t.configuration_id = c.id WHERE c.run_id = ? ORDER BY c.seq",
-      operation);
+  const std::string sql = fmt::format("SELECT {}, t.configuration_id AS timed, {} FROM configurations c "
+                                      "LEFT JOIN timings t ON t.configuration_id = c.id WHERE c.run_id = ? "
+                                      "ORDER BY c.seq",
+                                      configuration_reader::columns(), sqlite::select_list<timing_record>(k_timing, 1));
+  statement st(db, *m_path, sql.c_str(), operation);
+  const configuration_reader configuration(st);
+  const sqlite::row_reader<timing_record> timing(st, k_timing);
+  const int timed = st.column_index("timed");
   st.bind(run_id);
   while (st.step()) {
     configuration_row c;
-    c.id = st.int64(0);
-    c.seq = st.int32(1);
-    c.variant = st.text(2);
-    c.family = st.text(3);
-    c.params_json = st.text(4);
-    c.status = status_read(st.text(5), *m_path);
-    c.reason = st.text(6);
-    c.bytes_moved = static_cast<std::uint64_t>(st.int64(7));
-    c.smem_access_bytes = st.int32(8);
-    c.verified_elements = static_cast<std::uint64_t>(st.int64(9));
-    c.mismatched_elements = static_cast<std::uint64_t>(st.int64(10));
-    if (!st.is_null(11)) {
-      timing_record t;
-      t.median_ns = st.real(12);
-      t.min_ns = st.real(13);
-      t.max_ns = st.real(14);
-      t.mean_ns = st.real(15);
-      t.stddev_ns = st.real(16);
-      t.spread = st.real(17);
-      t.sm_clock_mhz = st.int32(18);
-      t.sm_clock_max_mhz = st.int32(19);
-      t.throttled = st.int64(20) != 0;
-      t.throttle_reasons = st.text(21);
-      t.bandwidth_gbps = st.real(22);
-      c.timing = std::move(t);
-    }
+    configuration.read(c);
+    if (!st.is_null(timed)) timing.read(c.timing.emplace());
     index.emplace(c.id, rows.size());
     rows.push_back(std::move(c));
   }
 
-  sqlite::statement means(db, *m_path,
-                          "SELECT m.configuration_id, m.name, avg(m.value) FROM metrics m "
-                          "JOIN configurations c ON c.id = m.configuration_id WHERE c.run_id = ? "
-                          "GROUP BY m.configuration_id, m.name",
-                          operation);
+  statement means(db, *m_path,
+                  "SELECT m.configuration_id AS configuration_id, m.name AS name, avg(m.value) AS mean FROM metrics m "
+                  "JOIN configurations c ON c.id = m.configuration_id WHERE c.run_id = ? "
+                  "GROUP BY m.configuration_id, m.name",
+                  operation);
+  const int of = means.column_index("configuration_id"), name = means.column_index("name"),
+            mean = means.column_index("mean");
   means.bind(run_id);
-  while (means.step()) rows[index.at(means.int64(0))].metric_means[means.text(1)] = means.real(2);
+  while (means.step()) rows[index.at(means.int64(of))].metric_means[means.text(name)] = means.real(mean);
 
-  sqlite::statement expectations(db, *m_path,
-                                 "SELECT e.configuration_id, e.metric, e.text, e.observed, e.passed "
-                                 "FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
-                                 "WHERE c.run_id = ? ORDER BY e.id",
-                                 operation);
+  statement expectations(db, *m_path,
+                         "SELECT e.configuration_id AS configuration_id, e.metric AS metric, e.text AS text, "
+                         "e.observed AS observed, e.passed AS passed "
+                         "FROM expectations e JOIN configurations c ON c.id = e.configuration_id "
+                         "WHERE c.run_id = ? ORDER BY e.id",
+                         operation);
+  const int e_of = expectations.column_index("configuration_id"), metric = expectations.column_index("metric"),
+            text = expectations.column_index("text"), observed = expectations.column_index("observed"),
+            passed = expectations.column_index("passed");
   expectations.bind(run_id);
   while (expectations.step())
-    rows[index.at(expectations.int64(0))].expectations.push_back(
-        {expectations.text(1), expectations.text(2), expectations.optional_real(3), expectations.int64(4) != 0});
+    rows[index.at(expectations.int64(e_of))].expectations.push_back({expectations.text(metric), expectations.text(text),
+                                                                     expectations.optional_real(observed),
+                                                                     expectations.int64(passed) != 0});
   return rows;
 }
 

@@ -136,9 +136,10 @@ struct run_row : run_detail {
 /// any other text is a store_error.
 config_status status_read(const std::string& text, const std::string& path);
 
-/// One configuration as `bankbench show` prints it.
-struct configuration_row {
-  std::int64_t id = 0;
+/// One configuration's own columns as stored: the one read model of the configurations table,
+/// which configurations() and read_results() share (store/read_model.hpp).
+struct stored_configuration {
+  std::int64_t id = 0, run_id = 0;
   int seq = 0;
   std::string variant, family, params_json;
   config_status status = config_status::ok;
@@ -146,6 +147,10 @@ struct configuration_row {
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 0;
   std::uint64_t verified_elements = 0, mismatched_elements = 0;
+};
+
+/// One configuration as `bankbench show` prints it.
+struct configuration_row : stored_configuration {
   std::map<std::string, double> metric_means; ///< every metric by name, mean over launches
   std::optional<timing_record> timing; ///< summary only: samples_ns is left empty
   std::vector<expectation_record> expectations; ///< in the experiment's order

@@ -42,12 +42,10 @@ struct failed_expectation {
   std::string metric, text;
 };
 
-/// One configuration of one run, ready to be compared with others.
-struct result_row {
-  std::int64_t run_id = 0;
-  int seq = 0;
-  std::string experiment, arch, variant, params_json;
-  config_status status = config_status::ok;
+/// One configuration of one run, ready to be compared with others: its own columns, and its run's
+/// experiment and architecture.
+struct result_row : stored_configuration {
+  std::string experiment, arch;
   std::map<std::string, metric_stats> metrics; ///< by metric name
   std::optional<double> median_ns, bandwidth_gbps;
   std::vector<double> samples_ns; ///< only when result_query::samples
