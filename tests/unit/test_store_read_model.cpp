@@ -129,6 +129,39 @@ TEST_F(store_read_model, run_infos_runs_and_run_read_the_same_run) {
   EXPECT_EQ(detail->gpu.sm_count, 128);
 }
 
+TEST_F(store_read_model, configurations_and_read_results_read_the_same_configuration_columns) {
+  const auto shown = m_db->configurations(4);
+  const auto results = read_results(*m_db, {4});
+  ASSERT_EQ(shown.size(), 9U);
+  ASSERT_EQ(results.size(), shown.size());
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const stored_configuration& a = shown[i];
+    const stored_configuration& b = results[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.run_id, 4);
+    EXPECT_EQ(b.run_id, 4);
+    EXPECT_EQ(a.seq, static_cast<int>(i));
+    EXPECT_EQ(b.seq, a.seq);
+    EXPECT_EQ(b.variant, a.variant);
+    EXPECT_EQ(b.family, a.family);
+    EXPECT_EQ(b.params_json, a.params_json);
+    EXPECT_EQ(b.status, a.status);
+    EXPECT_EQ(b.bytes_moved, a.bytes_moved);
+    EXPECT_EQ(b.smem_access_bytes, a.smem_access_bytes);
+    EXPECT_EQ(results[i].experiment, "transpose");
+    EXPECT_EQ(results[i].arch, "model");
+  }
+  EXPECT_EQ(shown[4].variant, "transpose/padded");
+  EXPECT_EQ(shown[4].params_json, "{\"n\":4096}");
+  EXPECT_EQ(shown[4].bytes_moved, 2ULL * 4096 * 4096 * 4);
+  EXPECT_FALSE(shown[4].timing.has_value()); // the model times nothing
+  // A measured run's timing summary is read by name as well.
+  const auto measured = m_db->configurations(1);
+  ASSERT_TRUE(measured[0].timing.has_value());
+  EXPECT_GT(measured[0].timing->median_ns, 0);
+  EXPECT_EQ(read_results(*m_db, {1})[0].median_ns, measured[0].timing->median_ns);
+}
+
 TEST(store_read_model_v1, a_version_1_database_opened_read_only_reads_with_empty_version_6_columns) {
   temp_folder tmp;
   const std::string v1 = tmp.file("v1.sqlite");
@@ -169,6 +202,9 @@ TEST(store_read_model_v1, a_version_1_database_opened_read_only_reads_with_empty
   EXPECT_EQ(infos[0].arch, "sm_90");
   EXPECT_EQ(infos[0].git_commit, "abc");
   EXPECT_EQ(infos[0].slurm_job_id, "");
+  const auto configurations = db.configurations(1);
+  ASSERT_EQ(configurations.size(), 1U);
+  EXPECT_EQ(configurations[0].status, bb::config_status::failed);
   // Read, never upgraded.
   EXPECT_EQ(scalar(v1, "PRAGMA user_version"), "1");
 }
