@@ -19,8 +19,8 @@ void write_or_say_empty(const text_table& table, std::ostream& out, output_forma
 } // namespace
 
 bool is_stale(const store::run_row& r) {
-  if (r.status != "running" || r.pid <= 0 || r.host.empty() || r.host != host_name()) return false;
-  return !process_alive(r.pid);
+  if (r.status != "running" || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name()) return false;
+  return !process_alive(r.run.pid);
 }
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
@@ -38,16 +38,17 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
   auto text = [](const std::string& t, std::string shown) {
     return t.empty() ? cell("-", nullptr) : cell(std::move(shown), t);
   };
-  for (const auto& r : db.runs()) {
+  for (const auto& row : db.runs()) {
+    const auto& r = row.run;
     // Twelve hex digits name a commit unambiguously in any repository this size; programs get it whole.
     const std::string dirty = r.git_dirty ? "-dirty" : "";
     cell commit = r.git_commit.empty() ? cell("-" + dirty, nullptr) : cell(r.git_commit.substr(0, 12) + dirty, r.git_commit + dirty);
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
-    const bool stale = is_stale(r);
-    table.add_row({count(r.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,
-                   stale ? cell("stale (--resume " + std::to_string(r.id) + ")", "stale") : cell(r.status),
-                   r.experiment_name, r.gpu_name, std::move(commit), text(r.fingerprint, r.fingerprint.substr(0, 12)),
-                   count(r.configurations), count(r.failed_configurations), count(r.failed_expectations)});
+    const bool stale = is_stale(row);
+    table.add_row({count(row.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,
+                   stale ? cell("stale (--resume " + std::to_string(row.id) + ")", "stale") : cell(row.status),
+                   r.experiment_name, row.gpu.name, std::move(commit), text(r.fingerprint, r.fingerprint.substr(0, 12)),
+                   count(row.configurations), count(row.failed_configurations), count(row.failed_expectations)});
   }
   write_or_say_empty(table, out, format, "runs", db.path());
 }

@@ -313,13 +313,14 @@ std::vector<std::int64_t> technique_runs(const store::database& db, const std::v
   std::map<std::string, const store::run_row*> chosen; // by experiment name
   for (const auto& r : runs) {
     if (r.gpu_id != gpu) continue;
-    auto& c = chosen[r.experiment_name]; // runs are newest first: the first seen is the latest
+    auto& c = chosen[r.run.experiment_name]; // runs are newest first: the first seen is the latest
     if (c == nullptr || (c->status != "completed" && r.status == "completed")) c = &r;
   }
   std::vector<const store::run_row*> picked;
   for (const auto& [name, r] : chosen) picked.push_back(r);
   std::sort(picked.begin(), picked.end(), [](const auto* a, const auto* b) {
-    return std::tie(a->experiment_path, a->experiment_name, a->id) < std::tie(b->experiment_path, b->experiment_name, b->id);
+    return std::tie(a->run.experiment_path, a->run.experiment_name, a->id) <
+           std::tie(b->run.experiment_path, b->run.experiment_name, b->id);
   });
   std::vector<std::int64_t> ids;
   for (const auto* r : picked) ids.push_back(r->id);

@@ -114,21 +114,9 @@ struct gpu_row {
   int runs = 0;
 };
 
-/// One run with its counts, for `bankbench runs`.
-struct run_row {
-  std::int64_t id = 0, gpu_id = 0;
-  std::string started_at, finished_at, status, experiment_name, experiment_path, gpu_name, git_commit;
-  bool git_dirty = false;
-  int configurations = 0;
-  int failed_configurations = 0; ///< status other than ok, skipped and unverified
-  int failed_expectations = 0;
-  std::int64_t session_id = 0; ///< 0: written before sessions
-  std::string fingerprint;     ///< empty: not recorded
-  std::string host;     ///< where the run was written
-  std::int64_t pid = 0; ///< the process that wrote it; 0: not recorded
-};
-
-/// One run in full with its GPU, for `bankbench show`.
+/// One run in full with its GPU, for `bankbench show`: the one read model of the runs table, which
+/// runs(), run() and run_infos() all read (store/read_model.hpp). Columns a database from before
+/// schema version 6 lacks read as "" and 0.
 struct run_detail {
   std::int64_t id = 0;
   std::string finished_at, status;
@@ -137,13 +125,21 @@ struct run_detail {
   gpu_record gpu;
 };
 
+/// One run with its counts, for `bankbench runs`.
+struct run_row : run_detail {
+  int configurations = 0;
+  int failed_configurations = 0; ///< status other than ok, skipped, not_modelled and unverified
+  int failed_expectations = 0;
+};
+
 /// A configurations.status value read back from `path`: the schema's check admits no other, so
 /// any other text is a store_error.
 config_status status_read(const std::string& text, const std::string& path);
 
-/// One configuration as `bankbench show` prints it.
-struct configuration_row {
-  std::int64_t id = 0;
+/// One configuration's own columns as stored: the one read model of the configurations table,
+/// which configurations() and read_results() share (store/read_model.hpp).
+struct stored_configuration {
+  std::int64_t id = 0, run_id = 0;
   int seq = 0;
   std::string variant, family, params_json;
   config_status status = config_status::ok;
@@ -151,6 +147,10 @@ struct configuration_row {
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 0;
   std::uint64_t verified_elements = 0, mismatched_elements = 0;
+};
+
+/// One configuration as `bankbench show` prints it.
+struct configuration_row : stored_configuration {
   std::map<std::string, double> metric_means; ///< every metric by name, mean over launches
   std::optional<timing_record> timing; ///< summary only: samples_ns is left empty
   std::vector<expectation_record> expectations; ///< in the experiment's order

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/backend.hpp"
+#include "store/read_model.hpp"
 #include "store/samples.hpp"
 #include "store/sqlite.hpp"
 
@@ -26,39 +27,41 @@ std::string architecture(const std::string& backend, int cc_major, int cc_minor)
   return fmt::format("{}:sm_{}{}", backend, cc_major, cc_minor);
 }
 
+run_info info_of(const run_detail& d) {
+  const run_record& r = d.run;
+  return {.id = d.id,
+          .started_at = r.started_at,
+          .status = d.status,
+          .host = r.host,
+          .git_commit = r.git_commit,
+          .experiment_name = r.experiment_name,
+          .experiment_sha256 = r.experiment_sha256,
+          .git_dirty = r.git_dirty,
+          .gpu_id = d.gpu_id,
+          .gpu_name = d.gpu.name,
+          .gpu_uuid = d.gpu.uuid,
+          .backend = d.gpu.backend,
+          .arch = architecture(d.gpu.backend, d.gpu.cc_major, d.gpu.cc_minor),
+          .session_id = r.session_id,
+          .fingerprint = r.fingerprint,
+          .sources_sha256 = r.sources_sha256,
+          .pid = r.pid,
+          .slurm_job_id = r.slurm_job_id,
+          .slurm_array_task_id = r.slurm_array_task_id,
+          .cuda_visible_devices = r.cuda_visible_devices,
+          .shard = r.shard};
+}
+
 std::vector<run_info> run_infos(const database& db) {
-  sqlite::statement st(db.read_handle(), db.path(),
-                       "SELECT r.id, r.started_at, r.status, r.host, r.git_commit, r.git_dirty, r.experiment_name, "
-                       "r.experiment_sha256, r.gpu_id, g.name, g.uuid, g.backend, g.cc_major, g.cc_minor, "
-                       "r.session_id, r.fingerprint, r.sources_sha256, r.pid, r.slurm_job_id, r.slurm_array_task_id, "
-                       "r.cuda_visible_devices, r.shard "
-                       "FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
-                       "listing runs");
+  const std::string sql = fmt::format("SELECT {} FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
+                                      run_reader::columns(db.user_version()));
+  sqlite::statement st(db.read_handle(), db.path(), sql.c_str(), "listing runs");
+  const run_reader reader(st);
   std::vector<run_info> runs;
   while (st.step()) {
-    run_info r;
-    r.id = st.int64(0);
-    r.started_at = st.text(1);
-    r.status = st.text(2);
-    r.host = st.text(3);
-    r.git_commit = st.text(4);
-    r.git_dirty = st.int64(5) != 0;
-    r.experiment_name = st.text(6);
-    r.experiment_sha256 = st.text(7);
-    r.gpu_id = st.int64(8);
-    r.gpu_name = st.text(9);
-    r.gpu_uuid = st.text(10);
-    r.backend = st.text(11);
-    r.arch = architecture(r.backend, st.int32(12), st.int32(13));
-    r.session_id = st.int64(14);
-    r.fingerprint = st.text(15);
-    r.sources_sha256 = st.text(16);
-    r.pid = st.int64(17);
-    r.slurm_job_id = st.text(18);
-    r.slurm_array_task_id = st.text(19);
-    r.cuda_visible_devices = st.text(20);
-    r.shard = st.text(21);
-    runs.push_back(std::move(r));
+    run_detail d;
+    reader.read(d);
+    runs.push_back(info_of(d));
   }
   return runs;
 }
@@ -68,33 +71,47 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
   sqlite3* h = db.read_handle();
   const std::string& path = db.path();
   const char* operation = "reading results";
-  sqlite::statement configs(
-      h, path,
-      "SELECT c.id, c.run_id, c.seq, r.experiment_name, g.backend, g.cc_major, g.cc_minor, c.variant, "
-      "c.params_json, c.status, t.median_ns, t.bandwidth_gbps "
-      "FROM configurations c JOIN runs r ON r.id = c.run_id JOIN gpus g ON g.id = r.gpu_id "
-      "LEFT JOIN timings t ON t.configuration_id = c.id WHERE c.run_id = ? ORDER BY c.seq",
-      operation);
+  const std::string configs_sql =
+      fmt::format("SELECT {}, r.experiment_name AS experiment, g.backend AS backend, g.cc_major AS cc_major, "
+                  "g.cc_minor AS cc_minor, t.median_ns AS median_ns, t.bandwidth_gbps AS bandwidth_gbps "
+                  "FROM configurations c JOIN runs r ON r.id = c.run_id JOIN gpus g ON g.id = r.gpu_id "
+                  "LEFT JOIN timings t ON t.configuration_id = c.id WHERE c.run_id = ? ORDER BY c.seq",
+                  configuration_reader::columns());
+  sqlite::statement configs(h, path, configs_sql.c_str(), operation);
+  const configuration_reader configuration(configs);
+  const int experiment = configs.column_index("experiment"), backend = configs.column_index("backend"),
+            cc_major = configs.column_index("cc_major"), cc_minor = configs.column_index("cc_minor"),
+            median_ns = configs.column_index("median_ns"), bandwidth_gbps = configs.column_index("bandwidth_gbps");
   // The wanted names travel as one bound JSON list.
   const bool filter = !query.metrics.empty();
   const std::string names = filter ? " AND m.name IN (SELECT value FROM json_each(?))" : "";
   const std::string names_json = nlohmann::json(query.metrics).dump();
   const std::string metrics_sql =
-      fmt::format("SELECT m.configuration_id, m.name, avg(m.value), min(m.value), max(m.value), count(*) "
+      fmt::format("SELECT m.configuration_id AS configuration_id, m.name AS name, avg(m.value) AS mean, "
+                  "min(m.value) AS min, max(m.value) AS max, count(*) AS launches "
                   "FROM configurations c JOIN metrics m ON m.configuration_id = c.id WHERE c.run_id = ?{} "
                   "GROUP BY m.configuration_id, m.name",
                   names);
   sqlite::statement metrics(h, path, metrics_sql.c_str(), operation);
+  const int m_of = metrics.column_index("configuration_id"), m_name = metrics.column_index("name"),
+            m_mean = metrics.column_index("mean"), m_min = metrics.column_index("min"),
+            m_max = metrics.column_index("max"), m_launches = metrics.column_index("launches");
   sqlite::statement samples(h, path,
-                            "SELECT s.configuration_id, s.gpu_time_ns, s.placement FROM configurations c "
+                            "SELECT s.configuration_id AS configuration_id, s.gpu_time_ns AS gpu_time_ns, "
+                            "s.placement AS placement FROM configurations c "
                             "JOIN timing_samples s ON s.configuration_id = c.id WHERE c.run_id = ? "
                             "ORDER BY s.configuration_id, s.sample_index",
                             operation);
+  const int s_of = samples.column_index("configuration_id"), s_time = samples.column_index("gpu_time_ns"),
+            s_placement = samples.column_index("placement");
   sqlite::statement failed(h, path,
-                           "SELECT e.configuration_id, e.metric, e.text, e.observed FROM configurations c "
+                           "SELECT e.configuration_id AS configuration_id, e.metric AS metric, e.text AS text, "
+                           "e.observed AS observed FROM configurations c "
                            "JOIN expectations e ON e.configuration_id = c.id WHERE c.run_id = ? AND e.passed = 0 "
                            "ORDER BY e.id",
                            operation);
+  const int f_of = failed.column_index("configuration_id"), f_metric = failed.column_index("metric"),
+            f_text = failed.column_index("text"), f_observed = failed.column_index("observed");
 
   std::vector<result_row> rows;
   for (const std::int64_t run_id : run_ids) {
@@ -102,16 +119,12 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
     configs.bind(run_id);
     while (configs.step()) {
       result_row r;
-      r.run_id = configs.int64(1);
-      r.seq = configs.int32(2);
-      r.experiment = configs.text(3);
-      r.arch = architecture(configs.text(4), configs.int32(5), configs.int32(6));
-      r.variant = configs.text(7);
-      r.params_json = configs.text(8);
-      r.status = status_read(configs.text(9), db.path());
-      r.median_ns = configs.optional_real(10);
-      r.bandwidth_gbps = configs.optional_real(11);
-      index.emplace(configs.int64(0), rows.size());
+      configuration.read(r);
+      r.experiment = configs.text(experiment);
+      r.arch = architecture(configs.text(backend), configs.int32(cc_major), configs.int32(cc_minor));
+      r.median_ns = configs.optional_real(median_ns);
+      r.bandwidth_gbps = configs.optional_real(bandwidth_gbps);
+      index.emplace(r.id, rows.size());
       rows.push_back(std::move(r));
     }
     if (filter)
@@ -119,20 +132,21 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
     else
       metrics.bind(run_id);
     while (metrics.step())
-      rows[index.at(metrics.int64(0))].metrics[metrics.text(1)] = {metrics.real(2), metrics.real(3), metrics.real(4),
-                                                                   metrics.int32(5)};
+      rows[index.at(metrics.int64(m_of))].metrics[metrics.text(m_name)] = {metrics.real(m_mean), metrics.real(m_min),
+                                                                           metrics.real(m_max),
+                                                                           metrics.int32(m_launches)};
     if (query.samples) {
       samples.bind(run_id);
       while (samples.step()) {
-        result_row& row = rows[index.at(samples.int64(0))];
-        row.samples_ns.push_back(samples.real(1));
-        row.sample_placement.push_back(samples.int32(2));
+        result_row& row = rows[index.at(samples.int64(s_of))];
+        row.samples_ns.push_back(samples.real(s_time));
+        row.sample_placement.push_back(samples.int32(s_placement));
       }
     }
     failed.bind(run_id);
     while (failed.step()) {
-      rows[index.at(failed.int64(0))].failed_expectations.push_back(
-          {failed.text(1), describe_expectation(failed.text(2), failed.optional_real(3))});
+      rows[index.at(failed.int64(f_of))].failed_expectations.push_back(
+          {failed.text(f_metric), describe_expectation(failed.text(f_text), failed.optional_real(f_observed))});
     }
   }
   return rows;

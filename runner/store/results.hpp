@@ -42,12 +42,10 @@ struct failed_expectation {
   std::string metric, text;
 };
 
-/// One configuration of one run, ready to be compared with others.
-struct result_row {
-  std::int64_t run_id = 0;
-  int seq = 0;
-  std::string experiment, arch, variant, params_json;
-  config_status status = config_status::ok;
+/// One configuration of one run, ready to be compared with others: its own columns, and its run's
+/// experiment and architecture.
+struct result_row : stored_configuration {
+  std::string experiment, arch;
   std::map<std::string, metric_stats> metrics; ///< by metric name
   std::optional<double> median_ns, bandwidth_gbps;
   std::vector<double> samples_ns; ///< only when result_query::samples
@@ -63,7 +61,10 @@ struct result_query {
   bool samples = false;             ///< the timing samples too
 };
 
-/// Every run, oldest first.
+/// `run` as the results commands name it: its fields, and its GPU's name, uuid, backend and architecture.
+run_info info_of(const run_detail& run);
+
+/// Every run, oldest first: the runs that database::runs() reads, as info_of() names them.
 std::vector<run_info> run_infos(const database& db);
 
 /// The configurations of `run_ids`, run by run in the order given, each in seq order.

@@ -79,6 +79,13 @@ std::string statement::text(int column) const {
   return {reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, column))};
 }
 
+int statement::column_index(std::string_view name) const {
+  const int count = sqlite3_column_count(m_stmt);
+  for (int i = 0; i < count; ++i)
+    if (const char* n = sqlite3_column_name(m_stmt, i); n != nullptr && name == n) return i;
+  throw store_error(fmt::format("{}: {}: the result has no column '{}'", *m_path, m_operation, name));
+}
+
 transaction::transaction(sqlite3* db, const std::string& path, std::string_view operation)
     : m_db(db), m_path(&path), m_operation(operation) {
   exec(db, path, "BEGIN IMMEDIATE", m_operation);

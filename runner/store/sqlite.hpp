@@ -4,9 +4,11 @@
 /// database, the operation and SQLite's own message.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -55,6 +57,13 @@ public:
   /// NULL reads as "".
   [[nodiscard]] std::string text(int column) const;
 
+  /// The index of the result column named `name` (its AS alias, where the SQL gives one); throws
+  /// bb::store_error "<path>: <operation>: the result has no column '<name>'" where there is none.
+  /// A linear search over the names: look a column up once per statement, not once per row.
+  [[nodiscard]] int column_index(std::string_view name) const;
+  /// The database path, for messages of the statement's readers.
+  [[nodiscard]] const std::string& path() const noexcept { return *m_path; }
+
 private:
   void reset();
   void bind_int(int index, std::int64_t value);
@@ -82,6 +91,47 @@ private:
   const std::string* m_path;
   sqlite3_stmt* m_stmt = nullptr;
   std::string m_operation;
+};
+
+/// One column of a read model: the SQL that selects it, the name it is selected as, how its value
+/// is stored into `Record`, and the schema version that added it. Each column of a record is
+/// written once, in a table of these that gives both the SELECT list and the read.
+template <class Record> struct field {
+  const char* sql;  ///< "r.started_at"
+  const char* name; ///< "started_at": the alias, which the read looks up
+  void (*read)(const statement& st, int column, Record& into);
+  int since_version = 1; ///< a database older than this selects NULL in its place
+};
+
+/// "<sql> AS <name>, ..." for `fields`; a field added after `version` reads NULL ("" or 0).
+template <class Record> std::string select_list(std::span<const field<Record>> fields, int version) {
+  std::string out;
+  for (const auto& f : fields) {
+    if (!out.empty()) out += ", ";
+    out += version < f.since_version ? "NULL" : f.sql;
+    out += " AS ";
+    out += f.name;
+  }
+  return out;
+}
+
+/// Reads the rows of one statement into `Record` by column name: every name is looked up once,
+/// when the reader is made, so a missing column fails before the first row is read.
+template <class Record> class row_reader {
+public:
+  row_reader(const statement& st, std::span<const field<Record>> fields) : m_st(&st), m_fields(fields) {
+    m_columns.reserve(fields.size());
+    for (const auto& f : fields) m_columns.push_back(st.column_index(f.name));
+  }
+  /// Stores the current row's columns into `into`.
+  void read(Record& into) const {
+    for (std::size_t i = 0; i < m_fields.size(); ++i) m_fields[i].read(*m_st, m_columns[i], into);
+  }
+
+private:
+  const statement* m_st;
+  std::span<const field<Record>> m_fields;
+  std::vector<int> m_columns;
 };
 
 /// Empty text is stored as NULL: optional columns then read naturally in the sqlite3 shell.

@@ -184,7 +184,7 @@ TEST_F(store_writer, run_with_two_configurations_writes_exactly_its_rows) {
   EXPECT_EQ(runs[0].configurations, 2);
   EXPECT_EQ(runs[0].failed_configurations, 1);
   EXPECT_EQ(runs[0].failed_expectations, 1);
-  EXPECT_EQ(runs[0].gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(runs[0].gpu.name, "NVIDIA H100 80GB HBM3");
 
   const auto detail = m_db->run(run);
   ASSERT_TRUE(detail.has_value());
