@@ -14,6 +14,7 @@
 #include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "query/baseline_doc.hpp"
+#include "query/cells.hpp"
 #include "query/compare.hpp"
 #include "query/metric_info.hpp"
 #include "query/noise.hpp"
@@ -28,6 +29,7 @@ namespace bb::cli {
 namespace {
 struct baseline_options {
   std::string name, file, out, rename;
+  std::string format = "table";
   std::vector<std::string> specs;
   bool replace = false;
   CLI::App *save = nullptr, *list = nullptr, *show = nullptr, *exporting = nullptr, *importing = nullptr,
@@ -80,19 +82,25 @@ int save(const baseline_options& o, const global_options& g) {
   return 0;
 }
 
-int list(const global_options& g) {
+int list(const baseline_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
-  query::text_table t(
-      {{"name"}, {"created"}, {"source"}, {"experiments"}, {"arch"}, {"configurations", query::align::right}});
+  const auto format = query::parse_format(o.format);
+  query::text_table t({{"name"},
+                       {"created", query::align::left, "created_at"},
+                       {"source"},
+                       {"experiments"},
+                       {"arch", query::align::left, "architectures"},
+                       {"configurations", query::align::right}});
   for (const auto& b : store::list_baselines(db)) {
     const auto doc = nlohmann::json::parse(b.content_json, nullptr, false);
     const auto n = doc.is_object() && doc.contains("configurations") ? doc["configurations"].size() : 0;
-    t.add_row({b.name, b.created_at, b.source, b.experiments, b.architectures, std::to_string(n)});
+    t.add_row({b.name, b.created_at, b.source, b.experiments, b.architectures,
+               query::count(static_cast<std::int64_t>(n))});
   }
-  if (t.rows() == 0)
+  if (t.rows() == 0 && !query::for_programs(format))
     std::cout << "no baselines in " << db.path() << " yet; `bankbench baseline save NAME` makes one\n";
   else
-    t.write(std::cout, query::output_format::table);
+    t.write(std::cout, format);
   return 0;
 }
 
@@ -152,7 +160,7 @@ int remove(const baseline_options& o, const global_options& g) {
 
 int run_baseline(const baseline_options& o, const global_options& g) {
   if (o.save->parsed()) return save(o, g);
-  if (o.list->parsed()) return list(g);
+  if (o.list->parsed()) return list(o, g);
   if (o.show->parsed()) return show(o, g);
   if (o.exporting->parsed()) return export_baseline(o, g);
   if (o.importing->parsed()) return import_baseline(o, g);
@@ -168,6 +176,7 @@ run_fn setup_baseline(CLI::App& sub, const global_options& global) {
   o->save->add_option("runs", o->specs, std::string("what to save: ") + k_spec_kinds + " (default: latest)");
   o->save->add_flag("--replace", o->replace, "overwrite a baseline of the same name");
   o->list = sub.add_subcommand("list", "list the saved baselines");
+  add_format_option(*o->list, o->format);
   o->show = sub.add_subcommand("show", "print a baseline's values");
   o->show->add_option("name", o->name, "baseline name")->required();
   o->exporting = sub.add_subcommand("export", "write a baseline as JSON, to commit next to the kernels");

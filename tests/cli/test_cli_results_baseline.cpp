@@ -28,6 +28,13 @@ TEST_F(cli_baseline, save_list_export_import_and_regress_elsewhere) {
   r = on("f.sqlite", "baseline list");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   expect_golden("baseline_list.txt", without_clock(r.out));
+  r = on("f.sqlite", "baseline list -f json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto listed = nlohmann::json::parse(r.out);
+  ASSERT_EQ(listed.size(), 1U);
+  EXPECT_EQ(listed[0]["name"], "sm_90");
+  EXPECT_EQ(listed[0]["architectures"], "sm_90");
+  EXPECT_EQ(listed[0]["configurations"], 9);
 
   const std::string file = m_tmp.file("results/baselines/sm_90.json");
   r = on("f.sqlite", "baseline export sm_90 --out '" + file + "'");
