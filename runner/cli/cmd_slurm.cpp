@@ -17,7 +17,7 @@
 #include "common/child_process.hpp"
 #include "cli/commands.hpp"
 #include "config/experiment_files.hpp"
-#include "cli/sweep.hpp"
+#include "session/sweep.hpp"
 #include "common/error.hpp"
 #include "config/share.hpp"
 #include "store/database.hpp"
@@ -30,7 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct slurm_options {
-  sweep::spec spec;
+  session::sweep::spec spec;
   std::string backend, tasks_text, into;
   bool print_only = false, partial = false;
   CLI::App *submit = nullptr, *status = nullptr, *resubmit = nullptr, *collect = nullptr;
@@ -70,24 +70,24 @@ std::string sbatch(const std::vector<std::string>& argv) {
   const auto [rc, out] = capture(argv);
   if (rc != 0)
     throw environment_error(fmt::format("sbatch failed (exit code {}): {}\n  the command was: {}", rc, out,
-                                        sweep::shell_line(argv)));
+                                        session::sweep::shell_line(argv)));
   std::string id = out.substr(0, out.find_first_of(";\n"));
-  if (id.empty()) throw environment_error("sbatch printed no job id for: " + sweep::shell_line(argv));
+  if (id.empty()) throw environment_error("sbatch printed no job id for: " + session::sweep::shell_line(argv));
   return id;
 }
 
 /// Submits `tasks` as one array and the merge job after it; prints both job ids.
-int submit_tasks(const sweep::spec& s, const std::vector<int>& tasks, bool print_only) {
-  const auto array = sweep::array_command(s, tasks);
+int submit_tasks(const session::sweep::spec& s, const std::vector<int>& tasks, bool print_only) {
+  const auto array = session::sweep::array_command(s, tasks);
   if (print_only) {
-    std::cout << sweep::shell_line(array) << "\n" << sweep::shell_line(sweep::merge_command(s, "$ARRAY_JOB_ID")) << "\n";
+    std::cout << session::sweep::shell_line(array) << "\n" << session::sweep::shell_line(session::sweep::merge_command(s, "$ARRAY_JOB_ID")) << "\n";
     return 0;
   }
   const auto array_job = sbatch(array);
-  const auto merge_job = sbatch(sweep::merge_command(s, array_job));
-  sweep::record_submission(s.folder, array_job, merge_job, sweep::array_ranges(tasks));
+  const auto merge_job = sbatch(session::sweep::merge_command(s, array_job));
+  session::sweep::record_submission(s.folder, array_job, merge_job, session::sweep::array_ranges(tasks));
   std::cout << fmt::format("submitted array job {} (tasks {}) and merge job {} (afterany:{}); sweep folder {}\n",
-                           array_job, sweep::array_ranges(tasks), merge_job, array_job, s.folder);
+                           array_job, session::sweep::array_ranges(tasks), merge_job, array_job, s.folder);
   std::cout << fmt::format("follow it with: bankbench slurm status {}\n", s.folder);
   return 0;
 }
@@ -110,7 +110,7 @@ int submit(slurm_options& o) {
   std::vector<int> tasks;
   for (int i = 0; i < s.tasks; ++i) tasks.push_back(i);
   if (o.print_only) return submit_tasks(s, tasks, true);
-  sweep::create(s);
+  session::sweep::create(s);
   spdlog::info("{} configurations in {} experiment file(s), {} tasks of about {} each", total, files.size(), s.tasks,
                (total + static_cast<std::size_t>(s.tasks) - 1) / static_cast<std::size_t>(s.tasks));
   return submit_tasks(s, tasks, false);
@@ -119,7 +119,7 @@ int submit(slurm_options& o) {
 /// Where squeue (the controller's queue, not accounting) lists a task of the sweep's arrays, its
 /// state: a pending or running task is neither lost nor to be submitted again. Without squeue,
 /// or when it fails, the markers alone decide.
-void add_queue_states(const sweep::spec& s, std::vector<sweep::task_status>& tasks) {
+void add_queue_states(const session::sweep::spec& s, std::vector<session::sweep::task_status>& tasks) {
   for (const auto& job : s.array_jobs) {
     const auto [rc, out] = capture({"squeue", "--noheader", "--array", "--format=%i|%T", "--jobs=" + job}, false);
     if (rc != 0) {
@@ -136,39 +136,39 @@ void add_queue_states(const sweep::spec& s, std::vector<sweep::task_status>& tas
           task < 0 || task >= s.tasks)
         continue;
       auto& t = tasks[static_cast<std::size_t>(task)];
-      if (t.state == sweep::task_state::done || t.state == sweep::task_state::failed) continue;
+      if (t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed) continue;
       t.queued = line.substr(bar + 1);
       std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(), [](unsigned char c) { return std::tolower(c); });
     }
   }
 }
 
-const char* state_name(sweep::task_state t) {
+const char* state_name(session::sweep::task_state t) {
   switch (t) {
-  case sweep::task_state::done: return "done";
-  case sweep::task_state::failed: return "failed";
-  case sweep::task_state::unfinished: return "unfinished";
-  case sweep::task_state::never_ran: return "never ran";
+  case session::sweep::task_state::done: return "done";
+  case session::sweep::task_state::failed: return "failed";
+  case session::sweep::task_state::unfinished: return "unfinished";
+  case session::sweep::task_state::never_ran: return "never ran";
   }
   return "?";
 }
 
 /// The tasks to submit again: not done, and not in Slurm's queue.
-std::vector<int> to_run_again(const std::vector<sweep::task_status>& tasks) {
+std::vector<int> to_run_again(const std::vector<session::sweep::task_status>& tasks) {
   std::vector<int> rest;
   for (const auto& t : tasks)
-    if (t.queued.empty() && t.state != sweep::task_state::done) rest.push_back(t.task);
+    if (t.queued.empty() && t.state != session::sweep::task_state::done) rest.push_back(t.task);
   return rest;
 }
 
-std::vector<sweep::task_status> states(const sweep::spec& s) {
-  auto tasks = sweep::scan(s);
+std::vector<session::sweep::task_status> states(const session::sweep::spec& s) {
+  auto tasks = session::sweep::scan(s);
   add_queue_states(s, tasks);
   return tasks;
 }
 
 /// Prints every task's state and the command that runs the rest; returns whether all are done.
-bool report(const sweep::spec& s, const std::vector<sweep::task_status>& tasks, std::ostream& out) {
+bool report(const session::sweep::spec& s, const std::vector<session::sweep::task_status>& tasks, std::ostream& out) {
   std::vector<int> queued;
   int done = 0;
   out << fmt::format("sweep {}: {} task(s)\n", s.folder, s.tasks);
@@ -177,28 +177,28 @@ bool report(const sweep::spec& s, const std::vector<sweep::task_status>& tasks, 
     out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", t.task, t.queued.empty() ? state_name(t.state) : t.queued,
                        t.exit_code >= 0 ? std::to_string(t.exit_code) : "-", t.started.empty() ? "-" : t.started);
     if (!t.queued.empty()) queued.push_back(t.task);
-    done += t.state == sweep::task_state::done ? 1 : 0;
+    done += t.state == session::sweep::task_state::done ? 1 : 0;
   }
   out << fmt::format("{} of {} done", done, s.tasks);
-  if (!queued.empty()) out << fmt::format("; in Slurm's queue: {}", sweep::array_ranges(queued));
+  if (!queued.empty()) out << fmt::format("; in Slurm's queue: {}", session::sweep::array_ranges(queued));
   const auto rest = to_run_again(tasks);
   if (!rest.empty())
     out << fmt::format("; not done: {} (unfinished: started and ended without a marker, i.e. killed or out of "
                        "time)\nrun them again with:\n  {}",
-                       sweep::array_ranges(rest),
-                       sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks", sweep::array_ranges(rest)}));
+                       session::sweep::array_ranges(rest),
+                       session::sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks", session::sweep::array_ranges(rest)}));
   out << "\n";
   return done == s.tasks;
 }
 
 int status(const slurm_options& o) {
-  const auto s = sweep::load(o.spec.folder);
+  const auto s = session::sweep::load(o.spec.folder);
   return report(s, states(s), std::cout) ? 0 : static_cast<int>(exit_code::failures);
 }
 
 int resubmit(const slurm_options& o) {
-  const auto s = sweep::load(o.spec.folder);
-  const auto tasks = o.tasks_text.empty() ? to_run_again(states(s)) : sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
+  const auto s = session::sweep::load(o.spec.folder);
+  const auto tasks = o.tasks_text.empty() ? to_run_again(states(s)) : session::sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
   if (tasks.empty()) {
     std::cout << "every task of " << s.folder << " is done or queued; nothing to resubmit\n";
     return 0;
@@ -207,7 +207,7 @@ int resubmit(const slurm_options& o) {
 }
 
 int collect(const slurm_options& o) {
-  const auto s = sweep::load(o.spec.folder);
+  const auto s = session::sweep::load(o.spec.folder);
   const auto tasks = states(s);
   const bool all_done = report(s, tasks, std::cout);
   const std::string into = o.into.empty() ? s.folder + "/merged.sqlite" : fs::absolute(o.into).string();
@@ -215,8 +215,8 @@ int collect(const slurm_options& o) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(tmp + suffix);
   std::vector<std::string> sources;
   for (const auto& t : tasks) {
-    const auto path = sweep::shard_path(s, t.task);
-    if ((t.state == sweep::task_state::done || o.partial) && fs::exists(path)) sources.push_back(path);
+    const auto path = session::sweep::shard_path(s, t.task);
+    if ((t.state == session::sweep::task_state::done || o.partial) && fs::exists(path)) sources.push_back(path);
   }
   // Rebuilt from the shards every time: a task run again replaces its shard, and nothing is merged twice.
   {

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace bb::cli::sweep {
+namespace bb::session::sweep {
 
 struct spec {
   std::string folder;               ///< absolute
@@ -68,4 +68,4 @@ std::string shell_line(const std::vector<std::string>& argv);
 /// Path of task I's database.
 std::string shard_path(const spec& s, int task);
 
-} // namespace bb::cli::sweep
+} // namespace bb::session::sweep

@@ -1,4 +1,4 @@
-#include "cli/sweep.hpp"
+#include "session/sweep.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "common/error.hpp"
 #include "store/samples.hpp"
 
-namespace bb::cli::sweep {
+namespace bb::session::sweep {
 
 namespace fs = std::filesystem;
 
@@ -224,4 +224,4 @@ std::vector<std::string> merge_command(const spec& s, const std::string& array_j
   return argv;
 }
 
-} // namespace bb::cli::sweep
+} // namespace bb::session::sweep
