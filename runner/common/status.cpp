@@ -21,4 +21,20 @@ std::optional<config_status> config_status_named(std::string_view name) {
   return std::nullopt;
 }
 
+const char* name_of(run_status s) {
+  switch (s) {
+  case run_status::running: return "running";
+  case run_status::completed: return "completed";
+  case run_status::interrupted: return "interrupted";
+  case run_status::failed: return "failed";
+  }
+  return "unknown";
+}
+
+std::optional<run_status> run_status_named(std::string_view name) {
+  for (const auto s : k_run_statuses)
+    if (name == name_of(s)) return s;
+  return std::nullopt;
+}
+
 } // namespace bb

@@ -1,6 +1,7 @@
 #pragma once
-/// What became of one configuration: the values of configurations.status (schemas/store.sql
-/// checks the same list), shared by the executor, the store and the queries.
+/// What became of one configuration (configurations.status) and of a run or a session
+/// (runs.status, sessions.status): the values schemas/store.sql checks, shared by the engine, the
+/// store and the queries.
 #include <array>
 #include <optional>
 #include <string_view>
@@ -27,5 +28,22 @@ const char* name_of(config_status s);
 
 /// The status named `name`; nullopt for any other text.
 std::optional<config_status> config_status_named(std::string_view name);
+
+/// Where a run or a session stands.
+enum class run_status {
+  running,     ///< going, or ended without a word (killed): `list runs` tells which
+  completed,   ///< every configuration it was given ran, whatever became of them
+  interrupted, ///< stopped by a signal or a lost GPU context; resumable
+  failed,      ///< stopped by an error of bankbench or its environment
+};
+
+inline constexpr std::array<run_status, 4> k_run_statuses = {run_status::running, run_status::completed,
+                                                             run_status::interrupted, run_status::failed};
+
+/// "running", "completed", "interrupted" or "failed".
+const char* name_of(run_status s);
+
+/// The status named `name`; nullopt for any other text.
+std::optional<run_status> run_status_named(std::string_view name);
 
 } // namespace bb

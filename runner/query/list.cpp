@@ -19,7 +19,7 @@ void write_or_say_empty(const text_table& table, std::ostream& out, output_forma
 } // namespace
 
 bool is_stale(const store::run_row& r) {
-  if (r.status != "running" || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name()) return false;
+  if (r.status != run_status::running || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name()) return false;
   return !process_alive(r.run.pid);
 }
 
@@ -46,7 +46,7 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
     const bool stale = is_stale(row);
     table.add_row({count(row.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,
-                   stale ? cell("stale (--resume " + std::to_string(row.id) + ")", "stale") : cell(row.status),
+                   stale ? cell("stale (--resume " + std::to_string(row.id) + ")", "stale") : cell(name_of(row.status)),
                    r.experiment_name, row.gpu.name, std::move(commit), text(r.fingerprint, r.fingerprint.substr(0, 12)),
                    count(row.configurations), count(row.failed_configurations), count(row.failed_expectations)});
   }

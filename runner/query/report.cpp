@@ -50,7 +50,7 @@ std::string runs_table(const std::vector<run_rows>& runs) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& [r, configs] : runs)
     rows.push_back({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.gpu_name, r.arch,
-                    short_commit(r), short_fingerprint(r), r.started_at, r.status, std::to_string(configs.size())});
+                    short_commit(r), short_fingerprint(r), r.started_at, name_of(r.status), std::to_string(configs.size())});
   return html::table(
       {"run", "session", "gpu", "arch", "commit", "fingerprint", "started", "status", "configurations"}, rows);
 }

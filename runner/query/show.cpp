@@ -172,7 +172,7 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
       {"gpu", gpu},
       {"started", d.run.started_at},
       {"finished", d.finished_at.empty() ? "-" : d.finished_at},
-      {"status", d.status},
+      {"status", name_of(d.status)},
       {"commit", commit},
   };
   if (format == output_format::markdown) {

@@ -240,7 +240,7 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
   std::string commit = run.git_commit.empty() ? "unknown commit" : "commit " + run.git_commit.substr(0, 12);
   if (run.git_dirty) commit += " (dirty)";
   out << fmt::format("Run {} of `{}`, started {}, {}, status {}", s.run.id, run.experiment_path, run.started_at,
-                     commit, s.run.status);
+                     commit, name_of(s.run.status));
   if (name_gpu) out << ", on " << s.run.gpu.name;
   out << ".";
   if (!s.experiment) out << " The stored experiment no longer loads in this build, so its claims are not shown.";
@@ -314,7 +314,7 @@ std::vector<std::int64_t> technique_runs(const store::database& db, const std::v
   for (const auto& r : runs) {
     if (r.gpu_id != gpu) continue;
     auto& c = chosen[r.run.experiment_name]; // runs are newest first: the first seen is the latest
-    if (c == nullptr || (c->status != "completed" && r.status == "completed")) c = &r;
+    if (c == nullptr || (c->status != run_status::completed && r.status == run_status::completed)) c = &r;
   }
   std::vector<const store::run_row*> picked;
   for (const auto& [name, r] : chosen) picked.push_back(r);

@@ -283,7 +283,7 @@ public:
       // run is marked interrupted where the file still takes it, so --resume completes it.
       if (out.run_id == 0) throw;
       try {
-        m_db->finish_run(out.run_id, "interrupted");
+        m_db->finish_run(out.run_id, run_status::interrupted);
       } catch (const store_error&) {
       }
       throw store_error(fmt::format("{}\nrun {} stopped; what was stored before is kept; once the cause is fixed, "
@@ -330,7 +330,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
     try {
       check_resume_identity(db, run_id, m_source.gpu, record.fingerprint);
     } catch (const usage_error&) {
-      db.finish_run(run_id, "interrupted"); // reopened for nothing: left resumable as it was
+      db.finish_run(run_id, run_status::interrupted); // reopened for nothing: left resumable as it was
       throw;
     }
   }
@@ -393,16 +393,16 @@ void active_session::run(std::size_t index, experiment_result& out) {
     if (runner->full()) store_finished();
   }
   store_finished(); // what an interruption or the end of the experiment left in the group
-  if (!out.context_lost) db.finish_run(run_id, g_interrupted.load() ? "interrupted" : "completed");
+  if (!out.context_lost) db.finish_run(run_id, g_interrupted.load() ? run_status::interrupted : run_status::completed);
 }
 
 } // namespace
 
 void finish_session(const std::string& db_path, const resume_point& start, int exit_code) {
   if (start.session_id == 0) return; // nothing was begun (no GPU, bad input): nothing to close
-  const std::string status = exit_code == 0 || exit_code == static_cast<int>(exit_code::failures) ? "completed"
-                             : exit_code >= 128                                                  ? "interrupted"
-                                                                                                 : "failed";
+  const run_status status = exit_code == 0 || exit_code == static_cast<int>(exit_code::failures) ? run_status::completed
+                            : exit_code >= 128 ? run_status::interrupted
+                                               : run_status::failed;
   std::string counts;
   bool all_ok = false;
   try {

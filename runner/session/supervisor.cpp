@@ -197,7 +197,7 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
       for (const auto id : start.run_ids)
         if (id != 0) {
           try {
-            store::database::open(plan.db).finish_run(id, "interrupted");
+            store::database::open(plan.db).finish_run(id, run_status::interrupted);
           } catch (const error&) {
           }
           spdlog::warn("resume run {} with: {}", id, resume_command(plan, id));

@@ -50,13 +50,13 @@ public:
   /// Records the start of a `bankbench run` invocation (status 'running'); returns its id.
   std::int64_t begin_session(const session_record& session);
   /// Records its end: 'completed', 'interrupted' or 'failed', and the exit code.
-  void finish_session(std::int64_t session_id, const std::string& status, int exit_code);
+  void finish_session(std::int64_t session_id, run_status status, int exit_code);
   std::int64_t begin_run(std::int64_t gpu_id, const run_record& run);
   /// Writes one configuration with its metrics, timing, samples and expectations in one
   /// transaction: all of its rows or, when anything fails, none. Returns its id.
   std::int64_t add_configuration(std::int64_t run_id, const configuration_record& configuration);
   /// Sets the run's status ('completed', 'interrupted' or 'failed') and finished_at to now.
-  void finish_run(std::int64_t run_id, const std::string& status);
+  void finish_run(std::int64_t run_id, run_status status);
 
   // ---- reading ----
 

@@ -120,7 +120,7 @@ private:
     const int before = m_counts.configurations_added;
     copy_configurations(src_id, d.id, seqs_of(d.id));
     bool changed = m_counts.configurations_added > before;
-    if (d.status == "running" && src.text(1) != "running") {
+    if (d.status == name_of(run_status::running) && src.text(1) != name_of(run_status::running)) {
       // The copy in `into` was taken while the run was going; the source saw it end.
       sqlite::statement up(m_dst, m_into.path(), "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
                            "updating a merged run");

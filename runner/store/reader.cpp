@@ -90,6 +90,11 @@ config_status status_read(const std::string& text, const std::string& path) {
   throw store_error(fmt::format("{}: a configuration's status '{}' is none bankbench writes", path, text));
 }
 
+run_status run_status_read(const std::string& text, const std::string& path) {
+  if (const auto s = run_status_named(text)) return *s;
+  throw store_error(fmt::format("{}: a run's status '{}' is none bankbench writes", path, text));
+}
+
 std::vector<configuration_row> database::configurations(std::int64_t run_id) const {
   const std::string operation = fmt::format("reading the configurations of run {}", run_id);
   sqlite3* db = m_db.get();

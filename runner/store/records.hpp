@@ -119,7 +119,8 @@ struct gpu_row {
 /// schema version 6 lacks read as "" and 0.
 struct run_detail {
   std::int64_t id = 0;
-  std::string finished_at, status;
+  std::string finished_at;
+  run_status status = run_status::running;
   run_record run;
   std::int64_t gpu_id = 0;
   gpu_record gpu;
@@ -135,6 +136,9 @@ struct run_row : run_detail {
 /// A configurations.status value read back from `path`: the schema's check admits no other, so
 /// any other text is a store_error.
 config_status status_read(const std::string& text, const std::string& path);
+
+/// A runs.status or sessions.status value read back from `path`, likewise.
+run_status run_status_read(const std::string& text, const std::string& path);
 
 /// One configuration's own columns as stored: the one read model of the configurations table,
 /// which configurations() and read_results() share (store/read_model.hpp).

@@ -31,11 +31,11 @@ run_info info_of(const run_detail& d) {
   const run_record& r = d.run;
   return {.id = d.id,
           .started_at = r.started_at,
-          .status = d.status,
           .host = r.host,
           .git_commit = r.git_commit,
           .experiment_name = r.experiment_name,
           .experiment_sha256 = r.experiment_sha256,
+          .status = d.status,
           .git_dirty = r.git_dirty,
           .gpu_id = d.gpu_id,
           .gpu_name = d.gpu.name,

@@ -19,7 +19,8 @@ std::string architecture(const std::string& backend, int cc_major, int cc_minor)
 /// databases (GPU uuid and backend, started_at, experiment_sha256, host, Slurm job and task, shard).
 struct run_info {
   std::int64_t id = 0;
-  std::string started_at, status, host, git_commit, experiment_name, experiment_sha256;
+  std::string started_at, host, git_commit, experiment_name, experiment_sha256;
+  run_status status = run_status::running;
   bool git_dirty = false;
   std::int64_t gpu_id = 0;
   std::string gpu_name, gpu_uuid, backend, arch;

@@ -106,11 +106,11 @@ std::int64_t database::begin_session(const session_record& s) {
   return sqlite3_last_insert_rowid(m_db.get());
 }
 
-void database::finish_session(std::int64_t session_id, const std::string& status, int exit_code) {
-  const std::string operation = fmt::format("recording the end of session {} ({})", session_id, status);
+void database::finish_session(std::int64_t session_id, run_status status, int exit_code) {
+  const std::string operation = fmt::format("recording the end of session {} ({})", session_id, name_of(status));
   sqlite::statement st(m_db.get(), *m_path,
                        "UPDATE sessions SET status = ?, finished_at = ?, exit_code = ? WHERE id = ?", operation);
-  st.run(status, utc_now_iso8601(), exit_code, session_id);
+  st.run(std::string(name_of(status)), utc_now_iso8601(), exit_code, session_id);
 }
 
 std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
@@ -161,11 +161,11 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
   return id;
 }
 
-void database::finish_run(std::int64_t run_id, const std::string& status) {
-  const std::string operation = fmt::format("recording the end of run {} ({})", run_id, status);
+void database::finish_run(std::int64_t run_id, run_status status) {
+  const std::string operation = fmt::format("recording the end of run {} ({})", run_id, name_of(status));
   check_file_identity();
   sqlite::statement st(m_db.get(), *m_path, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", operation);
-  st.run(status, utc_now_iso8601(), run_id);
+  st.run(std::string(name_of(status)), utc_now_iso8601(), run_id);
   if (sqlite3_changes(m_db.get()) != 1) throw store_error(fmt::format("{}: {}: no such run", *m_path, operation));
 }
 

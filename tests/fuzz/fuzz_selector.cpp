@@ -37,7 +37,7 @@ const bb::store::database& fuzz_database() {
       c.family = "transpose";
       c.params_json = R"({"n":1024})";
       d.add_configuration(run, c);
-      d.finish_run(run, "completed");
+      d.finish_run(run, bb::run_status::completed);
     }
     return d;
   }();

@@ -104,7 +104,7 @@ protected:
     big.reason = "tile 64 needs 33 KiB of shared memory per block";
     m_db->add_configuration(m_run, big);
 
-    m_db->finish_run(m_run, "completed");
+    m_db->finish_run(m_run, bb::run_status::completed);
     // finish_run stamps the current time; the golden text needs a fixed one.
     EXPECT_EQ(sqlite3_exec(m_db->handle(),
                            "UPDATE runs SET finished_at = '2026-11-21T08:31:02.456Z'; "
@@ -241,7 +241,7 @@ TEST_F(query_show, csv_of_several_runs_is_one_table_with_their_ids) {
   c.params_json = R"({"n":1024})";
   c.launches = {launch(0, 1.0, 32, 31)};
   m_db->add_configuration(second, c);
-  m_db->finish_run(second, "completed");
+  m_db->finish_run(second, bb::run_status::completed);
   std::ostringstream out;
   bb::query::show_runs(*m_db, {m_run, second}, out, output_format::csv);
   const std::string text = out.str();

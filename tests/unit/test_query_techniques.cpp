@@ -114,11 +114,11 @@ protected:
       c.timing = timing(ns, c.bytes_moved);
       m_db->add_configuration(m_reference, c);
     }
-    m_db->finish_run(m_reference, "completed");
+    m_db->finish_run(m_reference, bb::run_status::completed);
 
     // Run 2: an older toy run that the page must pass over.
     m_old_toy = m_db->begin_run(gpu, run("toy", "experiments/toy/toy.yaml", k_toy_yaml, "2026-11-20T10:00:00.000Z"));
-    m_db->finish_run(m_old_toy, "completed");
+    m_db->finish_run(m_old_toy, bb::run_status::completed);
 
     // Run 3: the latest toy run: one expectation fails, one configuration gives a wrong result.
     m_toy = m_db->begin_run(gpu, run("toy", "experiments/toy/toy.yaml", k_toy_yaml, "2026-11-21T08:30:12.123Z"));
@@ -143,7 +143,7 @@ protected:
     padded_large.status = bb::config_status::wrong_result;
     padded_large.reason = "3 of 16777216 elements wrong";
     m_db->add_configuration(m_toy, padded_large);
-    m_db->finish_run(m_toy, "completed");
+    m_db->finish_run(m_toy, bb::run_status::completed);
 
     // Run 4: the newest run, a bank-model prediction: not a measurement, so not on the default page.
     gpu_record model;
@@ -152,7 +152,7 @@ protected:
     model.backend = "model";
     m_model = m_db->begin_run(m_db->upsert_gpu(model),
                               run("toy", "experiments/toy/toy.yaml", k_toy_yaml, "2026-11-22T08:00:00.000Z"));
-    m_db->finish_run(m_model, "completed");
+    m_db->finish_run(m_model, bb::run_status::completed);
   }
   void TearDown() override {
     m_db.reset();
@@ -302,7 +302,7 @@ TEST_F(query_techniques, an_unverified_configuration_is_measured_not_unfinished)
   unchecked.launches = {launch(32.0, 1)};
   unchecked.timing = timing(20000, unchecked.bytes_moved);
   m_db->add_configuration(id, unchecked);
-  m_db->finish_run(id, "completed");
+  m_db->finish_run(id, bb::run_status::completed);
   const std::string text = page({id});
   EXPECT_NE(text.find("| [toy](#toy) | held    |                  2 of 2 |"), std::string::npos) << text;
   EXPECT_NE(text.find("|     32.00 |"), std::string::npos) << "the unverified row's counters: " << text;

@@ -89,7 +89,7 @@ TEST_F(session_engine, the_model_runs_every_configuration_and_stores_it) {
   EXPECT_DOUBLE_EQ(naive.metric_means.at("load_wavefronts_per_request"), 32.0);
   const auto run = db.run(start.run_ids[0]);
   ASSERT_TRUE(run.has_value());
-  EXPECT_EQ(run->status, "completed");
+  EXPECT_EQ(run->status, bb::run_status::completed);
   EXPECT_EQ(run->gpu.backend, "model");
   EXPECT_EQ(run->run.command_line, m_plan.command_line);
 }
@@ -150,7 +150,7 @@ TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experi
   for (int seq = 5; seq < 9; ++seq) first.done[0].insert(seq); // stored: 0 to 4
   ASSERT_EQ(bb::session::run_in_process(m_experiments, m_plan, first, nullptr, false), 0);
   const auto run_id = first.run_ids[0];
-  bb::store::database::open(m_plan.db).finish_run(run_id, "interrupted");
+  bb::store::database::open(m_plan.db).finish_run(run_id, bb::run_status::interrupted);
 
   auto gpu = m_plan;
   gpu.backend = bb::backend::cupti; // measurements must never fill a predicted run
@@ -166,5 +166,5 @@ TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experi
   EXPECT_EQ(bb::session::run_in_process(resumed.experiments, m_plan, resumed.start, nullptr, false), 0);
   const auto db = bb::store::database::open_existing(m_plan.db);
   EXPECT_EQ(db.configurations(run_id).size(), 9u);
-  EXPECT_EQ(db.run(run_id)->status, "completed");
+  EXPECT_EQ(db.run(run_id)->status, bb::run_status::completed);
 }

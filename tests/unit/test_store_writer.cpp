@@ -157,7 +157,7 @@ TEST_F(store_writer, run_with_two_configurations_writes_exactly_its_rows) {
   EXPECT_EQ(value("SELECT finished_at FROM runs"), "");
   m_db->add_configuration(run, measured_configuration());
   m_db->add_configuration(run, failed_configuration());
-  m_db->finish_run(run, "completed");
+  m_db->finish_run(run, bb::run_status::completed);
 
   EXPECT_EQ(counts(), (std::vector<int>{1, 1, 2, 6, 1, 3, 2}));
   EXPECT_EQ(value("SELECT status FROM runs"), "completed");
@@ -312,7 +312,7 @@ TEST_F(store_writer, invalid_json_params_are_refused) {
 
 TEST_F(store_writer, configuration_of_an_unknown_run_is_refused) {
   EXPECT_THROW(m_db->add_configuration(99, failed_configuration()), bb::store_error);
-  EXPECT_THROW(m_db->finish_run(99, "completed"), bb::store_error);
+  EXPECT_THROW(m_db->finish_run(99, bb::run_status::completed), bb::store_error);
   EXPECT_EQ(count("configurations"), 0);
 }
 
@@ -358,13 +358,13 @@ TEST_F(store_writer, runs_are_listed_newest_first) {
   auto r = test_run();
   r.experiment_name = "second";
   const auto second = m_db->begin_run(gpu, r);
-  m_db->finish_run(first, "interrupted");
+  m_db->finish_run(first, bb::run_status::interrupted);
   EXPECT_EQ(m_db->latest_run_id(), second);
   const auto runs = m_db->runs();
   ASSERT_EQ(runs.size(), 2U);
   EXPECT_EQ(runs[0].id, second);
-  EXPECT_EQ(runs[0].status, "running");
-  EXPECT_EQ(runs[1].status, "interrupted");
+  EXPECT_EQ(runs[0].status, bb::run_status::running);
+  EXPECT_EQ(runs[1].status, bb::run_status::interrupted);
   EXPECT_EQ(m_db->gpus()[0].runs, 2);
 }
 

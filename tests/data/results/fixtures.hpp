@@ -187,7 +187,7 @@ inline void write_run(store::database& db, const run_plan& p, const fixture_opti
       p.change(variant, n, s);
       db.add_configuration(run, configuration(seq++, variant, n, s, p.timed, p.predicted));
     }
-  db.finish_run(run, "completed");
+  db.finish_run(run, bb::run_status::completed);
 }
 
 inline std::string at(int day, int hour, const fixture_options& o) {
