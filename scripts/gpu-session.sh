@@ -23,13 +23,21 @@
 #                  experiments (those with `metrics: access_kinds`), each kind experiment's `show`,
 #                  and the Nsight Compute parity benchmark over the kind experiments with every
 #                  kind's counters (bench/ncu_parity.py --metric-set access_kinds)
+#   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
+#                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
+#                  is built under build/speed/<commit>, and every binary runs the oldest tree's
+#                  experiments (the same files for all) twice, in alternating order, with its wall
+#                  time; where the suite's time grew, the commits between the two closest builds hold
+#                  the cause. Each tree is a whole build: stage few enough for one call's 600 s
+#                  (scripts/stage-build-deps.sh first, then
+#                  `git archive --format=tar.gz -o .deps/speed/1-45e3417.tar.gz 45e3417`, ...)
 # On an H200, all took 470 s before the parity benchmark gained its three ncu runs of the hardware
 # counters alone (each about a quarter of a whole-set run); where one call may run 600 s at most,
 # run no-parity and parity-only as two calls.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -86,6 +94,33 @@ if [ "$mode" = engine ]; then
   echo "regress session 1 -> 3 rc=$?" | tee -a "$final/engine.txt"; tail -3 "$OUT/regress-1-3.txt" | tee -a "$final/engine.txt"
   "$b" --db "$db" regress --baseline session:2 --candidate session:4 > "$OUT/regress-2-4.txt" 2>&1
   echo "regress session 2 -> 4 rc=$?" | tee -a "$final/engine.txt"; tail -3 "$OUT/regress-2-4.txt" | tee -a "$final/engine.txt"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
+  exit 0
+fi
+if [ "$mode" = speed ]; then
+  ls .deps/speed/*.tar.gz > /dev/null 2>&1 || { echo "gpu-session.sh speed: no .deps/speed/<commit>.tar.gz" >&2; exit 2; }
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  bins=("now=$b") oldest=""
+  for a in .deps/speed/*.tar.gz; do # in name order: stage them as <N>-<commit>.tar.gz, oldest first
+    c=$(basename "$a" .tar.gz) t0=$(date +%s)
+    rm -rf "build/speed/$c" && mkdir -p "build/speed/$c" && tar xzf "$a" -C "build/speed/$c"
+    mkdir -p "build/speed/$c/.deps" && cp -r .deps/include .deps/bin .deps/lib "build/speed/$c/.deps/" 2>/dev/null
+    (cd "build/speed/$c" && bash scripts/gpu-check.sh build > "$OUT/build-$c.txt" 2>&1)
+    echo "$c: build rc=$? in $(( $(date +%s) - t0 )) s" | tee -a "$final/speed.txt"
+    [ -x "build/speed/$c/build/gpu/bankbench" ] && bins=("$c=build/speed/$c/build/gpu/bankbench" "${bins[@]}")
+    [ -z "$oldest" ] && oldest="build/speed/$c/experiments"
+  done
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$final/speed.txt"
+  echo "experiments: $oldest ($(find "$oldest" -name '*.yaml' | wc -l) files)" | tee -a "$final/speed.txt"
+  for round in 1 2; do
+    order=("${bins[@]}"); [ "$round" = 2 ] && order=($(printf '%s\n' "${bins[@]}" | tac))
+    for pair in "${order[@]}"; do
+      name="${pair%%=*}" bin="${pair#*=}" t0=$(date +%s%N)
+      BB_GIT_COMMIT="$name" "$bin" --db "$OUT/speed-$name-$round.sqlite" -q run --no-timing "$oldest" \
+        > /dev/null 2>> "$OUT/speed-runs.err"
+      echo "round $round $name: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/speed.txt"
+    done
+  done
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
