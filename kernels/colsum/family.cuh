@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -104,11 +105,12 @@ template <class Pattern> struct sum_check {
 };
 
 /// Buffers, seeded inputs, launch and the check shared by both patterns.
-template <class Pattern> class colsum_problem final : public problem {
+template <class Pattern> class colsum_problem final : public in_out_problem<float> {
 public:
-  colsum_problem(const nlohmann::json& params, std::uint64_t seed) : m_config(checked_config(params)), m_seed(seed) {
-    m_in = device_buffer<float>(static_cast<std::size_t>(m_config.tiles) * k_matrix_floats);
-    m_out = device_buffer<float>(static_cast<std::size_t>(m_config.tiles) * k_side);
+  colsum_problem(const nlohmann::json& params, std::uint64_t seed) : colsum_problem(checked_config(params), seed) {}
+  colsum_problem(const config& c, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_matrix_floats, static_cast<std::size_t>(c.tiles) * k_side),
+        m_config(c), m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
@@ -119,8 +121,6 @@ public:
                                                                                         m_config.shape, m_config.tiles);
     BB_CUDA_CALL(cudaGetLastError());
   }
-
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
   /// Each sum against a double-precision reference. A float sum of n = 32 terms added one by one,
   /// in any order, is within gamma_31 sum|x_i| of the exact sum, gamma_31 = 31u / (1 - 31u) < 32u
@@ -135,15 +135,11 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   config m_config;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 /// colsum_kernel's shared-memory requests, from the same matrix_shape::offset and Pattern: per

@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -106,13 +107,12 @@ __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ 
   }
 }
 
-template <class Layout, order O> class cp_async_problem final : public problem {
+template <class Layout, order O> class cp_async_problem final : public in_out_problem<float> {
 public:
-  cp_async_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_floats;
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+  cp_async_problem(const config& c, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats, static_cast<std::size_t>(c.tiles) * k_tile_floats),
+        m_config(c), m_seed(seed) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -123,25 +123,14 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
   /// Bit-exact copy, checked on the GPU.
-  verify_result verify() override {
-    const copied_input want{m_seed};
-    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
-      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
-    });
-  }
+  verify_result verify() override { return verify_each(copied_input{m_seed}); }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return 16; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   config m_config;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 template <class Layout, order O> problem_factory factory() {

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -172,14 +173,12 @@ void launch_ldmatrix(std::int64_t tiles, cudaStream_t s, const std::uint32_t* in
 
 /// Buffers of seeded words, launch and check shared by the ldmatrix and stmatrix families:
 /// Expected gives each output word (a BB_HD expected(i) and operator()(i, got)).
-template <class Expected> class word_problem final : public problem {
+template <class Expected> class word_problem final : public in_out_problem<std::uint32_t> {
 public:
   word_problem(std::int64_t tiles, int lane_bytes, Expected want, word_launcher launch, std::uint64_t seed)
-      : m_tiles(tiles), m_lane_bytes(lane_bytes), m_want(want), m_launch(launch) {
-    const std::size_t count = static_cast<std::size_t>(tiles) * k_tile_words;
-    m_in = device_buffer<std::uint32_t>(count);
-    m_out = device_buffer<std::uint32_t>(count);
-    generate_device(m_in.get(), count, word_values{seed});
+      : in_out_problem(static_cast<std::size_t>(tiles) * k_tile_words, static_cast<std::size_t>(tiles) * k_tile_words),
+        m_tiles(tiles), m_lane_bytes(lane_bytes), m_want(want), m_launch(launch) {
+    generate_device(m_in.get(), m_in.size(), word_values{seed});
   }
 
   void launch(void* stream) override {
@@ -187,27 +186,16 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
   /// Bit-exact against the PTX fragment layout, checked on the GPU.
-  verify_result verify() override {
-    return verify_on_device(m_out.get(), m_out.size(), m_want, [&](std::size_t i, std::uint32_t got) {
-      return "out word " + std::to_string(i) + " = " + std::to_string(got) + ", expected " +
-             std::to_string(m_want.expected(i));
-    });
-  }
+  verify_result verify() override { return verify_each(m_want); }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return m_lane_bytes; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   std::int64_t m_tiles = 0;
   int m_lane_bytes = 4;
   Expected m_want;
   word_launcher m_launch;
-  device_buffer<std::uint32_t> m_in;
-  device_buffer<std::uint32_t> m_out;
 };
 
 template <class Layout> word_launcher ldmatrix_launcher(const config& c) {

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -110,13 +111,10 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
   return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
 }
 
-template <model::tma_swizzle Mode> class tma_problem final : public problem {
+template <model::tma_swizzle Mode> class tma_problem final : public in_out_problem<float> {
 public:
-  tma_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_rows * static_cast<std::size_t>(c.row_bytes / 4);
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+  tma_problem(const config& c, std::uint64_t seed) : in_out_problem(floats(c), floats(c)), m_config(c), m_seed(seed) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
     const cuuint64_t dims[2] = {static_cast<cuuint64_t>(c.row_bytes / 4), static_cast<cuuint64_t>(c.tiles * k_rows)};
     const cuuint64_t strides[1] = {static_cast<cuuint64_t>(c.row_bytes)};
     const cuuint32_t box[2] = {static_cast<cuuint32_t>(c.row_bytes / 4), k_rows};
@@ -136,25 +134,18 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
   /// Bit-exact: reading through model::tma_swizzled must undo the hardware's swizzle.
-  verify_result verify() override {
-    const copied_input want{m_seed};
-    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
-      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
-    });
-  }
+  verify_result verify() override { return verify_each(copied_input{m_seed}); }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return 16; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
+  static std::size_t floats(const config& c) {
+    return static_cast<std::size_t>(c.tiles) * k_rows * static_cast<std::size_t>(c.row_bytes / 4);
+  }
+
   config m_config;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
   CUtensorMap m_map{};
 };
 

@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/copied_input.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -81,20 +83,13 @@ __global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict
   }
 }
 
-/// Buffers, seeded inputs, launch and the check for loads of V floats.
-/// Output i must hold the bits of input i, uniform_at(seed, i).
-struct copied_input {
-  std::uint64_t seed;
-  BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, host::uniform_at(seed, i)); }
-};
-
-template <int V> class vector_problem final : public problem {
+/// Seeded inputs, launch and the check for loads of V floats.
+template <int V> class vector_problem final : public in_out_problem<float> {
 public:
-  vector_problem(const config& c, std::uint64_t seed) : m_config(c), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * k_tile_floats;
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+  vector_problem(const config& c, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats, static_cast<std::size_t>(c.tiles) * k_tile_floats),
+        m_config(c), m_seed(seed) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -104,25 +99,14 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
   /// Bit-exact, it is a copy: out = in, checked on the GPU.
-  verify_result verify() override {
-    return verify_on_device(m_out.get(), m_out.size(), copied_input{m_seed}, [&](std::size_t i, float got) {
-      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
-             std::to_string(host::uniform_at(m_seed, i));
-    });
-  }
+  verify_result verify() override { return verify_each(copied_input{m_seed}); }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return 4 * V; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   config m_config;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 template <int V> problem_factory factory() {
