@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -86,12 +87,12 @@ struct field_sum {
   BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
 };
 
-template <class Layout> class layout_problem final : public problem {
+template <class Layout> class layout_problem final : public in_out_problem<float4, float> {
 public:
+  layout_problem(const nlohmann::json& params, std::uint64_t seed) : layout_problem(checked_n(params), seed) {}
   /// Field f of particle i is uniform_at(seed, 4 i + f): the particles are 4n consecutive floats.
-  layout_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)), m_seed(seed) {
-    m_in = device_buffer<float4>(static_cast<std::size_t>(m_n));
-    m_out = device_buffer<float>(static_cast<std::size_t>(m_n));
+  layout_problem(int n, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(n), static_cast<std::size_t>(n)), m_n(n), m_seed(seed) {
     fill_uniform_device(reinterpret_cast<float*>(m_in.get()), 4 * m_in.size(), seed);
   }
 
@@ -101,27 +102,15 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
-
   /// Bit-exact, on the GPU: the kernel adds (x + y) + z in float as the check does (no FMA: there
   /// is no multiply).
-  verify_result verify() override {
-    const field_sum want{m_seed};
-    return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
-      return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " +
-             std::to_string(want.expected(i));
-    });
-  }
+  verify_result verify() override { return verify_each(field_sum{m_seed}); }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return Layout::k_vector_load ? 16 : 4; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   int m_n = 0;
   std::uint64_t m_seed = 0;
-  device_buffer<float4> m_in;
-  device_buffer<float> m_out;
 };
 
 /// layout_kernel's shared-memory requests, from Layout::offset: per warp, the stores of

@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_generate.cuh"
@@ -172,13 +173,15 @@ template <class T, direction D> struct tile_transposed {
 };
 
 /// Buffers, seeded inputs, launch and the check for one element type and direction.
-template <class T, direction D> class padding_problem final : public problem {
+template <class T, direction D> class padding_problem final : public in_out_problem<T> {
+  using base = in_out_problem<T>;
+  using base::m_in;
+  using base::m_out;
+
 public:
-  explicit padding_problem(const config& c, std::uint64_t seed) : m_config(c), m_input{seed} {
-    const std::size_t count = static_cast<std::size_t>(c.tiles) * static_cast<std::size_t>(c.shape.elements());
-    m_in = device_buffer<T>(count);
-    m_out = device_buffer<T>(count);
-    generate_device(m_in.get(), count, m_input);
+  explicit padding_problem(const config& c, std::uint64_t seed)
+      : base(elements(c), elements(c)), m_config(c), m_input{seed} {
+    generate_device(m_in.get(), m_in.size(), m_input);
   }
 
   void launch(void* stream) override {
@@ -187,8 +190,6 @@ public:
         m_in.get(), m_out.get(), m_config.shape);
     BB_CUDA_CALL(cudaGetLastError());
   }
-
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
   /// Bit-exact, it is a copy. column_read: out (cols x 32) = in (32 x cols) transposed, per tile;
   /// column_write: out (32 x cols) = in (cols x 32) transposed. Checked on the GPU.
@@ -200,15 +201,15 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return m_config.element.access_bytes; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
+  static std::size_t elements(const config& c) {
+    return static_cast<std::size_t>(c.tiles) * static_cast<std::size_t>(c.shape.elements());
+  }
+
   config m_config;
   input_elements<T> m_input;
-  device_buffer<T> m_in;
-  device_buffer<T> m_out;
 };
 
 template <direction D> problem_factory factory() {

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "common/params.hpp"
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_generate.cuh"
 #include "common/readback.cuh"
@@ -162,19 +163,17 @@ template <class Layout> model::access_plan blelloch_access_plan(const nlohmann::
 // ---- the shared problem ----
 
 /// Variant: k_threads per block and a launcher; every variant scans blocks of 1024 elements.
-template <class Variant> class scan_problem final : public problem {
+template <class Variant> class scan_problem final : public in_out_problem<std::uint32_t> {
 public:
-  scan_problem(const nlohmann::json& params, std::uint64_t seed) : m_n(checked_n(params)), m_seed(seed) {
-    m_in = device_buffer<std::uint32_t>(static_cast<std::size_t>(m_n));
-    m_out = device_buffer<std::uint32_t>(static_cast<std::size_t>(m_n));
+  scan_problem(const nlohmann::json& params, std::uint64_t seed) : scan_problem(checked_n(params), seed) {}
+  scan_problem(std::int64_t n, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(n), static_cast<std::size_t>(n)), m_n(n), m_seed(seed) {
     generate_device(m_in.get(), m_in.size(), input_integers{seed});
   }
 
   void launch(void* stream) override {
     Variant::launch(m_in.get(), m_out.get(), m_n, static_cast<cudaStream_t>(stream));
   }
-
-  void poison_output() override { BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); }
 
   verify_result verify() override {
     // Exact. An element the kernel never writes keeps the poison 0xffffffff and passes only where
@@ -204,15 +203,11 @@ public:
     return verify_pieces(m_out.get(), m_out.size(), check);
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return 4; }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   std::int64_t m_n = 0;
   std::uint64_t m_seed = 0;
-  device_buffer<std::uint32_t> m_in;
-  device_buffer<std::uint32_t> m_out;
 };
 
 template <class Layout> struct blelloch_variant {
