@@ -4,12 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "common/error.hpp"
 #include "common/metrics.hpp"
 #include "profile/offline.hpp"
+#include "query/cells.hpp"
 #include "query/list.hpp"
+#include "query/table.hpp"
 #include "registry/registry.hpp"
 #include "store/database.hpp"
 
@@ -30,6 +33,27 @@ void list_families() {
     for (const auto* v : registry::instance().variants(f->name))
       std::printf("  %-24s %s\n", v->id().c_str(), v->summary.c_str());
   }
+}
+
+// For programs and Markdown: one row per variant, its family and the family's parameter defaults.
+void list_families_as(query::output_format format) {
+  query::text_table t({{"family"}, {"variant"}, {"summary"}, {"params", query::align::left, "param_defaults"}});
+  for (const auto* f : registry::instance().families()) {
+    nlohmann::json defaults = nlohmann::json::object();
+    for (const auto& p : f->params) defaults[p.name] = p.default_value;
+    for (const auto* v : registry::instance().variants(f->name))
+      t.add_row({f->name, v->id(), v->summary, query::params(defaults.dump())});
+  }
+  t.write(std::cout, format);
+}
+
+// For programs and Markdown: one row per counter of each named set.
+void list_metrics_as(query::output_format format) {
+  query::text_table t({{"set"}, {"metric"}, {"kind"}});
+  for (const auto& s : metrics::named_sets())
+    for (const auto& m : s.metrics) t.add_row({s.name, m, "counter"});
+  for (const auto& d : metrics::derived_metrics()) t.add_row({"derived", d.name, "derived"});
+  t.write(std::cout, format);
 }
 
 void list_metrics() {
@@ -58,11 +82,10 @@ void list_metrics() {
 }
 
 int run_list(const list_options& o, const global_options& g) {
-  if (o.format != "table" && (o.what == "families" || o.what == "metrics"))
-    throw usage_error(fmt::format("--format {}: `list {}` prints text alone; runs and gpus take table, markdown, csv "
-                                  "or json", o.format, o.what));
-  if (o.what == "families") list_families();
-  else if (o.what == "metrics") list_metrics();
+  const auto format = query::parse_format(o.format);
+  const bool text = format == query::output_format::table; // the catalogue's own layout, with descriptions
+  if (o.what == "families") text ? list_families() : list_families_as(format);
+  else if (o.what == "metrics") text ? list_metrics() : list_metrics_as(format);
   else if (o.what == "runs") query::list_runs(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
   else if (o.what == "gpus") query::list_gpus(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
   return 0;
@@ -74,7 +97,9 @@ run_fn setup_list(CLI::App& sub, const global_options& global) {
   sub.add_option("what", o->what, "what to list")
       ->check(CLI::IsMember({"families", "metrics", "runs", "gpus"}))
       ->capture_default_str();
-  add_format_option(sub, o->format, "for runs and gpus; csv and json give whole commits, fingerprints and byte counts");
+  add_format_option(sub, o->format,
+                    "families and metrics as one row per variant or counter outside table; runs and gpus with whole "
+                    "commits, fingerprints and byte counts in csv and json");
   return [o, &global] { return run_list(*o, global); };
 }
 

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 
 using bb::test::run_cli;
@@ -28,6 +30,26 @@ TEST(cli, list_families_shows_the_transpose_variants) {
   EXPECT_EQ(r.exit_code, 0);
   for (const char* v : {"transpose/naive", "transpose/padded", "transpose/swizzled"})
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
+}
+
+TEST(cli, list_families_for_programs_is_one_record_per_variant_with_the_defaults) {
+  const auto r = run_cli("list families -f json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  int transpose = 0;
+  for (const auto& row : rows)
+    if (row["family"] == "transpose") {
+      ++transpose;
+      EXPECT_EQ(row["param_defaults"]["type"], "float") << row.dump();
+    }
+  EXPECT_GE(transpose, 3);
+  const auto text = run_cli("list families");
+  std::size_t variants = 0;
+  for (const auto& row : rows)
+    if (text.out.find(row["variant"].get<std::string>()) != std::string::npos) ++variants;
+  EXPECT_EQ(variants, rows.size()); // the same catalogue as the text listing
+  const auto csv = run_cli("list metrics -f csv");
+  EXPECT_EQ(csv.out.rfind("set,metric,kind\nbank_conflicts,", 0), 0U) << csv.out;
 }
 
 TEST(cli, list_metrics_names_the_bank_conflicts_set) {
