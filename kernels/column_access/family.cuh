@@ -10,6 +10,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/in_out_problem.cuh"
 #include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
@@ -85,13 +86,13 @@ template <int Side> struct tile_transposed {
   BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
 };
 
-template <class Layout> class column_problem final : public problem {
+template <class Layout> class column_problem final : public in_out_problem<float> {
 public:
-  column_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(m_shape.tiles) * k_tile_elements;
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+  column_problem(const nlohmann::json& params, std::uint64_t seed) : column_problem(checked_shape(params), seed) {}
+  column_problem(const shape& s, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(s.tiles) * k_tile_elements, static_cast<std::size_t>(s.tiles) * k_tile_elements),
+        m_shape(s), m_seed(seed) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -101,9 +102,7 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
-  }
+  // poison_output (in_out_problem): every byte 0xff, every float becomes a NaN.
 
   /// Bit-exact, it is a copy: element (r, c) of tile t comes back at (c, r); checked on the GPU.
   verify_result verify() override {
@@ -115,17 +114,13 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   static constexpr int k_side = Layout::k_side;
   static constexpr std::size_t k_tile_elements = static_cast<std::size_t>(k_side) * k_side;
   shape m_shape;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 /// column_kernel's shared-memory requests, from its own Layout::offset and loop bounds: every

@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/in_out_problem.cuh"
 #include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
@@ -39,6 +40,9 @@ struct shape {
   bool column_walk = false;
   [[nodiscard]] int tiles() const { return (n + k_tile - 1) / k_tile; }
 };
+
+/// The pixels of an n x n image.
+inline std::size_t pixels(const shape& s) { return static_cast<std::size_t>(s.n) * static_cast<std::size_t>(s.n); }
 
 inline shape checked_shape(const nlohmann::json& params) {
   shape s;
@@ -91,13 +95,12 @@ struct stencil_check {
   BB_HD bool operator()(std::size_t i, float got) const { return same_bytes(got, expected(i)); }
 };
 
-template <class Layout> class stencil_problem final : public problem {
+template <class Layout> class stencil_problem final : public in_out_problem<float> {
 public:
-  stencil_problem(const nlohmann::json& params, std::uint64_t seed) : m_shape(checked_shape(params)), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(m_shape.n) * m_shape.n;
-    m_in = device_buffer<float>(count);
-    m_out = device_buffer<float>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+  stencil_problem(const nlohmann::json& params, std::uint64_t seed) : stencil_problem(checked_shape(params), seed) {}
+  stencil_problem(const shape& s, std::uint64_t seed)
+      : in_out_problem(pixels(s), pixels(s)), m_shape(s), m_seed(seed) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -111,9 +114,7 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
-  }
+  // poison_output (in_out_problem): every byte 0xff, every float becomes a NaN.
 
   /// Bit-exact, on the GPU: every output pixel against reference_pixel_of (the kernel's order of
   /// operations) over inputs regenerated from the seed.
@@ -126,15 +127,11 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   shape m_shape;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 /// stencil_kernel's shared requests, from load_cell, output_cell and Layout::offset. The tile

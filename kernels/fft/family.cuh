@@ -13,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/in_out_problem.cuh"
 #include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
@@ -115,14 +116,14 @@ __global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restri
   detail::warp_add_to_tally(wrong, first, tally);
 }
 
-template <class Layout> class fft_problem final : public problem {
+template <class Layout> class fft_problem final : public in_out_problem<float2> {
 public:
-  fft_problem(const nlohmann::json& params, std::uint64_t seed) : m_batch(checked_batch(params)), m_seed(seed) {
-    const std::size_t count = static_cast<std::size_t>(m_batch) * k_points;
-    m_in = device_buffer<float2>(count);
-    m_out = device_buffer<float2>(count);
+  fft_problem(const nlohmann::json& params, std::uint64_t seed) : fft_problem(checked_batch(params), seed) {}
+  fft_problem(std::int64_t batch, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(batch) * k_points, static_cast<std::size_t>(batch) * k_points),
+        m_batch(batch), m_seed(seed) {
     // Float i of the input is uniform_at(seed, i): real and imaginary parts interleaved, as float2 lays them out.
-    fill_uniform_device(reinterpret_cast<float*>(m_in.get()), 2 * count, seed);
+    fill_uniform_device(reinterpret_cast<float*>(m_in.get()), 2 * m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -131,9 +132,7 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
-  }
+  // poison_output (in_out_problem): every byte 0xff, every float becomes a NaN.
 
   verify_result verify() override {
     // Every FFT checked on the GPU; the first wrong element is worded from FFT f's exact
@@ -159,15 +158,11 @@ public:
     return r;
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   std::int64_t m_batch = 0;
   std::uint64_t m_seed = 0;
-  device_buffer<float2> m_in;
-  device_buffer<float2> m_out;
 };
 
 /// fft_kernel's shared requests for one FFT, counted batch times: each is listed for re and for

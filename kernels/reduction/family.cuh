@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/in_out_problem.cuh"
 #include "common/params.hpp"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
@@ -158,12 +159,12 @@ struct block_sum_check {
 
 /// A variant: `k_items` elements per thread, a launcher, and the longest chain of float additions
 /// any input passes through on its way to a partial sum (for the verification tolerance).
-template <class Variant> class reduction_problem final : public problem {
+template <class Variant> class reduction_problem final : public in_out_problem<float> {
 public:
   reduction_problem(const nlohmann::json& params, std::uint64_t seed)
-      : m_shape(checked_shape(params, Variant::k_items)), m_seed(seed) {
-    m_in = device_buffer<float>(static_cast<std::size_t>(m_shape.n));
-    m_out = device_buffer<float>(static_cast<std::size_t>(m_shape.blocks()));
+      : reduction_problem(checked_shape(params, Variant::k_items), seed) {}
+  reduction_problem(const shape& s, std::uint64_t seed)
+      : in_out_problem(static_cast<std::size_t>(s.n), static_cast<std::size_t>(s.blocks())), m_shape(s), m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
@@ -171,9 +172,7 @@ public:
     Variant::launch(m_in.get(), m_out.get(), m_shape, static_cast<cudaStream_t>(stream));
   }
 
-  void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float becomes a NaN
-  }
+  // poison_output (in_out_problem): every byte 0xff, every float becomes a NaN.
 
   /// On the GPU: each partial sum against its block's sum, recomputed in double from the generator.
   verify_result verify() override {
@@ -189,15 +188,11 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return m_in.bytes() + m_out.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(float); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
   shape m_shape;
   std::uint64_t m_seed = 0;
-  device_buffer<float> m_in;
-  device_buffer<float> m_out;
 };
 
 /// The classic variants' launcher: one element per thread, block floats of dynamic shared memory.

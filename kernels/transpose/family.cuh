@@ -11,6 +11,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
 #include "common/device_check.cuh"
 #include "common/device_fill.cuh"
@@ -151,14 +152,15 @@ template <class T> struct transposed_input {
 
 /// Buffers, inputs generated on the GPU, launch and the check shared by every transpose variant.
 /// in[i] = T(uniform_at(seed, i)); no host copy of the input or the output exists.
-template <class T> class transpose_problem final : public problem {
+template <class T> class transpose_problem final : public in_out_problem<T> {
+  using base = in_out_problem<T>;
+  using base::m_in;
+  using base::m_out;
+
 public:
   transpose_problem(const config& c, std::uint64_t seed, launcher<T> launch)
-      : m_n(c.n), m_seed(seed), m_launch(launch) {
-    const std::size_t count = static_cast<std::size_t>(m_n) * static_cast<std::size_t>(m_n);
-    m_in = device_buffer<T>(count);
-    m_out = device_buffer<T>(count);
-    fill_uniform_device(m_in.get(), count, seed);
+      : base(elements(c), elements(c)), m_n(c.n), m_seed(seed), m_launch(launch) {
+    fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
@@ -166,9 +168,7 @@ public:
     BB_CUDA_CALL(cudaGetLastError());
   }
 
-  void poison_output() override {
-    BB_CUDA_CALL(cudaMemset(m_out.get(), 0xff, m_out.bytes())); // every float and double becomes a NaN
-  }
+  // poison_output (in_out_problem): every byte 0xff, every float and double becomes a NaN.
 
   /// Bit-exact, it is a copy, checked on the GPU: out[row, col] must hold the bits of
   /// T(uniform_at(seed, col * n + row)).
@@ -180,16 +180,14 @@ public:
     });
   }
 
-  [[nodiscard]] std::uint64_t bytes_moved() const override { return 2ull * m_in.bytes(); }
   [[nodiscard]] int smem_access_bytes() const override { return sizeof(T); }
-  [[nodiscard]] std::uint64_t device_bytes() const override { return m_in.bytes() + m_out.bytes(); }
 
 private:
+  static std::size_t elements(const config& c) { return static_cast<std::size_t>(c.n) * static_cast<std::size_t>(c.n); }
+
   int m_n = 0;
   std::uint64_t m_seed = 0;
   launcher<T> m_launch;
-  device_buffer<T> m_in;
-  device_buffer<T> m_out;
 };
 
 /// How far the matrix reaches into a tile along one axis (S elements, or n mod S at the last
