@@ -62,6 +62,8 @@ bool statement::step() {
   fail(m_db, *m_path, m_operation);
 }
 
+int statement::type(int column) const { return sqlite3_column_type(m_stmt, column); }
+
 bool statement::is_null(int column) const { return sqlite3_column_type(m_stmt, column) == SQLITE_NULL; }
 
 std::int64_t statement::int64(int column) const { return sqlite3_column_int64(m_stmt, column); }

@@ -50,6 +50,8 @@ public:
   bool step();
 
   [[nodiscard]] bool is_null(int column) const;
+  /// SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL: what the row holds.
+  [[nodiscard]] int type(int column) const;
   [[nodiscard]] std::int64_t int64(int column) const;
   [[nodiscard]] int int32(int column) const { return static_cast<int>(int64(column)); }
   [[nodiscard]] double real(int column) const;
