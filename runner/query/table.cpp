@@ -91,8 +91,13 @@ void text_table::write(std::ostream& out, output_format format) const {
   switch (format) {
   case output_format::table: write_text(out); break;
   case output_format::markdown: write_markdown(out); break;
-  case output_format::csv: write_csv(out); break;
-  case output_format::json: out << records().dump(2) << '\n'; break;
+  case output_format::csv:
+  case output_format::json: {
+    row_stream stream(out, format, m_columns);
+    for (const auto& row : m_rows) stream.add_row(row);
+    stream.finish();
+    break;
+  }
   }
 }
 
@@ -148,15 +153,6 @@ void text_table::write_markdown(std::ostream& out) const {
     return m_columns[i].alignment == align::right ? std::string(w[i] - 1, '-') + ":" : std::string(w[i], '-');
   });
   for (const auto& row : cells) line([&](std::size_t i) { return pad(row[i], w[i], m_columns[i].alignment); });
-}
-
-void text_table::write_csv(std::ostream& out) const {
-  auto line = [&](auto cell_of) {
-    for (std::size_t i = 0; i < m_columns.size(); ++i) out << (i > 0 ? "," : "") << csv_cell(cell_of(i));
-    out << '\n';
-  };
-  line([&](std::size_t i) { return key_of(m_columns[i]); });
-  for (const auto& row : m_rows) line([&](std::size_t i) { return csv_text(row[i].value); });
 }
 
 row_stream::row_stream(std::ostream& out, output_format format, std::vector<column> columns)

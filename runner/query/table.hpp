@@ -62,8 +62,9 @@ public:
   [[nodiscard]] std::size_t rows() const noexcept { return m_rows.size(); }
 
   /// table: columns sized to content, two spaces apart, a dashed rule under the header.
-  /// markdown: a GitHub table, numbers right-aligned, `|` escaped. csv: the keys, then the values,
-  /// RFC 4180 quoting, \n line ends, no padding. json: records(), indented.
+  /// markdown: a GitHub table, numbers right-aligned, `|` escaped. csv and json: as row_stream
+  /// writes them (csv: the keys, then the values, RFC 4180 quoting, \n line ends, no padding;
+  /// json: an array of records, one a line, keys in column order).
   void write(std::ostream& out, output_format format) const;
 
   /// The rows as JSON records, one object per row keyed by the columns' keys, for a command that
@@ -74,7 +75,6 @@ private:
   [[nodiscard]] std::vector<std::size_t> widths() const;
   void write_text(std::ostream& out) const;
   void write_markdown(std::ostream& out) const;
-  void write_csv(std::ostream& out) const;
 
   std::vector<column> m_columns;
   std::vector<std::vector<cell>> m_rows;
