@@ -149,7 +149,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     auto session = latest_session(runs);
     if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
     const std::string label = label_of(session, fmt::format("session {}", session.front().session_id));
-    return {label, std::move(session), std::nullopt};
+    return {label, std::move(session), "", std::nullopt};
   }
   if (spec == "latest") {
     auto before = runs_before(runs, anchor->runs);
@@ -157,7 +157,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
       throw usage_error(fmt::format("no earlier run of the same experiment on the same architecture as {} in {}",
                                     anchor->label, db.path()));
     const std::string label = label_of(before, "previous runs");
-    return {label, std::move(before), std::nullopt};
+    return {label, std::move(before), "", std::nullopt};
   }
   if (spec.rfind("session:", 0) == 0) {
     const auto id = as_run_id(std::string_view(spec).substr(8));
@@ -168,11 +168,11 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     if (session.empty())
       throw usage_error(fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id,
                                     db.path()));
-    return {fmt::format("session {}", *id), std::move(session), std::nullopt};
+    return {fmt::format("session {}", *id), std::move(session), "", std::nullopt};
   }
   if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) {
     auto run = select_run(runs, spec, db.path());
-    return {fmt::format("run {}", run.id), {std::move(run)}, std::nullopt};
+    return {fmt::format("run {}", run.id), {std::move(run)}, "", std::nullopt};
   }
   if (spec.rfind("experiment:", 0) == 0) {
     const std::string name = spec.substr(11);
@@ -182,13 +182,15 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
                                     name, db.path()));
     std::sort(newest.begin(), newest.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     const std::string label = label_of(newest, "experiment " + name);
-    return {label, std::move(newest), std::nullopt};
+    return {label, std::move(newest), "", std::nullopt};
   }
   const bool explicit_baseline = spec.rfind("baseline:", 0) == 0;
   const std::string name = explicit_baseline ? spec.substr(9) : spec;
-  if (auto entry = store::find_baseline(db, name)) {
-    const side b = baseline_side(*entry);
-    return {b.label, runs_of_baseline(b, runs), std::move(entry)};
+  if (const auto entry = store::find_baseline(db, name)) {
+    side b = baseline_side(*entry);
+    auto saved_from = runs_of_baseline(b, runs);
+    std::string label = b.label;
+    return {std::move(label), std::move(saved_from), entry->name, std::move(b)};
   }
   if (explicit_baseline)
     throw usage_error(fmt::format("no baseline '{}' in {}; `bankbench baseline list` lists them", name, db.path()));
@@ -203,7 +205,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
                                     db.path(), commits.size()));
     if (!at.empty()) {
       const std::string label = "commit " + at.front().git_commit.substr(0, 12);
-      return {label, std::move(at), std::nullopt};
+      return {label, std::move(at), "", std::nullopt};
     }
   }
   nothing_matches(spec, db);
@@ -214,14 +216,14 @@ std::vector<store::run_info> select_runs(const store::database& db, const std::s
   if (s.baseline && s.runs.empty())
     throw usage_error(fmt::format("{} was saved from runs that {} does not hold; `bankbench baseline show {}` prints "
                                   "it",
-                                  s.label, db.path(), s.baseline->name));
+                                  s.label, db.path(), s.baseline_name));
   return std::move(s.runs);
 }
 
 side select_side(const store::database& db, const std::string& spec, const store::result_query& query,
                  const side* anchor) {
-  const auto s = resolve_spec(db, spec, anchor);
-  if (s.baseline) return baseline_side(*s.baseline);
+  auto s = resolve_spec(db, spec, anchor);
+  if (s.baseline) return std::move(*s.baseline);
   return read_side(db, s.label, s.runs, query);
 }
 

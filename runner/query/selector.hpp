@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "query/side.hpp"
-#include "store/baselines.hpp"
 #include "store/database.hpp"
 
 namespace bb::query {
@@ -27,7 +26,8 @@ namespace bb::query {
 struct selection {
   std::string label;                 ///< "run 12", "session 3", "commit 0a1b2c3d4e5f", "baseline main"
   std::vector<store::run_info> runs; ///< oldest first; a baseline's: the runs it was saved from that the database holds
-  std::optional<store::baseline_entry> baseline; ///< set when `spec` names a baseline
+  std::string baseline_name;         ///< set when `spec` names a baseline
+  std::optional<side> baseline;      ///< its saved configurations, read once
 };
 
 /// Resolves `spec`; throws bb::usage_error when nothing matches or a commit prefix is ambiguous.
