@@ -213,35 +213,49 @@ template <class Layout> problem_factory factory() {
   };
 }
 
+/// The plain accesses of a tile in row order, `w` bytes a lane, for every tile: the fill's stores
+/// (ldmatrix) or the read-back's loads (stmatrix).
+template <class Layout> void add_row_order(model::access_plan& plan, std::uint64_t tiles, int w, model::access_kind kind) {
+  for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
+    model::warp_access a;
+    a.kind = kind;
+    a.width = w;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int byte = (s * 32 + lane) * w;
+      a.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
+    }
+    plan.add(tiles, a);
+  }
+}
+
+/// The row address each lane gives matrix instruction `in_tile` of a tile (rows g*8N.., chunk k).
+template <class Layout> std::array<std::uint32_t, 32> instruction_rows(int in_tile, int matrices) {
+  const int g = in_tile / 8, k = in_tile % 8;
+  std::array<std::uint32_t, 32> rows{};
+  for (int lane = 0; lane < 32; ++lane)
+    rows[static_cast<std::size_t>(lane)] =
+        static_cast<std::uint32_t>(Layout::offset(g * 8 * matrices + lane % (8 * matrices), 16 * k));
+  return rows;
+}
+
+/// The b16 tile as the bank map draws it.
+template <class Layout> model::tile_layout b16_tile() {
+  return model::make_tile_layout("b16 tile", k_rows, k_row_bytes / 2, 2, Layout::k_bytes / k_rows / 2,
+                                 [](int r, int col) { return Layout::offset(r, 2 * col) / 2; });
+}
+
 /// ldmatrix_kernel's requests from the same Layout::offset: the fill stores and the ldmatrix
 /// instructions of one tile, counted for every tile.
 template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
   const config c = checked_config(params);
-  const int w = c.lane_bytes();
   const auto tiles = static_cast<std::uint64_t>(c.tiles);
   model::access_plan plan;
-  plan.access_bytes = w;
-  for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
-    model::warp_access store;
-    store.kind = model::access_kind::store;
-    store.width = w;
-    for (int lane = 0; lane < 32; ++lane) {
-      const int byte = (s * 32 + lane) * w;
-      store.address[static_cast<std::size_t>(lane)] =
-          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
-    }
-    plan.add(tiles, store);
-  }
-  for (int in_tile = 0; in_tile < c.instructions(); ++in_tile) {
-    const int g = in_tile / 8, k = in_tile % 8;
-    std::array<std::uint32_t, 32> rows{};
-    for (int lane = 0; lane < 32; ++lane)
-      rows[static_cast<std::size_t>(lane)] =
-          static_cast<std::uint32_t>(Layout::offset(g * 8 * c.matrices + lane % (8 * c.matrices), 16 * k));
-    plan.add(tiles, model::matrix_access(rows, c.matrices));
-  }
-  plan.tile = model::make_tile_layout("b16 tile", k_rows, k_row_bytes / 2, 2, Layout::k_bytes / k_rows / 2,
-                                      [](int r, int col) { return Layout::offset(r, 2 * col) / 2; });
+  plan.access_bytes = c.lane_bytes();
+  add_row_order<Layout>(plan, tiles, c.lane_bytes(), model::access_kind::store);
+  for (int in_tile = 0; in_tile < c.instructions(); ++in_tile)
+    plan.add(tiles, model::matrix_access(instruction_rows<Layout>(in_tile, c.matrices), c.matrices));
+  plan.tile = b16_tile<Layout>();
   return plan;
 }
 

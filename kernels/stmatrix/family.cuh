@@ -107,30 +107,14 @@ template <class Layout> problem_factory factory() {
 /// stmatrix_kernel's requests: the stmatrix instructions and the read-back loads of one tile.
 template <class Layout> model::access_plan shared_access_plan(const nlohmann::json& params) {
   const config c = checked_config(params);
-  const int w = c.lane_bytes();
   const auto tiles = static_cast<std::uint64_t>(c.tiles);
   model::access_plan plan;
-  plan.access_bytes = w;
-  for (int in_tile = 0; in_tile < k_rows / c.matrices; ++in_tile) {
-    const int g = in_tile / 8, k = in_tile % 8;
-    std::array<std::uint32_t, 32> rows{};
-    for (int lane = 0; lane < 32; ++lane)
-      rows[static_cast<std::size_t>(lane)] =
-          static_cast<std::uint32_t>(Layout::offset(g * 8 * c.matrices + lane % (8 * c.matrices), 16 * k));
-    plan.add(tiles, model::matrix_access(rows, c.matrices, model::access_kind::stsm));
-  }
-  for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
-    model::warp_access load;
-    load.width = w;
-    for (int lane = 0; lane < 32; ++lane) {
-      const int byte = (s * 32 + lane) * w;
-      load.address[static_cast<std::size_t>(lane)] =
-          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
-    }
-    plan.add(tiles, load);
-  }
-  plan.tile = model::make_tile_layout("b16 tile", k_rows, k_row_bytes / 2, 2, Layout::k_bytes / k_rows / 2,
-                                      [](int r, int col) { return Layout::offset(r, 2 * col) / 2; });
+  plan.access_bytes = c.lane_bytes();
+  for (int in_tile = 0; in_tile < k_rows / c.matrices; ++in_tile)
+    plan.add(tiles, model::matrix_access(ldmatrix::instruction_rows<Layout>(in_tile, c.matrices), c.matrices,
+                                         model::access_kind::stsm));
+  ldmatrix::add_row_order<Layout>(plan, tiles, c.lane_bytes(), model::access_kind::load);
+  plan.tile = ldmatrix::b16_tile<Layout>();
   return plan;
 }
 
