@@ -110,7 +110,8 @@ std::string short_result(const launch::config_result& r, const store::configurat
   return s;
 }
 
-store::run_record run_record_of(const config::experiment& e, const run_plan& plan, std::int64_t session_id) {
+store::run_record run_record_of(const config::experiment& e, const run_plan& plan, std::int64_t session_id,
+                                const git_state& git) {
   store::run_record r;
   r.session_id = session_id;
   r.pid = static_cast<std::int64_t>(getpid());
@@ -119,7 +120,6 @@ store::run_record run_record_of(const config::experiment& e, const run_plan& pla
   r.started_at = store::utc_now_iso8601();
   r.host = host_name();
   r.pid = ::getpid();
-  const auto git = git_state_of(std::filesystem::path(e.path).parent_path().string());
   r.git_commit = git.commit;
   r.git_dirty = git.dirty;
   r.bankbench_version = BB_VERSION;
@@ -295,6 +295,14 @@ public:
 
 private:
   void run(std::size_t index, experiment_result& out);
+  /// The git state of the experiment's folder, asked once per folder and session: `git status`
+  /// walks the whole checkout, and a suite's files usually share one folder.
+  const git_state& git_of(const config::experiment& e) {
+    const std::string dir = std::filesystem::path(e.path).parent_path().string();
+    auto it = m_git.find(dir);
+    if (it == m_git.end()) it = m_git.emplace(dir, git_state_of(dir)).first;
+    return it->second;
+  }
   launch::exec_options exec_options_of(const config::experiment& e, const store::run_record& record) const;
 
   const std::vector<config::experiment>& m_experiments;
@@ -305,6 +313,7 @@ private:
   counter_source m_source;
   std::int64_t m_gpu_id = 0;
   cost_totals m_cost;
+  std::map<std::string, git_state> m_git; ///< by experiment folder
 };
 
 launch::exec_options active_session::exec_options_of(const config::experiment& e,
@@ -324,7 +333,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
   const config::experiment& e = m_experiments[index];
   store::database& db = *m_db;
   const auto configs = config::expand(e);
-  const auto record = run_record_of(e, m_plan, m_start.session_id);
+  const auto record = run_record_of(e, m_plan, m_start.session_id, git_of(e));
   std::int64_t& run_id = out.run_id;
   if (run_id != 0) {
     try {
