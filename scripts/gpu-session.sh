@@ -121,6 +121,31 @@ if [ "$mode" = speed ]; then
       echo "round $round $name: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/speed.txt"
     done
   done
+  # The current binary once more without BB_GIT_COMMIT: what asking git costs where the copy has a .git.
+  if [ -d .git ]; then echo ".git: $(git rev-parse --short HEAD 2>&1)"; else echo "no .git"; fi | tee -a "$final/speed.txt"
+  t0=$(date +%s%N)
+  env -u BB_GIT_COMMIT "$b" --db "$OUT/speed-now-git.sqlite" -q run --no-timing "$oldest" > /dev/null 2>> "$OUT/speed-runs.err"
+  echo "now, asking git: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/speed.txt"
+  # Each experiment's seconds per binary (first round), from its runs' started_at and finished_at.
+  python3 - "$OUT" > "$final/speed-per-experiment.txt" 2>&1 <<'PY'
+import glob, os, sqlite3, sys
+from datetime import datetime
+def secs(a, b):
+    f = lambda t: datetime.strptime(t, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return (f(b) - f(a)).total_seconds()
+cols, names = {}, []
+for db in sorted(glob.glob(os.path.join(sys.argv[1], "speed-*-1.sqlite"))):
+    name = os.path.basename(db)[6:-9]
+    names.append(name)
+    con = sqlite3.connect(db)
+    for exp, a, b, n in con.execute("SELECT r.experiment_name, r.started_at, r.finished_at, "
+                                    "(SELECT COUNT(*) FROM configurations c WHERE c.run_id = r.id) FROM runs r"):
+        cols.setdefault(exp, {})[name] = (secs(a, b) if a and b else float("nan"), n)
+print("| experiment | " + " | ".join(f"{n} s (configs)" for n in names) + " |")
+for exp in sorted(cols):
+    print(f"| {exp} | " + " | ".join("{:.2f} ({})".format(*cols[exp][n]) if n in cols[exp] else "-" for n in names) + " |")
+PY
+  cat "$final/speed-per-experiment.txt"
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
