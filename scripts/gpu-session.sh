@@ -79,13 +79,6 @@ if [ "$mode" = engine ]; then
     BB_GIT_COMMIT="$commit" "$bin" --db "$db" -q run build/before-src/experiments > /dev/null 2>> "$OUT/engine-runs.err"
     echo "$bin: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/engine.txt"
   done
-  # The counters-and-verification pass alone (what the parity benchmark sets against ncu), each binary once.
-  for bin in "$before" "$b"; do
-    t0=$(date +%s%N)
-    "$bin" --db "$OUT/no-timing-$(( $(date +%s%N) % 100000 )).sqlite" -q run --no-timing build/before-src/experiments \
-      > /dev/null 2>> "$OUT/engine-runs.err"
-    echo "$bin run --no-timing: rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/engine.txt"
-  done
   # This build's whole default suite (the access-kind experiments included), for its wall time.
   t0=$(date +%s%N)
   "$b" --db "$OUT/all.sqlite" -q run experiments > /dev/null 2> "$OUT/all.err"

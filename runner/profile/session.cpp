@@ -23,32 +23,10 @@ namespace bb::profile {
 struct session::impl {
   CUcontext ctx = nullptr;
   CUpti_Profiler_Host_Object* host = nullptr;
-};
-
-namespace {
-// The range profiler enabled on the process's context, shared by every session (metric list):
-// one may be enabled on a context at a time, and a new one costs 10-17 ms to enable plus about
-// 120 ms in its first pass. With one per session, each switch between the default set and
-// access_kinds cost about 0.2 s on an H100 (12 switches in the default suite). Each session brings
-// its own config and counter data images to SetConfig.
-struct shared_profiler {
   CUpti_RangeProfiler_Object* range = nullptr; ///< non-null while enabled
-  CUcontext ctx = nullptr;
-  std::size_t max_ranges = 0; ///< the capacity it was set up with (it keeps its first)
-  bool grouped = false;       ///< whether it was set up for user ranges and user replay (it keeps its first)
-  std::uint64_t generation = 0; ///< counts enables: a counter data image is sized against one of them
-  int sessions = 0;             ///< live sessions; the last to go disables it
 };
-shared_profiler g_profiler;
 
-void disable_profiler() noexcept {
-  if (g_profiler.range == nullptr) return;
-  CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, nullptr};
-  p.pRangeProfilerObject = g_profiler.range;
-  cuptiRangeProfilerDisable(&p);
-  g_profiler.range = nullptr;
-}
-} // namespace
+session* session::s_active = nullptr;
 
 namespace {
 // Wall time of each step of a counter pass, for `run -vv`.
@@ -139,7 +117,6 @@ std::string chip_name(int device) {
 std::unique_ptr<session> session::create(int device, const std::vector<std::string>& metrics) {
   std::unique_ptr<session> s(new session());
   s->m_impl = std::make_unique<impl>();
-  ++g_profiler.sessions;
   ensure_initialized();
   check_supported(device);
   s->m_chip = chip_name(device);
@@ -199,36 +176,42 @@ std::unique_ptr<session> session::create(int device, const std::vector<std::stri
   return s;
 }
 
+// One range profiler may be enabled on a context at a time: the session about to profile takes
+// it over from whichever session had it.
 void session::enable() {
-  if (g_profiler.range != nullptr && g_profiler.ctx != m_impl->ctx) disable_profiler(); // one context at a time
-  if (g_profiler.range == nullptr) {
-    CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, nullptr};
-    en.ctx = m_impl->ctx;
-    BB_CUPTI_CALL(cuptiRangeProfilerEnable(&en));
-    g_profiler.range = en.pRangeProfilerObject;
-    g_profiler.ctx = m_impl->ctx;
-    ++g_profiler.generation;
-  }
-  if (m_generation != g_profiler.generation) {
-    m_counter_data.clear(); // sized against the range profiler enabled now
-    m_generation = g_profiler.generation;
-  }
+  if (m_impl->range != nullptr) return;
+  if (s_active != nullptr && s_active != this) s_active->disable();
+  CUpti_RangeProfiler_Enable_Params en{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE, nullptr};
+  en.ctx = m_impl->ctx;
+  BB_CUPTI_CALL(cuptiRangeProfilerEnable(&en));
+  m_impl->range = en.pRangeProfilerObject;
+  s_active = this;
+  m_counter_data.clear(); // sized against the new range profiler object
+}
+
+void session::disable() noexcept {
+  if (m_impl == nullptr || m_impl->range == nullptr) return;
+  CUpti_RangeProfiler_Disable_Params p{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE, nullptr};
+  p.pRangeProfilerObject = m_impl->range;
+  cuptiRangeProfilerDisable(&p);
+  m_impl->range = nullptr;
+  if (s_active == this) s_active = nullptr;
 }
 
 void session::reset_counter_data() {
   if (m_counter_data.empty()) {
     CUpti_RangeProfiler_GetCounterDataSize_Params sz{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE, nullptr};
-    sz.pRangeProfilerObject = g_profiler.range;
+    sz.pRangeProfilerObject = m_impl->range;
     sz.pMetricNames = m_name_ptrs.data();
     sz.numMetrics = m_name_ptrs.size();
-    sz.maxNumOfRanges = g_profiler.max_ranges;
-    sz.maxNumRangeTreeNodes = static_cast<std::uint32_t>(g_profiler.max_ranges);
+    sz.maxNumOfRanges = m_max_ranges;
+    sz.maxNumRangeTreeNodes = static_cast<std::uint32_t>(m_max_ranges);
     BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataSize(&sz));
     m_counter_data.resize(sz.counterDataSize);
   }
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE, nullptr};
-  init.pRangeProfilerObject = g_profiler.range;
+  init.pRangeProfilerObject = m_impl->range;
   init.counterDataSize = m_counter_data.size();
   init.pCounterData = m_counter_data.data();
   BB_CUPTI_CALL(cuptiRangeProfilerCounterDataImageInitialize(&init));
@@ -249,12 +232,12 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
           for (std::size_t k = 0; k < items[i].launches; ++k) {
             const std::string name = std::to_string(i) + "." + std::to_string(k);
             CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE, nullptr};
-            push.pRangeProfilerObject = g_profiler.range;
+            push.pRangeProfilerObject = m_impl->range;
             push.pRangeName = name.c_str();
             BB_CUPTI_CALL(cuptiRangeProfilerPushRange(&push));
             items[i].launch();
             CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE, nullptr};
-            pop.pRangeProfilerObject = g_profiler.range;
+            pop.pRangeProfilerObject = m_impl->range;
             BB_CUPTI_CALL(cuptiRangeProfilerPopRange(&pop));
           }
         }
@@ -276,30 +259,30 @@ std::vector<std::vector<range_values>> session::profile_group(const std::vector<
 std::vector<range_values> session::collect(const std::function<void()>& run_pass, std::size_t max_ranges,
                                            bool grouped) {
   stopwatch watch(m_last_breakdown);
-  // One capacity for the range profiler's life: a range profiler keeps the capacity of its first
+  // One capacity for the session's life: a range profiler keeps the capacity of its first
   // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
   // range profiler costs 10-17 ms to enable plus about 120 ms in its first pass. Its last pass
   // costs about 0.12 ms per range of capacity, and CUPTI holds about 1 MiB of host and of device
   // memory per range, hence a modest capacity (launch::group closes a group at it).
   // It keeps its first range mode too (PushRange failed with CUPTI_ERROR_INVALID_PARAMETER after
   // an auto-range session): a run uses one mode, and warm_up_profiler() sets it up front.
-  if (max_ranges > g_profiler.max_ranges || (g_profiler.range != nullptr && g_profiler.grouped != grouped)) {
-    disable_profiler();
-    g_profiler.max_ranges = std::max(max_ranges, k_capacity);
+  if (max_ranges > m_max_ranges || (m_impl->range != nullptr && m_grouped != grouped)) {
+    disable();
+    m_max_ranges = std::max(max_ranges, k_capacity);
   }
   enable();
-  g_profiler.grouped = grouped;
+  m_grouped = grouped;
   reset_counter_data();
 
   CUpti_RangeProfiler_SetConfig_Params cfg{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE, nullptr};
-  cfg.pRangeProfilerObject = g_profiler.range;
+  cfg.pRangeProfilerObject = m_impl->range;
   cfg.configSize = m_config.size();
   cfg.pConfig = m_config.data();
   cfg.counterDataImageSize = m_counter_data.size();
   cfg.pCounterDataImage = m_counter_data.data();
   cfg.range = grouped ? CUPTI_UserRange : CUPTI_AutoRange;
   cfg.replayMode = grouped ? CUPTI_UserReplay : CUPTI_KernelReplay;
-  cfg.maxRangesPerPass = g_profiler.max_ranges;
+  cfg.maxRangesPerPass = m_max_ranges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;
   cfg.passIndex = 0;
@@ -313,13 +296,13 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   bool all_submitted = false;
   for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
     CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
-    start.pRangeProfilerObject = g_profiler.range;
+    start.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
     try {
       run_pass();
     } catch (...) {
       CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
-      stop.pRangeProfilerObject = g_profiler.range;
+      stop.pRangeProfilerObject = m_impl->range;
       cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
       throw;
     }
@@ -327,7 +310,7 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
       throw cuda_error(err, std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
                                     cudaGetErrorString(err) + ")");
     CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
-    stop.pRangeProfilerObject = g_profiler.range;
+    stop.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
     all_submitted = stop.isAllPassSubmitted != 0;
     watch.lap(grouped ? "pass" : "launch+replay");
@@ -337,7 +320,7 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
                     std::to_string(m_passes) + " needed)");
 
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};
-  dec.pRangeProfilerObject = g_profiler.range;
+  dec.pRangeProfilerObject = m_impl->range;
   BB_CUPTI_CALL(cuptiRangeProfilerDecodeData(&dec));
   if (dec.numOfRangeDropped != 0)
     throw api_error(std::to_string(dec.numOfRangeDropped) + " profiled range(s) were dropped");
@@ -370,7 +353,7 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
 
 session::~session() {
   if (m_impl == nullptr) return;
-  if (--g_profiler.sessions == 0) disable_profiler();
+  disable();
   if (m_impl->host != nullptr) {
     CUpti_Profiler_Host_Deinitialize_Params p{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE, nullptr};
     p.pHostObject = m_impl->host;

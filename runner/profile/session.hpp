@@ -69,8 +69,9 @@ private:
   /// user ranges, Start, pass(), Stop until every pass is submitted. Otherwise: kernel replay and
   /// auto ranges, one Start, pass(), Stop.
   std::vector<range_values> collect(const std::function<void()>& pass, std::size_t max_ranges, bool grouped);
-  /// Enables the process's one range profiler where none is (it is shared by every session).
   void enable();
+  void disable() noexcept;
+  static session* s_active; ///< the session whose range profiler is enabled, if any
 
   std::string m_chip;
   std::size_t m_passes = 0;
@@ -81,7 +82,8 @@ private:
   std::vector<std::uint8_t> m_availability;
   std::vector<std::uint8_t> m_config;
   std::vector<std::uint8_t> m_counter_data;
-  std::uint64_t m_generation = 0; ///< the range profiler m_counter_data was sized against
+  std::size_t m_max_ranges = 0;
+  bool m_grouped = false; ///< whether the enabled range profiler was set up for user ranges and user replay
   std::string m_last_breakdown;
   struct impl;
   std::unique_ptr<impl> m_impl;
