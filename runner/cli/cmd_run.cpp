@@ -114,6 +114,7 @@ int run_run(const run_options& o, run_plan& plan) {
     start = std::move(resumed.start);
   } else {
     experiments = config::load_all(config::experiment_files(o.inputs));
+    session::group_by_metric_list(experiments);
     start = resume_point(experiments.size());
     if (!shares.empty()) {
       const auto kept = session::keep_only_share(experiments, shares, start);

@@ -213,8 +213,10 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
   if (plan.passes.counters) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (const auto& e : experiments)
-      if (!b.sessions.count(e.metrics)) {
+    // Last to first: the range profiler of the first experiment's metric list is the one left
+    // enabled by its warm-up (group_by_metric_list puts each list's experiments together).
+    for (auto it = experiments.rbegin(); it != experiments.rend(); ++it)
+      if (const auto& e = *it; !b.sessions.count(e.metrics)) {
         b.sessions[e.metrics] = profile::session::create(plan.device, e.metrics);
         if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
           spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
@@ -469,6 +471,14 @@ void print_run_tables(const std::string& db_path, const std::vector<std::int64_t
   const auto db = store::database::open_existing(db_path);
   for (const auto id : run_ids)
     if (id != 0) query::show_run(db, id, std::cout, query::output_format::table);
+}
+
+void group_by_metric_list(std::vector<config::experiment>& experiments) {
+  std::map<std::vector<std::string>, std::size_t> first;
+  for (const auto& e : experiments) first.emplace(e.metrics, first.size());
+  std::stable_sort(experiments.begin(), experiments.end(), [&](const config::experiment& a, const config::experiment& b) {
+    return first.at(a.metrics) < first.at(b.metrics);
+  });
 }
 
 std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {

@@ -168,3 +168,32 @@ TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experi
   EXPECT_EQ(db.configurations(run_id).size(), 9u);
   EXPECT_EQ(db.run(run_id)->status, bb::run_status::completed);
 }
+
+namespace {
+
+bb::config::experiment named(const std::string& name, std::vector<std::string> metrics) {
+  bb::config::experiment e;
+  e.name = name;
+  e.metrics = std::move(metrics);
+  return e;
+}
+
+TEST(session_engine_order, experiments_with_one_metric_list_run_together_in_the_given_order) {
+  const std::vector<std::string> plain{"a", "b"}, kinds{"a", "b", "c"};
+  std::vector<bb::config::experiment> es{named("colsum", plain), named("cp_async", kinds), named("fft", plain),
+                                         named("histogram", kinds), named("layout", plain)};
+  bb::session::group_by_metric_list(es);
+  std::vector<std::string> order;
+  for (const auto& e : es) order.push_back(e.name);
+  EXPECT_EQ(order, (std::vector<std::string>{"colsum", "fft", "layout", "cp_async", "histogram"}));
+}
+
+TEST(session_engine_order, a_suite_of_one_metric_list_keeps_its_order) {
+  std::vector<bb::config::experiment> es{named("b", {"x"}), named("a", {"x"}), named("c", {"x"})};
+  bb::session::group_by_metric_list(es);
+  EXPECT_EQ(es[0].name, "b");
+  EXPECT_EQ(es[1].name, "a");
+  EXPECT_EQ(es[2].name, "c");
+}
+
+} // namespace
