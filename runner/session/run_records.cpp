@@ -1,6 +1,11 @@
 #include "session/run_records.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "common/backend.hpp"
 #include "common/metrics.hpp"
@@ -84,13 +89,20 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.verified_elements = r.verify.checked;
   rec.mismatched_elements = r.verify.mismatches;
 
+  // A value that is not a number (a ratio metric over zero events, a counter the chip could not
+  // evaluate) is left out and said: a row holds a number or is absent, never a NaN read as 0.
+  std::set<std::string> not_numbers;
+  const auto add = [&](store::launch_record& launch, const std::string& name, std::string unit, double value,
+                       bool derived) {
+    if (std::isfinite(value)) launch.values.push_back({name, std::move(unit), value, derived});
+    else not_numbers.insert(name + " = " + fmt::format("{}", value));
+  };
   for (std::size_t i = 0; i < r.ranges.size(); ++i) {
     store::launch_record launch;
     launch.launch_index = static_cast<int>(i);
-    for (const auto& [name, value] : r.ranges[i])
-      launch.values.push_back({name, unit_of(counters, name), value, false});
+    for (const auto& [name, value] : r.ranges[i]) add(launch, name, unit_of(counters, name), value, false);
     for (const auto& [name, value] : metrics::derive(r.ranges[i], r.smem_access_bytes))
-      launch.values.push_back({name, derived_unit(name), value, true});
+      add(launch, name, derived_unit(name), value, true);
     rec.launches.push_back(std::move(launch));
   }
 
@@ -99,7 +111,12 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   if (const variant_info* v = exp.sources.empty() ? registry::instance().find_variant(exp.family, cfg.variant) : nullptr)
     if (const auto p = predict_variant(*v, cfg.params)) predicted = model::predicted_metric_rows(*p);
   if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
-  for (const auto& [name, value] : predicted) rec.launches.front().values.push_back({name, derived_unit(name), value, true});
+  for (const auto& [name, value] : predicted) add(rec.launches.front(), name, derived_unit(name), value, true);
+  if (!not_numbers.empty()) {
+    std::string list;
+    for (const auto& n : not_numbers) list += (list.empty() ? "" : ", ") + n;
+    spdlog::warn("{} {}: not stored, not a number: {}", rec.variant, config::describe_params(cfg.params), list);
+  }
 
   if (!r.samples_ns.empty()) {
     auto t = store::summarize_samples(r.samples_ns, r.sample_placement);

@@ -3,7 +3,9 @@
 // a resume point, and reopens an interrupted run.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,9 +13,11 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
+#include "common/metrics.hpp"
 #include "config/experiment.hpp"
 #include "registry/registry.hpp"
 #include "session/resume_check.hpp"
+#include "session/run_records.hpp"
 #include "session/run_session.hpp"
 #include "store/database.hpp"
 
@@ -197,3 +201,36 @@ TEST(session_engine_order, a_suite_of_one_metric_list_keeps_its_order) {
 }
 
 } // namespace
+
+TEST_F(session_engine, a_metric_that_is_not_a_number_is_left_out_and_the_configuration_stored) {
+  // A ratio metric over zero events evaluates to NaN; SQLite would bind it as NULL, which the
+  // metrics table refuses, and the whole run stopped. The value is left out, the rest is kept.
+  const auto configs = bb::config::expand(m_experiments[0]);
+  bb::launch::config_result r;
+  r.ranges.push_back({{bb::metrics::k_ld_requests, 1024.0},
+                      {bb::metrics::k_ld_wavefronts, 32768.0},
+                      {"smsp__sass_average_data_bytes_per_wavefront_mem_shared.ratio",
+                       std::numeric_limits<double>::quiet_NaN()},
+                      {bb::metrics::k_st_requests, 0.0},
+                      {bb::metrics::k_st_wavefronts, std::numeric_limits<double>::infinity()}});
+  const auto rec = bb::session::configuration_record_of(m_experiments[0], configs[0], r, nullptr, 0);
+  ASSERT_FALSE(rec.launches.empty());
+  for (const auto& v : rec.launches[0].values) EXPECT_TRUE(std::isfinite(v.value)) << v.name;
+  EXPECT_EQ(bb::session::observed_value(rec, "load_wavefronts_per_request"), 32.0);
+  EXPECT_FALSE(bb::session::observed_value(rec, "smsp__sass_average_data_bytes_per_wavefront_mem_shared.ratio"));
+  EXPECT_FALSE(bb::session::observed_value(rec, bb::metrics::k_st_wavefronts));
+
+  auto db = bb::store::database::open(m_plan.db);
+  bb::store::gpu_record g;
+  g.uuid = "GPU-1";
+  g.name = "H100";
+  bb::store::run_record run;
+  run.experiment_name = "transpose";
+  run.experiment_path = "experiments/transpose/transpose.yaml";
+  const auto run_id = db.begin_run(db.upsert_gpu(g), run);
+  ASSERT_NO_THROW(db.add_configuration(run_id, rec));
+  const auto rows = db.configurations(run_id);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].metric_means.at(bb::metrics::k_ld_wavefronts), 32768.0);
+  EXPECT_EQ(rows[0].metric_means.count(bb::metrics::k_st_wavefronts), 0u);
+}
