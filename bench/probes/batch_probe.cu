@@ -87,8 +87,10 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--samples" && has_value) samples = std::atoi(argv[++i]);
-    else if (a == "--rounds" && has_value) rounds = std::atoi(argv[++i]);
+    if (a == "--samples" && has_value)
+      samples = std::atoi(argv[++i]);
+    else if (a == "--rounds" && has_value)
+      rounds = std::atoi(argv[++i]);
     else {
       std::fprintf(stderr, "usage: bb_batch_probe [--samples N] [--rounds N]\n");
       return 2;

@@ -18,8 +18,7 @@
 constexpr int ITERS = 64;
 constexpr unsigned INACTIVE = 0xffffffffu;
 
-template <int W, bool Store>
-__global__ void probe(const unsigned* off, unsigned* out) {
+template <int W, bool Store> __global__ void probe(const unsigned* off, unsigned* out) {
   __shared__ __align__(16) unsigned char s[16384];
   const unsigned o = off[threadIdx.x];
   unsigned acc = 0;
@@ -27,78 +26,106 @@ __global__ void probe(const unsigned* off, unsigned* out) {
     const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(s)) + o;
     for (int k = 0; k < ITERS; ++k) {
       if constexpr (W == 4) {
-        if constexpr (Store) asm volatile("st.volatile.shared.u32 [%0], %1;" :: "r"(a), "r"(k) : "memory");
-        else { unsigned v; asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory"); acc += v; }
+        if constexpr (Store)
+          asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(a), "r"(k) : "memory");
+        else {
+          unsigned v;
+          asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+          acc += v;
+        }
       } else if constexpr (W == 8) {
-        if constexpr (Store) asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};" :: "r"(a), "r"(k), "r"(acc) : "memory");
-        else { unsigned x, y; asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "r"(a) : "memory"); acc += x ^ y; }
+        if constexpr (Store)
+          asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %2};" ::"r"(a), "r"(k), "r"(acc) : "memory");
+        else {
+          unsigned x, y;
+          asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "r"(a) : "memory");
+          acc += x ^ y;
+        }
       } else {
-        if constexpr (Store) asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" :: "r"(a), "r"(k), "r"(acc), "r"(k), "r"(acc) : "memory");
-        else { unsigned x, y, z, w; asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(x), "=r"(y), "=r"(z), "=r"(w) : "r"(a) : "memory"); acc += x ^ y ^ z ^ w; }
+        if constexpr (Store)
+          asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(a), "r"(k), "r"(acc), "r"(k), "r"(acc)
+                       : "memory");
+        else {
+          unsigned x, y, z, w;
+          asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+                       : "r"(a)
+                       : "memory");
+          acc += x ^ y ^ z ^ w;
+        }
       }
     }
   }
   out[threadIdx.x] = acc;
 }
 
-struct pattern { int w; std::string name; std::function<unsigned(int)> f; };
+struct pattern {
+  int w;
+  std::string name;
+  std::function<unsigned(int)> f;
+};
 
 int main() {
   auto act = [](bool on, unsigned v) { return on ? v : INACTIVE; };
   std::vector<pattern> ps = {
-    {4, "contig", [](int l) { return 4u * l; }},
-    {8, "contig", [](int l) { return 8u * l; }},
-    {8, "contig+8", [](int l) { return 8u + 8u * l; }},
-    {8, "contig+64", [](int l) { return 64u + 8u * l; }},
-    {8, "contig+128", [](int l) { return 128u + 8u * l; }},
-    {8, "contig+256", [](int l) { return 256u + 8u * l; }},
-    {8, "mod16", [](int l) { return 8u * (l % 16); }},
-    {8, "mod16+8", [](int l) { return 8u + 8u * (l % 16); }},
-    {8, "mod16+64", [](int l) { return 64u + 8u * (l % 16); }},
-    {8, "perm5", [](int l) { return 8u * ((l * 5) % 32); }},
-    {8, "halves_same_banks", [](int l) { return l < 16 ? 8u * l : 256u + 8u * (l - 16); }},
-    {8, "lanes0-15", [&](int l) { return act(l < 16, 8u * l); }},
-    {8, "lanes0-7,16-23_distinct128", [&](int l) { return act(l % 16 < 8, 8u * (l % 8 + 8 * (l / 16))); }},
-    {8, "broadcast", [](int) { return 0u; }},
-    {8, "stride2", [](int l) { return 16u * l; }},
-    {8, "lane_pairs_cross_half", [](int l) { return 8u * (l % 16) + (l >= 16 ? 128u : 0u); }},
-    {16, "contig", [](int l) { return 16u * l; }},
-    {16, "contig+16", [](int l) { return 16u + 16u * l; }},
-    {16, "contig+64", [](int l) { return 64u + 16u * l; }},
-    {16, "contig+128", [](int l) { return 128u + 16u * l; }},
-    {16, "contig+256", [](int l) { return 256u + 16u * l; }},
-    {16, "mod8", [](int l) { return 16u * (l % 8); }},
-    {16, "mod8+16", [](int l) { return 16u + 16u * (l % 8); }},
-    {16, "mod16", [](int l) { return 16u * (l % 16); }},
-    {16, "quads", [](int l) { return 16u * (l / 4); }},
-    {16, "lanes0-3,16-19_distinct128", [&](int l) { return act(l % 16 < 4, 16u * (l % 4 + 4 * (l / 16))); }},
-    {16, "lanes0-7", [&](int l) { return act(l < 8, 16u * l); }},
-    {16, "lanes0-7,16-23_same128", [&](int l) { return act(l % 16 < 8, 16u * (l % 8)); }},
-    {16, "lanes0-7,8-15_same128", [&](int l) { return act(l < 16, 16u * (l % 8)); }},
-    {16, "lanes0-15", [&](int l) { return act(l < 16, 16u * l); }},
-    {16, "broadcast", [](int) { return 0u; }},
-    {16, "evens_pairs_of_halves", [](int l) { return 16u * ((l % 16) / 2) + (l >= 16 ? 128u : 0u); }},
-    {16, "perm_quarters_0213", [](int l) { int q = l / 8, m[4] = {0, 2, 1, 3}; return 16u * (l % 8 + 8 * m[q]); }},
-    {16, "half0_lowbanks_half1_highbanks", [](int l) { return l < 16 ? 16u * (l % 4) + 128u * (l / 4) : 64u + 16u * (l % 4) + 128u * ((l - 16) / 4); }},
-    {8, "pairs", [](int l) { return 8u * (l / 2); }},
-    {8, "r2_odd_inactive", [&](int l) { return act(l % 2 == 0, 8u * (l / 2)); }},
-    {8, "r3_pairs_halves_same", [](int l) { return 8u * ((l % 16) / 2); }},
-    {8, "r5_pairs_shifted", [](int l) { return 8u * ((l + 1) / 2); }},
-    {8, "r6_quads", [](int l) { return 8u * (l / 4); }},
-    {8, "r7_pairs_but_31", [](int l) { return l == 31 ? 320u : 8u * (l / 2); }},
-    {8, "r8_pairs_conflict4", [](int l) { return 256u * ((l / 2) % 4) + 8u * (l / 8); }},
-    {8, "r9_even_inactive_pairs", [&](int l) { return act(l % 2 == 1, 8u * (l / 2)); }},
-    {8, "r10_half0_pairs_half1_inactive", [&](int l) { return act(l < 16, 8u * (l / 2)); }},
-    {8, "r11_pairs_one_pair_inactive", [&](int l) { return act(l / 2 != 5, 8u * (l / 2)); }},
-    {8, "r12_pairs_4way_same_line", [](int l) { return 256u * ((l / 2) % 4) + 8u * ((l / 2) / 4); }},
-    {16, "pairs", [](int l) { return 16u * (l / 2); }},
-    {16, "s1_pairs_halves_same", [](int l) { return 16u * ((l % 16) / 2); }},
-    {16, "s2_odd_inactive", [&](int l) { return act(l % 2 == 0, 16u * (l / 2)); }},
-    {16, "s3_pairs_but_31", [](int l) { return l == 31 ? 256u : 16u * (l / 2); }},
-    {16, "s5_pairs_quarters_same", [](int l) { return 16u * ((l % 8) / 2); }},
-    {16, "s6_pairs_shifted", [](int l) { return 16u * ((l + 1) / 2); }},
-    {16, "s7_quads_halves_same", [](int l) { return 16u * ((l % 16) / 4); }},
-    {16, "s8_pairs_conflict", [](int l) { return 128u * ((l / 2) % 4) + 16u * (l / 8); }},
+      {4, "contig", [](int l) { return 4u * l; }},
+      {8, "contig", [](int l) { return 8u * l; }},
+      {8, "contig+8", [](int l) { return 8u + 8u * l; }},
+      {8, "contig+64", [](int l) { return 64u + 8u * l; }},
+      {8, "contig+128", [](int l) { return 128u + 8u * l; }},
+      {8, "contig+256", [](int l) { return 256u + 8u * l; }},
+      {8, "mod16", [](int l) { return 8u * (l % 16); }},
+      {8, "mod16+8", [](int l) { return 8u + 8u * (l % 16); }},
+      {8, "mod16+64", [](int l) { return 64u + 8u * (l % 16); }},
+      {8, "perm5", [](int l) { return 8u * ((l * 5) % 32); }},
+      {8, "halves_same_banks", [](int l) { return l < 16 ? 8u * l : 256u + 8u * (l - 16); }},
+      {8, "lanes0-15", [&](int l) { return act(l < 16, 8u * l); }},
+      {8, "lanes0-7,16-23_distinct128", [&](int l) { return act(l % 16 < 8, 8u * (l % 8 + 8 * (l / 16))); }},
+      {8, "broadcast", [](int) { return 0u; }},
+      {8, "stride2", [](int l) { return 16u * l; }},
+      {8, "lane_pairs_cross_half", [](int l) { return 8u * (l % 16) + (l >= 16 ? 128u : 0u); }},
+      {16, "contig", [](int l) { return 16u * l; }},
+      {16, "contig+16", [](int l) { return 16u + 16u * l; }},
+      {16, "contig+64", [](int l) { return 64u + 16u * l; }},
+      {16, "contig+128", [](int l) { return 128u + 16u * l; }},
+      {16, "contig+256", [](int l) { return 256u + 16u * l; }},
+      {16, "mod8", [](int l) { return 16u * (l % 8); }},
+      {16, "mod8+16", [](int l) { return 16u + 16u * (l % 8); }},
+      {16, "mod16", [](int l) { return 16u * (l % 16); }},
+      {16, "quads", [](int l) { return 16u * (l / 4); }},
+      {16, "lanes0-3,16-19_distinct128", [&](int l) { return act(l % 16 < 4, 16u * (l % 4 + 4 * (l / 16))); }},
+      {16, "lanes0-7", [&](int l) { return act(l < 8, 16u * l); }},
+      {16, "lanes0-7,16-23_same128", [&](int l) { return act(l % 16 < 8, 16u * (l % 8)); }},
+      {16, "lanes0-7,8-15_same128", [&](int l) { return act(l < 16, 16u * (l % 8)); }},
+      {16, "lanes0-15", [&](int l) { return act(l < 16, 16u * l); }},
+      {16, "broadcast", [](int) { return 0u; }},
+      {16, "evens_pairs_of_halves", [](int l) { return 16u * ((l % 16) / 2) + (l >= 16 ? 128u : 0u); }},
+      {16, "perm_quarters_0213",
+       [](int l) {
+         int q = l / 8, m[4] = {0, 2, 1, 3};
+         return 16u * (l % 8 + 8 * m[q]);
+       }},
+      {16, "half0_lowbanks_half1_highbanks",
+       [](int l) { return l < 16 ? 16u * (l % 4) + 128u * (l / 4) : 64u + 16u * (l % 4) + 128u * ((l - 16) / 4); }},
+      {8, "pairs", [](int l) { return 8u * (l / 2); }},
+      {8, "r2_odd_inactive", [&](int l) { return act(l % 2 == 0, 8u * (l / 2)); }},
+      {8, "r3_pairs_halves_same", [](int l) { return 8u * ((l % 16) / 2); }},
+      {8, "r5_pairs_shifted", [](int l) { return 8u * ((l + 1) / 2); }},
+      {8, "r6_quads", [](int l) { return 8u * (l / 4); }},
+      {8, "r7_pairs_but_31", [](int l) { return l == 31 ? 320u : 8u * (l / 2); }},
+      {8, "r8_pairs_conflict4", [](int l) { return 256u * ((l / 2) % 4) + 8u * (l / 8); }},
+      {8, "r9_even_inactive_pairs", [&](int l) { return act(l % 2 == 1, 8u * (l / 2)); }},
+      {8, "r10_half0_pairs_half1_inactive", [&](int l) { return act(l < 16, 8u * (l / 2)); }},
+      {8, "r11_pairs_one_pair_inactive", [&](int l) { return act(l / 2 != 5, 8u * (l / 2)); }},
+      {8, "r12_pairs_4way_same_line", [](int l) { return 256u * ((l / 2) % 4) + 8u * ((l / 2) / 4); }},
+      {16, "pairs", [](int l) { return 16u * (l / 2); }},
+      {16, "s1_pairs_halves_same", [](int l) { return 16u * ((l % 16) / 2); }},
+      {16, "s2_odd_inactive", [&](int l) { return act(l % 2 == 0, 16u * (l / 2)); }},
+      {16, "s3_pairs_but_31", [](int l) { return l == 31 ? 256u : 16u * (l / 2); }},
+      {16, "s5_pairs_quarters_same", [](int l) { return 16u * ((l % 8) / 2); }},
+      {16, "s6_pairs_shifted", [](int l) { return 16u * ((l + 1) / 2); }},
+      {16, "s7_quads_halves_same", [](int l) { return 16u * ((l % 16) / 4); }},
+      {16, "s8_pairs_conflict", [](int l) { return 128u * ((l / 2) % 4) + 16u * (l / 8); }},
   };
 
   unsigned *d_off, *d_out;

@@ -113,26 +113,22 @@ BANKBENCH_HD constexpr int column_wavefronts(int cols, int element_bytes, int pa
 }
 
 /// The same for an element type: column_conflict_degree<float>(32, 1) == 1.
-template <class T>
-BANKBENCH_HD constexpr int column_conflict_degree(int cols, int pad = 0, int lanes = warp_lanes) {
+template <class T> BANKBENCH_HD constexpr int column_conflict_degree(int cols, int pad = 0, int lanes = warp_lanes) {
   return column_conflict_degree(cols, static_cast<int>(sizeof(T)), pad, lanes);
 }
 
-template <class T>
-BANKBENCH_HD constexpr int column_wavefronts(int cols, int pad = 0, int lanes = warp_lanes) {
+template <class T> BANKBENCH_HD constexpr int column_wavefronts(int cols, int pad = 0, int lanes = warp_lanes) {
   return column_wavefronts(cols, static_cast<int>(sizeof(T)), pad, lanes);
 }
 
 /// True when reading a column of T tile[..][cols + pad] takes the ideal number of wavefronts.
-template <class T>
-BANKBENCH_HD constexpr bool column_conflict_free(int cols, int pad = 0, int lanes = warp_lanes) {
+template <class T> BANKBENCH_HD constexpr bool column_conflict_free(int cols, int pad = 0, int lanes = warp_lanes) {
   return column_conflict_degree<T>(cols, pad, lanes) == 1;
 }
 
 /// The smallest padding (elements per row, 0..32) that makes column reads of T tile[..][cols + pad]
 /// conflict-free; -1 when none does (e.g. an element size the hardware cannot access in one go).
-template <class T>
-BANKBENCH_HD constexpr int smallest_conflict_free_pad(int cols, int lanes = warp_lanes) {
+template <class T> BANKBENCH_HD constexpr int smallest_conflict_free_pad(int cols, int lanes = warp_lanes) {
   for (int pad = 0; pad <= 32; ++pad)
     if (column_conflict_free<T>(cols, pad, lanes)) return pad;
   return -1;

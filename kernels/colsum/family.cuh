@@ -28,15 +28,14 @@ inline constexpr int k_side = 32;
 inline constexpr int k_matrix_floats = k_side * k_side;
 inline constexpr int k_warps = 8; // matrices per block, one per warp
 inline constexpr int k_block = 32 * k_warps;
-inline constexpr int k_max_pitch = 48; // 8 matrices of 32 x 48 floats fill 48 KiB
+inline constexpr int k_max_pitch = 48;               // 8 matrices of 32 x 48 floats fill 48 KiB
 inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
 
 inline const family_info& family() {
-  static const family_info f{
-      "colsum",
-      "per-thread sums over a shared float data[32][pitch]: thread t sums column t or row t",
-      {{"pitch", 32, "floats per row of the shared matrix, 32 to 48"},
-       {"batch", 16384, "32 x 32 matrices in the batch, 8 per block (16384: 2^24 floats)"}}};
+  static const family_info f{"colsum",
+                             "per-thread sums over a shared float data[32][pitch]: thread t sums column t or row t",
+                             {{"pitch", 32, "floats per row of the shared matrix, 32 to 48"},
+                              {"batch", 16384, "32 x 32 matrices in the batch, 8 per block (16384: 2^24 floats)"}}};
   return f;
 }
 
@@ -60,8 +59,7 @@ inline config checked_config(const nlohmann::json& params) {
 
 /// Warp w of block b owns matrix 8b + w: it stores the matrix row by row (lane = column), then
 /// thread t adds Pattern::element(t, i) for i = 0..31 in order, one LDS per step.
-template <class Pattern>
-__global__ void __launch_bounds__(k_block)
+template <class Pattern> __global__ void __launch_bounds__(k_block)
     colsum_kernel(const float* __restrict__ in, float* __restrict__ out, matrix_shape s, std::int64_t tiles) {
   extern __shared__ __align__(16) float smem[];
   const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
@@ -110,7 +108,8 @@ public:
   colsum_problem(const nlohmann::json& params, std::uint64_t seed) : colsum_problem(checked_config(params), seed) {}
   colsum_problem(const config& c, std::uint64_t seed)
       : in_out_problem(static_cast<std::size_t>(c.tiles) * k_matrix_floats, static_cast<std::size_t>(c.tiles) * k_side),
-        m_config(c), m_seed(seed) {
+        m_config(c),
+        m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
@@ -118,7 +117,8 @@ public:
     const auto blocks = static_cast<unsigned>((m_config.tiles + k_warps - 1) / k_warps);
     const std::size_t smem = static_cast<std::size_t>(k_warps) * k_side * m_config.shape.pitch * sizeof(float);
     colsum_kernel<Pattern><<<blocks, k_block, smem, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get(),
-                                                                                        m_config.shape, m_config.tiles);
+                                                                                         m_config.shape,
+                                                                                         m_config.tiles);
     BB_CUDA_CALL(cudaGetLastError());
   }
 

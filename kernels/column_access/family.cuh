@@ -58,8 +58,7 @@ template <class Layout> constexpr std::uint32_t active_lanes() {
 /// Warp `warp` of block (32, block_rows) writes rows warp, warp + block_rows, ... of the tile and
 /// then reads the same-numbered columns; lane l takes row l of a column, so a column read is one
 /// request whose lanes are a row pitch apart.
-template <class Layout>
-__global__ void __launch_bounds__(k_lanes* k_max_block_rows)
+template <class Layout> __global__ void __launch_bounds__(k_lanes* k_max_block_rows)
     column_kernel(const float* __restrict__ in, float* __restrict__ out) {
   constexpr int k_side = Layout::k_side;
   __shared__ float tile[Layout::k_words];
@@ -90,8 +89,10 @@ template <class Layout> class column_problem final : public in_out_problem<float
 public:
   column_problem(const nlohmann::json& params, std::uint64_t seed) : column_problem(checked_shape(params), seed) {}
   column_problem(const shape& s, std::uint64_t seed)
-      : in_out_problem(static_cast<std::size_t>(s.tiles) * k_tile_elements, static_cast<std::size_t>(s.tiles) * k_tile_elements),
-        m_shape(s), m_seed(seed) {
+      : in_out_problem(static_cast<std::size_t>(s.tiles) * k_tile_elements,
+                       static_cast<std::size_t>(s.tiles) * k_tile_elements),
+        m_shape(s),
+        m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 

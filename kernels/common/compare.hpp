@@ -36,8 +36,7 @@ verify_result count_mismatches_walk(std::size_t count, std::size_t chunk, Walk w
 }
 
 /// Counts the elements i in [0, count) for which bad(i) holds; `describe(i)` words the first.
-template <class Bad, class Describe>
-verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
+template <class Bad, class Describe> verify_result count_mismatches(std::size_t count, Bad bad, Describe describe) {
   return count_mismatches_walk(
       count, std::size_t{1} << 16,
       [&](std::size_t begin, std::size_t end, auto report) {

@@ -13,8 +13,7 @@ namespace bb::host {
 /// Calls body(begin, end) for consecutive chunks of [0, count), on up to every hardware thread.
 template <class Body> void parallel_chunks(std::size_t count, std::size_t chunk, Body body) {
   const std::size_t chunks = (count + chunk - 1) / chunk;
-  const std::size_t workers =
-      std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  const std::size_t workers = std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
   if (workers <= 1) {
     for (std::size_t c = 0; c < chunks; ++c) body(c * chunk, std::min(count, (c + 1) * chunk));
     return;

@@ -24,7 +24,8 @@ inline std::int64_t in_range(const nlohmann::json& params, const char* name, std
 }
 
 /// params[name] as an integer that is one of `allowed`.
-inline std::int64_t one_of(const nlohmann::json& params, const char* name, std::initializer_list<std::int64_t> allowed) {
+inline std::int64_t one_of(const nlohmann::json& params, const char* name,
+                           std::initializer_list<std::int64_t> allowed) {
   const auto v = params.at(name).get<std::int64_t>();
   std::string list;
   for (const auto a : allowed) {

@@ -72,7 +72,7 @@ verify_result verify_pieces(const T* src, std::size_t count, Check check, std::s
   if (pieces > 0) copy(0);
   for (std::size_t p = 0; p < pieces; ++p) {
     BB_CUDA_CALL(cudaStreamSynchronize(nullptr)); // piece p has landed
-    if (p + 1 < pieces) copy(p + 1);               // into the buffer piece p - 1 was checked in
+    if (p + 1 < pieces) copy(p + 1);              // into the buffer piece p - 1 was checked in
     const std::size_t first = p * piece, n = std::min(piece, count - first);
     host::add_piece(total, check(first, static_cast<const T*>(staging.buffer(static_cast<int>(p % 2))), n));
   }

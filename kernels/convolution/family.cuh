@@ -55,8 +55,7 @@ __device__ inline float pixel(const float* __restrict__ in, int n, int y, int x)
   return y >= 0 && y < n && x >= 0 && x < n ? in[y * n + x] : 0.0f;
 }
 
-template <class Layout, bool ColumnWalk>
-__global__ void __launch_bounds__(k_threads)
+template <class Layout, bool ColumnWalk> __global__ void __launch_bounds__(k_threads)
     stencil_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
   __shared__ float tile[Layout::k_words];
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
@@ -98,8 +97,7 @@ struct stencil_check {
 template <class Layout> class stencil_problem final : public in_out_problem<float> {
 public:
   stencil_problem(const nlohmann::json& params, std::uint64_t seed) : stencil_problem(checked_shape(params), seed) {}
-  stencil_problem(const shape& s, std::uint64_t seed)
-      : in_out_problem(pixels(s), pixels(s)), m_shape(s), m_seed(seed) {
+  stencil_problem(const shape& s, std::uint64_t seed) : in_out_problem(pixels(s), pixels(s)), m_shape(s), m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 

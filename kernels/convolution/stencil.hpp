@@ -8,9 +8,9 @@
 
 namespace bb::convolution {
 
-inline constexpr int k_tile = 32;            // outputs per block along each axis
-inline constexpr int k_halo = k_tile + 2;    // tile rows and columns with the one-cell halo
-inline constexpr int k_block_rows = 8;       // block (32, 8): each thread computes 4 outputs
+inline constexpr int k_tile = 32;         // outputs per block along each axis
+inline constexpr int k_halo = k_tile + 2; // tile rows and columns with the one-cell halo
+inline constexpr int k_block_rows = 8;    // block (32, 8): each thread computes 4 outputs
 inline constexpr int k_threads = k_tile * k_block_rows;
 
 /// Tap (dy, dx) of the binomial blur [1 2 1; 2 4 2; 1 2 1] / 16: powers of two, so every product is

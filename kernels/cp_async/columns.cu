@@ -3,5 +3,6 @@
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns", "float tile[32][32]; lane l copies a chunk of row l",
-                              (factory<pitched<128>, order::columns>()), (shared_access_plan<pitched<128>, order::columns>));
+                              (factory<pitched<128>, order::columns>()),
+                              (shared_access_plan<pitched<128>, order::columns>));
 } // namespace bb::cp_async

@@ -4,5 +4,6 @@
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns_padded", "float tile[32][36]; lane l copies a chunk of row l",
-                              (factory<pitched<144>, order::columns>()), (shared_access_plan<pitched<144>, order::columns>));
+                              (factory<pitched<144>, order::columns>()),
+                              (shared_access_plan<pitched<144>, order::columns>));
 } // namespace bb::cp_async

@@ -3,6 +3,8 @@
 #include "cp_async/family.cuh"
 
 namespace bb::cp_async {
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns_swizzled", "float tile[32][32] with Swizzle<3,4,3>; lane l copies a chunk of row l",
-                              (factory<swizzle_343, order::columns>()), (shared_access_plan<swizzle_343, order::columns>));
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns_swizzled",
+                              "float tile[32][32] with Swizzle<3,4,3>; lane l copies a chunk of row l",
+                              (factory<swizzle_343, order::columns>()),
+                              (shared_access_plan<swizzle_343, order::columns>));
 } // namespace bb::cp_async

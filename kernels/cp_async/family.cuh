@@ -27,9 +27,9 @@ namespace bb::cp_async {
 
 inline constexpr int k_rows = tile_128::k_rows;
 inline constexpr int k_row_bytes = tile_128::k_row_bytes;
-inline constexpr int k_chunks = k_row_bytes / 16;                 ///< 16-byte chunks per row
-inline constexpr int k_tile_floats = k_rows * k_row_bytes / 4;    ///< 1024
-inline constexpr int k_steps = k_rows * k_chunks / 32;            ///< copies per lane: 8
+inline constexpr int k_chunks = k_row_bytes / 16;              ///< 16-byte chunks per row
+inline constexpr int k_tile_floats = k_rows * k_row_bytes / 4; ///< 1024
+inline constexpr int k_steps = k_rows * k_chunks / 32;         ///< copies per lane: 8
 inline constexpr std::int64_t k_max_tiles = 1 << 18;
 
 inline const family_info& family() {
@@ -80,12 +80,14 @@ template <order O> BB_HD constexpr chunk_at place_of(chunk_at src) {
 }
 
 template <bool Cg> __device__ void copy16(std::uint32_t dst, const void* src) {
-  if constexpr (Cg) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
-  else asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  if constexpr (Cg)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
-template <class Layout, order O, bool Cg>
-__global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ in, float* __restrict__ out) {
+template <class Layout, order O, bool Cg> __global__ void __launch_bounds__(32)
+    cp_async_kernel(const float* __restrict__ in, float* __restrict__ out) {
   __shared__ __align__(128) unsigned char tile[Layout::k_bytes];
   const int lane = static_cast<int>(threadIdx.x);
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_floats;
@@ -110,16 +112,20 @@ __global__ void __launch_bounds__(32) cp_async_kernel(const float* __restrict__ 
 template <class Layout, order O> class cp_async_problem final : public in_out_problem<float> {
 public:
   cp_async_problem(const config& c, std::uint64_t seed)
-      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats, static_cast<std::size_t>(c.tiles) * k_tile_floats),
-        m_config(c), m_seed(seed) {
+      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats,
+                       static_cast<std::size_t>(c.tiles) * k_tile_floats),
+        m_config(c),
+        m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
   void launch(void* stream) override {
     const auto s = static_cast<cudaStream_t>(stream);
     const dim3 grid(static_cast<unsigned>(m_config.tiles));
-    if (m_config.cg) cp_async_kernel<Layout, O, true><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
-    else cp_async_kernel<Layout, O, false><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    if (m_config.cg)
+      cp_async_kernel<Layout, O, true><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
+    else
+      cp_async_kernel<Layout, O, false><<<grid, 32, 0, s>>>(m_in.get(), m_out.get());
     BB_CUDA_CALL(cudaGetLastError());
   }
 

@@ -5,5 +5,6 @@
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "scatter",
                               "float tile[32][32]; chunk q read row-wise, stored at row q mod 32, chunk q / 32",
-                              (factory<pitched<128>, order::scatter>()), (shared_access_plan<pitched<128>, order::scatter>));
+                              (factory<pitched<128>, order::scatter>()),
+                              (shared_access_plan<pitched<128>, order::scatter>));
 } // namespace bb::cp_async

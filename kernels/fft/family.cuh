@@ -39,8 +39,8 @@ inline std::int64_t checked_batch(const nlohmann::json& params) {
   return param::in_range(params, "batch", 1, k_max_batch);
 }
 
-template <class Layout>
-__global__ void __launch_bounds__(k_threads) fft_kernel(const float2* __restrict__ in, float2* __restrict__ out) {
+template <class Layout> __global__ void __launch_bounds__(k_threads)
+    fft_kernel(const float2* __restrict__ in, float2* __restrict__ out) {
   __shared__ float re[2][Layout::k_words];
   __shared__ float im[2][Layout::k_words];
   const int j = static_cast<int>(threadIdx.x);
@@ -76,9 +76,8 @@ __global__ void __launch_bounds__(k_threads) fft_kernel(const float2* __restrict
 /// regenerated, by the same radix-2 decimation in time as reference_fft (bit-reversed input) in
 /// double, then every output against it within tolerance_of_norm2 (sum of |X_k|^2 over the block).
 /// One instance per layout, like fft_kernel, so each variant's file defines its own.
-template <class Layout>
-__global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restrict__ got, std::uint64_t seed,
-                                                          device_tally* tally) {
+template <class Layout> __global__ void __launch_bounds__(k_threads)
+    check_kernel(const float2* __restrict__ got, std::uint64_t seed, device_tally* tally) {
   __shared__ double2 x[k_points];
   __shared__ double2 w[k_points / 2];
   __shared__ double norm_parts[k_threads / 32];
@@ -88,7 +87,8 @@ __global__ void __launch_bounds__(k_threads) check_kernel(const float2* __restri
   sincospi(-static_cast<double>(t) / (k_points / 2), &s, &c); // W_512^t
   w[t] = make_double2(c, s);
   for (int i = t; i < k_points; i += k_threads)
-    x[bit_reverse(i)] = make_double2(host::uniform_at(seed, 2 * (base + i)), host::uniform_at(seed, 2 * (base + i) + 1));
+    x[bit_reverse(i)] = make_double2(host::uniform_at(seed, 2 * (base + i)),
+                                     host::uniform_at(seed, 2 * (base + i) + 1));
   for (int len = 2; len <= k_points; len *= 2) {
     __syncthreads();
     const int half = len / 2, k = t % half, a = (t / half) * len + k, b = a + half;
@@ -121,14 +121,15 @@ public:
   fft_problem(const nlohmann::json& params, std::uint64_t seed) : fft_problem(checked_batch(params), seed) {}
   fft_problem(std::int64_t batch, std::uint64_t seed)
       : in_out_problem(static_cast<std::size_t>(batch) * k_points, static_cast<std::size_t>(batch) * k_points),
-        m_batch(batch), m_seed(seed) {
+        m_batch(batch),
+        m_seed(seed) {
     // Float i of the input is uniform_at(seed, i): real and imaginary parts interleaved, as float2 lays them out.
     fill_uniform_device(reinterpret_cast<float*>(m_in.get()), 2 * m_in.size(), seed);
   }
 
   void launch(void* stream) override {
-    fft_kernel<Layout><<<static_cast<unsigned>(m_batch), k_threads, 0, static_cast<cudaStream_t>(stream)>>>(
-        m_in.get(), m_out.get());
+    fft_kernel<Layout>
+        <<<static_cast<unsigned>(m_batch), k_threads, 0, static_cast<cudaStream_t>(stream)>>>(m_in.get(), m_out.get());
     BB_CUDA_CALL(cudaGetLastError());
   }
 
@@ -180,7 +181,8 @@ template <class Layout> model::access_plan fft_access_plan(const nlohmann::json&
         model::warp_access a;
         a.kind = kind;
         for (int lane = 0; lane < 32; ++lane)
-          a.address[lane] = part + buffer_base + static_cast<std::uint32_t>(Layout::offset(element_of_thread(w * 32 + lane))) * 4;
+          a.address[lane] = part + buffer_base +
+                            static_cast<std::uint32_t>(Layout::offset(element_of_thread(w * 32 + lane))) * 4;
         plan.add(batch, a);
       }
   };

@@ -78,9 +78,8 @@ template <class Keys> struct expected_counts {
   BB_HD bool operator()(std::size_t bin, std::uint32_t got) const { return got == expected(bin); }
 };
 
-template <class Layout, class Keys>
-__global__ void __launch_bounds__(k_threads) histogram_kernel(const std::uint32_t* __restrict__ keys, std::uint32_t* out,
-                                                              int items, std::size_t n) {
+template <class Layout, class Keys> __global__ void __launch_bounds__(k_threads)
+    histogram_kernel(const std::uint32_t* __restrict__ keys, std::uint32_t* out, int items, std::size_t n) {
   __shared__ std::uint32_t bins[Layout::k_words];
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   // A fixed number of rounds for every warp: a loop on `w < k_words` let the compiler split the
@@ -114,8 +113,9 @@ public:
   void launch(void* stream) override {
     const auto s = static_cast<cudaStream_t>(stream);
     BB_CUDA_CALL(cudaMemsetAsync(m_out.get(), 0, m_out.bytes(), s));
-    histogram_kernel<Layout, Keys><<<static_cast<unsigned>(m_config.blocks()), k_threads, 0, s>>>(
-        m_keys.get(), m_out.get(), m_config.items, static_cast<std::size_t>(m_config.n));
+    histogram_kernel<Layout, Keys>
+        <<<static_cast<unsigned>(m_config.blocks()), k_threads, 0, s>>>(m_keys.get(), m_out.get(), m_config.items,
+                                                                        static_cast<std::size_t>(m_config.n));
     BB_CUDA_CALL(cudaGetLastError());
   }
 
@@ -125,7 +125,8 @@ public:
   verify_result verify() override {
     const expected_counts<Keys> want{static_cast<std::uint64_t>(m_config.n)};
     return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, std::uint32_t got) {
-      return "bin " + std::to_string(i) + " = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
+      return "bin " + std::to_string(i) + " = " + std::to_string(got) + ", expected " +
+             std::to_string(want.expected(i));
     });
   }
 
@@ -187,7 +188,8 @@ template <class Layout, class Keys> model::access_plan shared_access_plan(const 
         plan.add(count, atom);
       }
   };
-  if (full > 0 && periodic) add_block(0, full);
+  if (full > 0 && periodic)
+    add_block(0, full);
   else
     for (std::uint64_t b = 0; b < full; ++b) add_block(b, 1);
   if (n % per_block != 0) add_block(full, 1);

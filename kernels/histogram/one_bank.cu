@@ -3,5 +3,6 @@
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "one_bank", "bin b at word 32b: every bin in bank 0",
-                              (factory<shared_bins<32>, distinct_keys>()), (shared_access_plan<shared_bins<32>, distinct_keys>));
+                              (factory<shared_bins<32>, distinct_keys>()),
+                              (shared_access_plan<shared_bins<32>, distinct_keys>));
 } // namespace bb::histogram

@@ -3,5 +3,6 @@
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "per_warp", "bins[warp][32]: one private copy per warp",
-                              (factory<per_warp_bins, distinct_keys>()), (shared_access_plan<per_warp_bins, distinct_keys>));
+                              (factory<per_warp_bins, distinct_keys>()),
+                              (shared_access_plan<per_warp_bins, distinct_keys>));
 } // namespace bb::histogram

@@ -3,5 +3,6 @@
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "same_address", "bin b at word 33b; all 32 lanes of a request on one bin",
-                              (factory<shared_bins<33>, same_keys>()), (shared_access_plan<shared_bins<33>, same_keys>));
+                              (factory<shared_bins<33>, same_keys>()),
+                              (shared_access_plan<shared_bins<33>, same_keys>));
 } // namespace bb::histogram

@@ -7,6 +7,7 @@ struct aos_fields : struct_array {
   static constexpr bool k_vector_load = false;
 };
 } // namespace
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "aos", "struct {x, y, z, pad} s[256]; x, y, z read one field per request (4-way)",
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "aos",
+                              "struct {x, y, z, pad} s[256]; x, y, z read one field per request (4-way)",
                               factory<aos_fields>(), shared_access_plan<aos_fields>);
 } // namespace bb::layout

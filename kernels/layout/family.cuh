@@ -22,7 +22,7 @@
 
 namespace bb::layout {
 
-inline constexpr int k_block = 256; // particles per block
+inline constexpr int k_block = 256;              // particles per block
 inline constexpr std::int64_t k_max_n = 1 << 26; // 1 GiB of particles
 
 inline const family_info& family() {
@@ -64,8 +64,8 @@ template <class Layout> __device__ __forceinline__ float3 load_particle(const un
   }
 }
 
-template <class Layout>
-__global__ void __launch_bounds__(k_block) layout_kernel(const float4* __restrict__ in, float* __restrict__ out, int n) {
+template <class Layout> __global__ void __launch_bounds__(k_block)
+    layout_kernel(const float4* __restrict__ in, float* __restrict__ out, int n) {
   __shared__ __align__(16) unsigned char smem[Layout::k_bytes];
   const int t = static_cast<int>(threadIdx.x);
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * k_block + t;
@@ -143,12 +143,14 @@ template <class Layout> model::access_plan shared_access_plan(const nlohmann::js
       if (Layout::k_struct_access) {
         plan.add(b.count, request(model::access_kind::store, 16, warp, 0, active));
       } else {
-        for (int field = 0; field < 3; ++field) plan.add(b.count, request(model::access_kind::store, 4, warp, field, active));
+        for (int field = 0; field < 3; ++field)
+          plan.add(b.count, request(model::access_kind::store, 4, warp, field, active));
       }
       if (Layout::k_vector_load) {
         plan.add(b.count, request(model::access_kind::load, 16, warp, 0, active));
       } else {
-        for (int field = 0; field < 3; ++field) plan.add(b.count, request(model::access_kind::load, 4, warp, field, active));
+        for (int field = 0; field < 3; ++field)
+          plan.add(b.count, request(model::access_kind::load, 4, warp, field, active));
       }
     }
   return plan;

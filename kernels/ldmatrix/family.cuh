@@ -129,8 +129,8 @@ template <int N, bool Trans> __device__ void load_matrices(std::uint32_t addr, s
 
 /// One block of 32 threads per tile: the fill (step s, lane l stores W-byte vector s*32 + l of the
 /// tile in row order), then every ldmatrix instruction of the tile.
-template <class Layout, int N, bool Trans>
-__global__ void __launch_bounds__(32) ldmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
+template <class Layout, int N, bool Trans> __global__ void __launch_bounds__(32)
+    ldmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
   using vec = typename lane_vector<N>::type;
   constexpr int k_lane_bytes = 4 * N;
   constexpr int k_steps = k_rows * k_row_bytes / (32 * k_lane_bytes);
@@ -161,8 +161,8 @@ __global__ void __launch_bounds__(32) ldmatrix_kernel(const std::uint32_t* __res
 /// Enqueues one launch over `tiles` tiles: a kernel instantiation, type-erased.
 using word_launcher = void (*)(std::int64_t tiles, cudaStream_t stream, const std::uint32_t* in, std::uint32_t* out);
 
-template <class Kernel> void launch_tiles(Kernel kernel, std::int64_t tiles, cudaStream_t s, const std::uint32_t* in,
-                                          std::uint32_t* out) {
+template <class Kernel>
+void launch_tiles(Kernel kernel, std::int64_t tiles, cudaStream_t s, const std::uint32_t* in, std::uint32_t* out) {
   kernel<<<dim3(static_cast<unsigned>(tiles)), 32, 0, s>>>(in, out);
 }
 
@@ -177,7 +177,10 @@ template <class Expected> class word_problem final : public in_out_problem<std::
 public:
   word_problem(std::int64_t tiles, int lane_bytes, Expected want, word_launcher launch, std::uint64_t seed)
       : in_out_problem(static_cast<std::size_t>(tiles) * k_tile_words, static_cast<std::size_t>(tiles) * k_tile_words),
-        m_tiles(tiles), m_lane_bytes(lane_bytes), m_want(want), m_launch(launch) {
+        m_tiles(tiles),
+        m_lane_bytes(lane_bytes),
+        m_want(want),
+        m_launch(launch) {
     generate_device(m_in.get(), m_in.size(), word_values{seed});
   }
 
@@ -215,15 +218,16 @@ template <class Layout> problem_factory factory() {
 
 /// The plain accesses of a tile in row order, `w` bytes a lane, for every tile: the fill's stores
 /// (ldmatrix) or the read-back's loads (stmatrix).
-template <class Layout> void add_row_order(model::access_plan& plan, std::uint64_t tiles, int w, model::access_kind kind) {
+template <class Layout>
+void add_row_order(model::access_plan& plan, std::uint64_t tiles, int w, model::access_kind kind) {
   for (int s = 0; s < k_rows * k_row_bytes / (32 * w); ++s) {
     model::warp_access a;
     a.kind = kind;
     a.width = w;
     for (int lane = 0; lane < 32; ++lane) {
       const int byte = (s * 32 + lane) * w;
-      a.address[static_cast<std::size_t>(lane)] =
-          static_cast<std::uint32_t>(Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
+      a.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(
+          Layout::offset(byte / k_row_bytes, byte % k_row_bytes));
     }
     plan.add(tiles, a);
   }
@@ -234,8 +238,8 @@ template <class Layout> std::array<std::uint32_t, 32> instruction_rows(int in_ti
   const int g = in_tile / 8, k = in_tile % 8;
   std::array<std::uint32_t, 32> rows{};
   for (int lane = 0; lane < 32; ++lane)
-    rows[static_cast<std::size_t>(lane)] =
-        static_cast<std::uint32_t>(Layout::offset(g * 8 * matrices + lane % (8 * matrices), 16 * k));
+    rows[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(
+        Layout::offset(g * 8 * matrices + lane % (8 * matrices), 16 * k));
   return rows;
 }
 

@@ -2,7 +2,8 @@
 #include "padding/family.cuh"
 
 namespace bb::padding {
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "column_read",
-                              "rows stored from global, then each warp reads a column (lane = row): the load is measured",
-                              factory<direction::column_read>(), shared_access_plan<direction::column_read>);
+BB_REGISTER_VARIANT_WITH_PLAN(
+    family(), "column_read",
+    "rows stored from global, then each warp reads a column (lane = row): the load is measured",
+    factory<direction::column_read>(), shared_access_plan<direction::column_read>);
 } // namespace bb::padding

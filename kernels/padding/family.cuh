@@ -24,7 +24,7 @@
 
 namespace bb::padding {
 
-inline constexpr int k_rows = 32;  // a column is one element per lane
+inline constexpr int k_rows = 32;   // a column is one element per lane
 inline constexpr int k_block = 256; // 8 warps share the tile's columns
 inline constexpr int k_warps = k_block / 32;
 inline constexpr int k_max_smem_bytes = 48 * 1024; // dynamic shared memory without an opt-in
@@ -50,7 +50,7 @@ inline const family_info& family() {
 
 /// What the kernel's accesses to one element look like, per element type.
 struct element_info {
-  const char* name;  ///< the `type` parameter's value
+  const char* name;   ///< the `type` parameter's value
   const char* c_name; ///< as declared, for the tile's name
   int bytes;          ///< sizeof the element
   int access_bytes;   ///< width of each shared-memory instruction on it
@@ -58,7 +58,7 @@ struct element_info {
 };
 
 inline constexpr element_info k_elements[] = {
-    {"char", "char", 1, 1, 1},     {"short", "short", 2, 2, 1},   {"float", "float", 4, 4, 1},
+    {"char", "char", 1, 1, 1},     {"short", "short", 2, 2, 1},     {"float", "float", 4, 4, 1},
     {"double", "double", 8, 8, 1}, {"float4", "float4", 16, 16, 1}, {"struct12", "struct{float a,b,c}", 12, 4, 3},
 };
 
@@ -109,8 +109,8 @@ enum class direction { column_read, column_write };
 /// reads columns w, w + 8, ... with lane = row and writes each as a row of out (cols x 32).
 /// column_write: warp w reads rows w, w + 8, ... of in (cols x 32) and writes each as column
 /// (lane = row) of the tile, whose rows are then read out row-major (32 x cols).
-template <class T, direction D>
-__global__ void __launch_bounds__(k_block) padding_kernel(const T* __restrict__ in, T* __restrict__ out, tile_shape s) {
+template <class T, direction D> __global__ void __launch_bounds__(k_block)
+    padding_kernel(const T* __restrict__ in, T* __restrict__ out, tile_shape s) {
   extern __shared__ __align__(16) unsigned char smem[];
   T* tile = reinterpret_cast<T*>(smem);
   const int tid = static_cast<int>(threadIdx.x);
@@ -149,10 +149,13 @@ template <class T> struct input_elements {
 };
 
 template <class T> std::string show(const T& v) {
-  if constexpr (std::is_integral_v<T>) return std::to_string(static_cast<int>(v));
-  else if constexpr (std::is_floating_point_v<T>) return std::to_string(v);
+  if constexpr (std::is_integral_v<T>)
+    return std::to_string(static_cast<int>(v));
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::to_string(v);
   else if constexpr (std::is_same_v<T, float4>)
-    return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) + ", " + std::to_string(v.w) + ")";
+    return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) + ", " +
+           std::to_string(v.w) + ")";
   else
     return "(" + std::to_string(v.a) + ", " + std::to_string(v.b) + ", " + std::to_string(v.c) + ")";
 }
@@ -166,7 +169,7 @@ template <class T, direction D> struct tile_transposed {
     const std::size_t t = i / per_tile(), e = i % per_tile();
     // column_read: output e = c * 32 + r holds input r * cols + c; column_write the other way round.
     const std::size_t source = D == direction::column_read ? (e % k_rows) * cols + e / k_rows
-                                                            : (e % cols) * k_rows + e / cols;
+                                                           : (e % cols) * k_rows + e / cols;
     return input(t * per_tile() + source);
   }
   BB_HD bool operator()(std::size_t i, const T& got) const { return same_bytes(got, expected(i)); }
@@ -233,8 +236,10 @@ template <direction D> model::access_plan shared_access_plan(const nlohmann::jso
   const tile_shape s = c.shape;
   const auto tiles = static_cast<std::uint64_t>(c.tiles);
   const auto bytes = static_cast<std::uint32_t>(c.element.bytes);
-  const model::access_kind row_kind = D == direction::column_read ? model::access_kind::store : model::access_kind::load;
-  const model::access_kind column_kind = D == direction::column_read ? model::access_kind::load : model::access_kind::store;
+  const model::access_kind row_kind = D == direction::column_read ? model::access_kind::store
+                                                                  : model::access_kind::load;
+  const model::access_kind column_kind = D == direction::column_read ? model::access_kind::load
+                                                                     : model::access_kind::store;
   model::access_plan plan;
   plan.access_bytes = c.element.access_bytes;
   auto add = [&](model::access_kind kind, auto element_of_lane) { // element_of_lane(lane) -> element offset
@@ -243,8 +248,8 @@ template <direction D> model::access_plan shared_access_plan(const nlohmann::jso
       a.kind = kind;
       a.width = c.element.access_bytes;
       for (int lane = 0; lane < 32; ++lane)
-        a.address[static_cast<std::size_t>(lane)] =
-            static_cast<std::uint32_t>(element_of_lane(lane)) * bytes + static_cast<std::uint32_t>(k * c.element.access_bytes);
+        a.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(element_of_lane(lane)) * bytes +
+                                                    static_cast<std::uint32_t>(k * c.element.access_bytes);
       plan.add(tiles, a);
     }
   };
@@ -253,8 +258,8 @@ template <direction D> model::access_plan shared_access_plan(const nlohmann::jso
   for (int first = 0; first < s.elements(); first += 32)
     add(row_kind, [&](int lane) { return s.offset((first + lane) / s.cols, (first + lane) % s.cols); });
   for (int col = 0; col < s.cols; ++col) add(column_kind, [&](int lane) { return s.offset(lane, col); });
-  plan.tile = model::make_tile_layout(std::string(c.element.c_name) + " tile", k_rows, s.cols, c.element.bytes,
-                                      s.pitch, [&](int r, int col) { return s.offset(r, col); });
+  plan.tile = model::make_tile_layout(std::string(c.element.c_name) + " tile", k_rows, s.cols, c.element.bytes, s.pitch,
+                                      [&](int r, int col) { return s.offset(r, col); });
   return plan;
 }
 

@@ -25,11 +25,10 @@
 namespace bb::reduction {
 
 inline const family_info& family() {
-  static const family_info f{
-      "reduction",
-      "per-block sums of n floats: one kernel writes one partial sum per block",
-      {{"n", 16777216, "elements to sum (any positive count; the last block may be partial)"},
-       {"block", 256, "threads per block: a power of two from 32 to 1024"}}};
+  static const family_info f{"reduction",
+                             "per-block sums of n floats: one kernel writes one partial sum per block",
+                             {{"n", 16777216, "elements to sum (any positive count; the last block may be partial)"},
+                              {"block", 256, "threads per block: a power of two from 32 to 1024"}}};
   return f;
 }
 
@@ -58,8 +57,7 @@ inline shape checked_shape(const nlohmann::json& params, int items) {
 
 /// The shared body of the classic variants: at step k the stride is Tree::stride(k), and every
 /// thread with Tree::active adds word target + stride into word target.
-template <class Tree>
-__global__ void __launch_bounds__(1024)
+template <class Tree> __global__ void __launch_bounds__(1024)
     tree_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n) {
   extern __shared__ float sdata[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -199,7 +197,8 @@ private:
 template <class Tree> struct tree_variant {
   static constexpr int k_items = 1;
   static void launch(const float* in, float* out, const shape& sh, cudaStream_t stream) {
-    tree_kernel<Tree><<<static_cast<unsigned>(sh.blocks()), sh.block, sh.block * sizeof(float), stream>>>(in, out, sh.n);
+    tree_kernel<Tree>
+        <<<static_cast<unsigned>(sh.blocks()), sh.block, sh.block * sizeof(float), stream>>>(in, out, sh.n);
     BB_CUDA_CALL(cudaGetLastError());
   }
 };

@@ -4,7 +4,7 @@
 namespace bb::reduction {
 namespace {
 
-constexpr int k_vectors = 4; // float4 loads in flight per thread
+constexpr int k_vectors = 4;                  // float4 loads in flight per thread
 constexpr int k_thread_items = 4 * k_vectors; // floats per thread
 
 __device__ float warp_sum(float v) {

@@ -41,8 +41,8 @@ struct copy_kernel_mover {
   void enqueue(const unsigned char* in, unsigned char* out, std::uint64_t bytes, cudaStream_t stream) const {
     const std::size_t vectors = bytes / 16; // cudaMalloc'd buffers are 256-byte aligned
     copy_kernel<<<blocks, k_threads, 0, stream>>>(reinterpret_cast<const uint4*>(in), reinterpret_cast<uint4*>(out),
-                                                   vectors, in + vectors * 16, out + vectors * 16,
-                                                   static_cast<int>(bytes % 16));
+                                                  vectors, in + vectors * 16, out + vectors * 16,
+                                                  static_cast<int>(bytes % 16));
     BB_CUDA_CALL(cudaGetLastError());
   }
 };

@@ -30,7 +30,8 @@ inline const family_info& family() {
 }
 
 inline std::uint64_t checked_bytes(const nlohmann::json& params) {
-  return static_cast<std::uint64_t>(param::in_range(params, "bytes", 1, static_cast<std::int64_t>(k_max_bytes), "2^34"));
+  return static_cast<std::uint64_t>(
+      param::in_range(params, "bytes", 1, static_cast<std::int64_t>(k_max_bytes), "2^34"));
 }
 
 /// Seeded input bytes with the top bit clear, so the 0xff poison never equals an input byte:

@@ -22,10 +22,9 @@
 namespace bb::scan {
 
 inline const family_info& family() {
-  static const family_info f{
-      "scan",
-      "exclusive prefix sums of unsigned 32-bit integers, one scan per block of 1024 elements",
-      {{"n", 16777216, "elements (any positive count; the last block's scan may be partial)"}}};
+  static const family_info f{"scan",
+                             "exclusive prefix sums of unsigned 32-bit integers, one scan per block of 1024 elements",
+                             {{"n", 16777216, "elements (any positive count; the last block's scan may be partial)"}}};
   return f;
 }
 
@@ -39,8 +38,7 @@ inline std::int64_t blocks_of(std::int64_t n) { return (n + k_elements - 1) / k_
 
 /// Blelloch's scan of 1024 elements by 512 threads; Layout maps a logical element to its word and
 /// says which two elements thread t loads and stores (first(t), second(t)).
-template <class Layout>
-__global__ void __launch_bounds__(k_elements / 2)
+template <class Layout> __global__ void __launch_bounds__(k_elements / 2)
     blelloch_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::int64_t n) {
   __shared__ std::uint32_t temp[Layout::k_words];
   const int t = static_cast<int>(threadIdx.x);
@@ -56,7 +54,7 @@ __global__ void __launch_bounds__(k_elements / 2)
       temp[bi] += temp[ai];
     }
   }
-  if (t == 0) temp[Layout::offset(k_elements - 1)] = 0u; // clear the root
+  if (t == 0) temp[Layout::offset(k_elements - 1)] = 0u;      // clear the root
   for (int level = k_log_elements - 1; level >= 0; --level) { // down-sweep
     __syncthreads();
     if (t < sweep_threads(level)) {
@@ -136,13 +134,13 @@ template <class Layout> void add_blelloch_block(model::access_plan& plan, std::u
         plan.add(count, pair_store); // down-sweep: both written back
         continue;
       }
-      plan.add(count, ai);            // up-sweep: temp[ai]
-      plan.add(count, bi);            // up-sweep: temp[bi]
-      plan.add(count, bi_store);      // up-sweep: temp[bi] += ...
-      plan.add(count, ai);            // down-sweep: left = temp[ai]
-      plan.add(count, bi);            // down-sweep: right = temp[bi]
-      plan.add(count, ai_store);      // down-sweep: temp[ai] = right
-      plan.add(count, bi_store);      // down-sweep: temp[bi] = right + left
+      plan.add(count, ai);       // up-sweep: temp[ai]
+      plan.add(count, bi);       // up-sweep: temp[bi]
+      plan.add(count, bi_store); // up-sweep: temp[bi] += ...
+      plan.add(count, ai);       // down-sweep: left = temp[ai]
+      plan.add(count, bi);       // down-sweep: right = temp[bi]
+      plan.add(count, ai_store); // down-sweep: temp[ai] = right
+      plan.add(count, bi_store); // down-sweep: temp[bi] = right + left
     }
   }
   auto root = request(model::access_kind::store);

@@ -87,6 +87,7 @@ model::access_plan hillis_steele_access_plan(const nlohmann::json& params) {
 
 } // namespace
 
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "hillis_steele", "double-buffered temp[2][1024], 1024 threads, log2(1024) steps",
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "hillis_steele",
+                              "double-buffered temp[2][1024], 1024 threads, log2(1024) steps",
                               factory<hillis_steele_variant>(), hillis_steele_access_plan);
 } // namespace bb::scan

@@ -52,17 +52,19 @@ struct expected_output {
 };
 
 template <int N> __device__ void store_matrices(std::uint32_t addr, const std::uint32_t* r) {
-  if constexpr (N == 1) asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(addr), "r"(r[0]) : "memory");
+  if constexpr (N == 1)
+    asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};\n" ::"r"(addr), "r"(r[0]) : "memory");
   if constexpr (N == 2)
-    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]) : "memory");
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" ::"r"(addr), "r"(r[0]), "r"(r[1])
+                 : "memory");
   if constexpr (N == 4)
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(r[0]), "r"(r[1]),
                  "r"(r[2]), "r"(r[3])
                  : "memory");
 }
 
-template <class Layout, int N>
-__global__ void __launch_bounds__(32) stmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
+template <class Layout, int N> __global__ void __launch_bounds__(32)
+    stmatrix_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out) {
   using vec = typename ldmatrix::lane_vector<N>::type;
   constexpr int k_lane_bytes = 4 * N;
   constexpr int k_steps = k_rows * k_row_bytes / (32 * k_lane_bytes);

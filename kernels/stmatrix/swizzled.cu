@@ -2,6 +2,6 @@
 #include "stmatrix/family.cuh"
 
 namespace bb::stmatrix {
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "swizzled", "b16 tile[32][64] with Swizzle<3,4,3>", factory<ldmatrix::swizzle_343>(),
-                              shared_access_plan<ldmatrix::swizzle_343>);
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "swizzled", "b16 tile[32][64] with Swizzle<3,4,3>",
+                              factory<ldmatrix::swizzle_343>(), shared_access_plan<ldmatrix::swizzle_343>);
 } // namespace bb::stmatrix

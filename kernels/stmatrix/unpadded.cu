@@ -2,6 +2,6 @@
 #include "stmatrix/family.cuh"
 
 namespace bb::stmatrix {
-BB_REGISTER_VARIANT_WITH_PLAN(family(), "unpadded", "b16 tile[32][64]: 128-byte rows", factory<ldmatrix::pitched<128>>(),
-                              shared_access_plan<ldmatrix::pitched<128>>);
+BB_REGISTER_VARIANT_WITH_PLAN(family(), "unpadded", "b16 tile[32][64]: 128-byte rows",
+                              factory<ldmatrix::pitched<128>>(), shared_access_plan<ldmatrix::pitched<128>>);
 } // namespace bb::stmatrix

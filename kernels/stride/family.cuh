@@ -29,13 +29,12 @@ inline constexpr int k_max_iters = 1 << 20;
 inline constexpr int k_max_smem_bytes = 48 * 1024;
 
 inline const family_info& family() {
-  static const family_info f{
-      "stride",
-      "a warp loads s[(lane / group) * stride] from shared memory, elements of 1 to 16 bytes",
-      {{"stride", 1, "elements from one lane group's element to the next's (broadcast: 1 only)"},
-       {"width", 4, "bytes per element and per load: 1, 2, 4, 8 or 16"},
-       {"blocks", 8, "blocks of 8 warps; every warp makes the same requests"},
-       {"iters", 512, "loads per warp"}}};
+  static const family_info f{"stride",
+                             "a warp loads s[(lane / group) * stride] from shared memory, elements of 1 to 16 bytes",
+                             {{"stride", 1, "elements from one lane group's element to the next's (broadcast: 1 only)"},
+                              {"width", 4, "bytes per element and per load: 1, 2, 4, 8 or 16"},
+                              {"blocks", 8, "blocks of 8 warps; every warp makes the same requests"},
+                              {"iters", 512, "loads per warp"}}};
   return f;
 }
 
@@ -92,10 +91,9 @@ template <class T, class Acc> __device__ __forceinline__ void fold(Acc& acc, con
 template <int Width>
 using acc_type = std::conditional_t<Width == 16, uint4, std::conditional_t<Width == 8, uint2, uint1>>;
 
-template <int Width>
-__global__ void __launch_bounds__(k_block)
-    stride_kernel(const typename element<Width>::type* __restrict__ in, acc_type<Width>* __restrict__ out,
-                  int stride, int group, int iters, int elements) {
+template <int Width> __global__ void __launch_bounds__(k_block)
+    stride_kernel(const typename element<Width>::type* __restrict__ in, acc_type<Width>* __restrict__ out, int stride,
+                  int group, int iters, int elements) {
   using T = typename element<Width>::type;
   extern __shared__ __align__(16) unsigned char smem[];
   T* s = reinterpret_cast<T*>(smem);
@@ -142,7 +140,9 @@ public:
         for (int w = 0; w < words; ++w) {
           std::uint32_t v = 0; // the word as the GPU reads it: little-endian, zero-extended
           for (int b = 0; b < (Width < 4 ? Width : 4); ++b)
-            v |= static_cast<std::uint32_t>(m_host_in[e * Width + static_cast<std::size_t>(w) * 4 + static_cast<std::size_t>(b)]) << (8 * b);
+            v |= static_cast<std::uint32_t>(
+                     m_host_in[e * Width + static_cast<std::size_t>(w) * 4 + static_cast<std::size_t>(b)])
+                 << (8 * b);
           auto& acc = lane_acc[static_cast<std::size_t>(lane * words + w)];
           acc = mix(acc, v);
         }

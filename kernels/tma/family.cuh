@@ -34,7 +34,8 @@ inline const family_info& family() {
   static const family_info f{
       "tma",
       "TMA (cp.async.bulk.tensor) loads of a 32-row float box, swizzle none/32B/64B/128B, read back lane = row",
-      {{"row_bytes", 0, "bytes per box row: 32, 64 or 128 (a swizzled box's row is exactly its span); 0: the span, 128 unswizzled"},
+      {{"row_bytes", 0,
+        "bytes per box row: 32, 64 or 128 (a swizzled box's row is exactly its span); 0: the span, 128 unswizzled"},
        {"batch", 4096, "boxes, one warp-sized block each"}}};
   return f;
 }
@@ -49,7 +50,8 @@ inline config checked_config(const nlohmann::json& params, int span) {
   config c;
   auto rb = params.at("row_bytes").get<std::int64_t>();
   if (rb == 0) rb = span != 0 ? span : 128;
-  if (rb != 32 && rb != 64 && rb != 128) throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not one of 32, 64, 128");
+  if (rb != 32 && rb != 64 && rb != 128)
+    throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not one of 32, 64, 128");
   // TMA refuses a box row wider than the span; a narrower one is accepted by the driver but faulted
   // on an H200 (illegal address in sw64 at 32-byte rows, sw128 at 32 and 64), so a swizzled box's
   // row is exactly its span, as in CuTe's swizzle atoms.
@@ -67,8 +69,8 @@ BB_HD constexpr std::uint32_t box_offset(int row, int byte, int row_bytes, model
   return model::tma_swizzled(static_cast<std::uint32_t>(row * row_bytes + byte), mode);
 }
 
-template <int RowBytes, model::tma_swizzle Mode>
-__global__ void __launch_bounds__(32) tma_kernel(const __grid_constant__ CUtensorMap map, float* __restrict__ out) {
+template <int RowBytes, model::tma_swizzle Mode> __global__ void __launch_bounds__(32)
+    tma_kernel(const __grid_constant__ CUtensorMap map, float* __restrict__ out) {
   __shared__ __align__(1024) unsigned char tile[k_rows * RowBytes];
   __shared__ __align__(8) std::uint64_t barrier;
   const int lane = static_cast<int>(threadIdx.x);
@@ -77,14 +79,19 @@ __global__ void __launch_bounds__(32) tma_kernel(const __grid_constant__ CUtenso
   if (lane == 0) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(bar) : "memory");
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(k_rows * RowBytes) : "memory");
-    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-                 "l"(&map), "r"(0), "r"(static_cast<int>(blockIdx.x) * k_rows), "r"(bar)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(k_rows * RowBytes)
                  : "memory");
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+            "r"(dst),
+        "l"(&map), "r"(0), "r"(static_cast<int>(blockIdx.x) * k_rows), "r"(bar)
+        : "memory");
   }
   __syncwarp();
-  asm volatile("{\n.reg .pred p;\nbb_wait_%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra bb_wait_%=;\n}\n" ::"r"(bar)
-               : "memory");
+  asm volatile(
+      "{\n.reg .pred p;\nbb_wait_%=:\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\n@!p bra bb_wait_%=;\n}\n" ::
+          "r"(bar)
+      : "memory");
   float4* o = reinterpret_cast<float4*>(out + static_cast<std::size_t>(blockIdx.x) * k_rows * (RowBytes / 4));
 #pragma unroll
   for (int k = 0; k < RowBytes / 16; ++k)
@@ -122,7 +129,8 @@ public:
     const CUresult r = encode_tiled()(&m_map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, m_in.get(), dims, strides, box,
                                       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_of(Mode),
                                       CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) throw unsupported_parameter("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r));
+    if (r != CUDA_SUCCESS)
+      throw unsupported_parameter("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(r));
   }
 
   void launch(void* stream) override {
@@ -149,7 +157,9 @@ private:
   CUtensorMap m_map{};
 };
 
-constexpr int span_of(model::tma_swizzle mode) { return mode == model::tma_swizzle::none ? 0 : 16 << static_cast<int>(mode); }
+constexpr int span_of(model::tma_swizzle mode) {
+  return mode == model::tma_swizzle::none ? 0 : 16 << static_cast<int>(mode);
+}
 
 template <model::tma_swizzle Mode> problem_factory factory() {
   return [](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {

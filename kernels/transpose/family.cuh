@@ -25,14 +25,14 @@ namespace bb::transpose {
 inline constexpr int k_max_n = 46340; // n*n stays below 2^31, as the experiment files promise
 
 inline const family_info& family() {
-  static const family_info f{
-      "transpose",
-      "n x n matrix transpose through a shared-memory tile, block (min(tile, 32), block_rows)",
-      {{"n", 1024, "matrix side, in elements (any positive size; edges are bounds-checked)"},
-       {"tile", 32, "tile side, in elements: 16, 32 or 64"},
-       {"block_rows", 8, "threads along the tile's rows: the block is (min(tile, 32), block_rows); 8, 16 or 32, "
-                         "at most tile"},
-       {"type", "float", "element type: float or double"}}};
+  static const family_info f{"transpose",
+                             "n x n matrix transpose through a shared-memory tile, block (min(tile, 32), block_rows)",
+                             {{"n", 1024, "matrix side, in elements (any positive size; edges are bounds-checked)"},
+                              {"tile", 32, "tile side, in elements: 16, 32 or 64"},
+                              {"block_rows", 8,
+                               "threads along the tile's rows: the block is (min(tile, 32), block_rows); 8, 16 or 32, "
+                               "at most tile"},
+                              {"type", "float", "element type: float or double"}}};
   return f;
 }
 
@@ -106,8 +106,7 @@ template <class F> auto with_shape(const config& c, F&& f) {
 /// The shared body: rows of the tile are written from coalesced global reads, then columns of
 /// the tile are read for coalesced global writes; Layout decides which banks those columns hit.
 /// Thread (tx, ty) moves columns tx, tx + 32, ... of rows ty, ty + R, ... of the tile.
-template <class Layout, class T, int S, int R>
-__global__ void __launch_bounds__(block_cols(S) * R)
+template <class Layout, class T, int S, int R> __global__ void __launch_bounds__(block_cols(S) * R)
     transpose_kernel(const T* __restrict__ in, T* __restrict__ out, int n) {
   constexpr int k_cols = block_cols(S);
   __shared__ T tile[Layout::k_elements];
@@ -207,8 +206,8 @@ inline std::vector<extent> extents_of(int n, int tile) {
 
 /// The tile a Layout describes, for bankmap's pictures: "double tile[64][65]".
 template <class Layout, class T, int S> model::tile_layout tile_picture() {
-  return model::make_tile_layout(std::string(std::is_same_v<T, double> ? "double" : "float") + " tile", S, S,
-                                 sizeof(T), Layout::k_elements / S, [](int r, int c) { return Layout::offset(r, c); });
+  return model::make_tile_layout(std::string(std::is_same_v<T, double> ? "double" : "float") + " tile", S, S, sizeof(T),
+                                 Layout::k_elements / S, [](int r, int c) { return Layout::offset(r, c); });
 }
 
 /// Where one lane's two shared accesses at one step of a kernel's loops go: the row-phase store

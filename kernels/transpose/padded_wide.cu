@@ -19,7 +19,7 @@ BB_HD inline double2 pack(const double* e) { return make_double2(e[0], e[1]); }
 /// is a tile column and whose vector is k_vec consecutive tile rows.
 template <class T, int S, int R> struct wide_shape {
   using vec = std::conditional_t<std::is_same_v<T, double>, double2, float4>;
-  static constexpr int k_vec = 16 / sizeof(T);  // elements per 16-byte vector
+  static constexpr int k_vec = 16 / sizeof(T);   // elements per 16-byte vector
   static constexpr int k_blocks = S / k_vec / 8; // units side by side along a tile row
   static constexpr int k_units = (S / 4) * k_blocks;
   static constexpr int k_warps = block_cols(S) * R / 32;
@@ -32,8 +32,7 @@ template <class T, int S, int R> struct wide_shape {
 /// Vector: n % k_vec == 0, so every row starts 16-byte aligned and a vector is wholly inside the
 /// matrix or wholly outside. Otherwise each element is loaded and stored on its own (edges only
 /// differ); the shared accesses are the same either way.
-template <class T, int S, int R, bool Vector>
-__global__ void __launch_bounds__(block_cols(S) * R)
+template <class T, int S, int R, bool Vector> __global__ void __launch_bounds__(block_cols(S) * R)
     wide_kernel(const T* __restrict__ in, T* __restrict__ out, int n) {
   using shape = wide_shape<T, S, R>;
   using layout = padded_layout<S>;
@@ -110,9 +109,9 @@ void check_wide(const config& c) {
                                 std::to_string(c.tile) + " has " + std::to_string(c.tile / vec) +
                                 ": use tile >= " + std::to_string(8 * vec));
   if (threads > vectors)
-    throw unsupported_parameter("padded_wide: " + c.block() + " has " + std::to_string(threads) +
-                                " threads for the " + std::to_string(vectors) + " 16-byte vectors of a " + type +
-                                " tile of " + std::to_string(c.tile) + ": use fewer block_rows or a larger tile");
+    throw unsupported_parameter("padded_wide: " + c.block() + " has " + std::to_string(threads) + " threads for the " +
+                                std::to_string(vectors) + " 16-byte vectors of a " + type + " tile of " +
+                                std::to_string(c.tile) + ": use fewer block_rows or a larger tile");
 }
 
 /// wide_kernel's shared-memory requests: per pass, k_vec scalar stores (row phase) and k_vec scalar

@@ -30,11 +30,11 @@ inline constexpr int k_max_pitch = 64;
 inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
 
 inline const family_info& family() {
-  static const family_info f{
-      "vector",
-      "row reads of float tile[32][pitch] with float, float2 or float4 loads",
-      {{"pitch", 32, "floats per row of the shared tile, 32 to 64 (a multiple of the vector width)"},
-       {"batch", 16384, "32 x 32 tiles in the batch, one block each (16384: 2^24 floats)"}}};
+  static const family_info f{"vector",
+                             "row reads of float tile[32][pitch] with float, float2 or float4 loads",
+                             {{"pitch", 32,
+                               "floats per row of the shared tile, 32 to 64 (a multiple of the vector width)"},
+                              {"batch", 16384, "32 x 32 tiles in the batch, one block each (16384: 2^24 floats)"}}};
   return f;
 }
 
@@ -69,8 +69,8 @@ inline config checked_config(const nlohmann::json& params, int v) {
 
 /// Thread tid stores floats tid, tid + 256, ... of the tile (a warp: one row), then loads vectors
 /// tid, tid + 256, ... (a warp: 32 x V consecutive floats, 32 / V lanes per row).
-template <int V>
-__global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict__ in, float* __restrict__ out, tile_shape s) {
+template <int V> __global__ void __launch_bounds__(k_block)
+    vector_kernel(const float* __restrict__ in, float* __restrict__ out, tile_shape s) {
   using vec_t = typename vec<V>::type;
   extern __shared__ __align__(16) float tile[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -79,7 +79,8 @@ __global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict
   __syncthreads();
   for (int v = tid; v < k_tile_floats / V; v += k_block) {
     const int e = v * V;
-    *reinterpret_cast<vec_t*>(out + base + e) = *reinterpret_cast<const vec_t*>(tile + s.offset(e / k_side, e % k_side));
+    *reinterpret_cast<vec_t*>(out + base + e) = *reinterpret_cast<const vec_t*>(tile +
+                                                                                s.offset(e / k_side, e % k_side));
   }
 }
 
@@ -87,8 +88,10 @@ __global__ void __launch_bounds__(k_block) vector_kernel(const float* __restrict
 template <int V> class vector_problem final : public in_out_problem<float> {
 public:
   vector_problem(const config& c, std::uint64_t seed)
-      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats, static_cast<std::size_t>(c.tiles) * k_tile_floats),
-        m_config(c), m_seed(seed) {
+      : in_out_problem(static_cast<std::size_t>(c.tiles) * k_tile_floats,
+                       static_cast<std::size_t>(c.tiles) * k_tile_floats),
+        m_config(c),
+        m_seed(seed) {
     fill_uniform_device(m_in.get(), m_in.size(), seed);
   }
 
@@ -127,7 +130,8 @@ template <int V> model::access_plan shared_access_plan(const nlohmann::json& par
     store.kind = model::access_kind::store;
     for (int lane = 0; lane < 32; ++lane) {
       const int e = first + lane;
-      store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
+      store.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
     }
     plan.add(tiles, store);
   }
@@ -136,7 +140,8 @@ template <int V> model::access_plan shared_access_plan(const nlohmann::json& par
     load.width = 4 * V;
     for (int lane = 0; lane < 32; ++lane) {
       const int e = (first + lane) * V;
-      load.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
+      load.address[static_cast<std::size_t>(lane)] =
+          static_cast<std::uint32_t>(c.shape.offset(e / k_side, e % k_side)) * 4;
     }
     plan.add(tiles, load);
   }

@@ -65,15 +65,17 @@ struct half_values {
 /// Output element i (tile, row m, column n, row-major): sum over k of A[m][k] * B[n][k].
 struct expected_output {
   std::uint64_t seed;
-  int k;              ///< K
+  int k; ///< K
   std::uint64_t tiles;
   BB_HD float expected(std::size_t i) const {
     const std::uint64_t tile = i / k_out_per_tile;
     const int m = static_cast<int>(i / k_rows % k_rows), n = static_cast<int>(i % k_rows);
     const std::uint64_t a = (tile * k_rows + static_cast<std::uint64_t>(m)) * static_cast<std::uint64_t>(k);
-    const std::uint64_t b = (tiles * k_rows + tile * k_rows + static_cast<std::uint64_t>(n)) * static_cast<std::uint64_t>(k);
+    const std::uint64_t b = (tiles * k_rows + tile * k_rows + static_cast<std::uint64_t>(n)) *
+                            static_cast<std::uint64_t>(k);
     int sum = 0;
-    for (int j = 0; j < k; ++j) sum += value_at(seed, a + static_cast<std::uint64_t>(j)) * value_at(seed, b + static_cast<std::uint64_t>(j));
+    for (int j = 0; j < k; ++j)
+      sum += value_at(seed, a + static_cast<std::uint64_t>(j)) * value_at(seed, b + static_cast<std::uint64_t>(j));
     return static_cast<float>(sum);
   }
   /// Integer inputs make the result exact; the tolerance only keeps the check a float compare.
@@ -97,10 +99,9 @@ __device__ inline void mma_m64n64k16(float (&d)[32], std::uint64_t desc_a, std::
                "%32, %33, p, 1, 1, 0, 0;\n"
                "}\n"
                : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),
-                 "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),
-                 "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),
-                 "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
                : "l"(desc_a), "l"(desc_b), "r"(accumulate)
                : "memory");
 }
@@ -108,9 +109,8 @@ __device__ inline void mma_m64n64k16(float (&d)[32], std::uint64_t desc_a, std::
 
 /// One block (a warpgroup) per tile pair: the copy into the layout, the K / 16 wgmma, D out.
 /// `in`: every tile's A then every tile's B, each operand 64 rows of span bytes (16-byte chunks).
-template <model::tma_swizzle Mode>
-__global__ void __launch_bounds__(k_threads) wgmma_kernel(const uint4* __restrict__ in, std::int64_t tiles,
-                                                          float* __restrict__ out) {
+template <model::tma_swizzle Mode> __global__ void __launch_bounds__(k_threads)
+    wgmma_kernel(const uint4* __restrict__ in, std::int64_t tiles, float* __restrict__ out) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   constexpr int k_bytes = operand_bytes(Mode);
   constexpr int k_chunks = k_bytes / 16; // per operand
@@ -195,7 +195,8 @@ public:
     const expected_output want{m_seed, span_of(Mode) / 2, static_cast<std::uint64_t>(m_tiles)};
     return verify_on_device(m_out.get(), m_out.size(), want, [&](std::size_t i, float got) {
       return "out[" + std::to_string(i / k_out_per_tile) + "][" + std::to_string(i / k_rows % k_rows) + "][" +
-             std::to_string(i % k_rows) + "] = " + std::to_string(got) + ", expected " + std::to_string(want.expected(i));
+             std::to_string(i % k_rows) + "] = " + std::to_string(got) + ", expected " +
+             std::to_string(want.expected(i));
     });
   }
 

@@ -60,9 +60,9 @@ std::size_t pick_request(const model::access_plan& plan, int wanted) {
 
 model::bankmap from_variant(const bankmap_options& o) {
   const auto slash = o.variant.find('/');
-  const variant_info* v = slash == std::string::npos
-                              ? nullptr
-                              : registry::instance().find_variant(o.variant.substr(0, slash), o.variant.substr(slash + 1));
+  const variant_info* v = slash == std::string::npos ? nullptr
+                                                     : registry::instance().find_variant(o.variant.substr(0, slash),
+                                                                                         o.variant.substr(slash + 1));
   if (v == nullptr) throw usage_error("no variant '" + o.variant + "' (`bankbench list families` lists them)");
   if (!v->plan) throw usage_error(o.variant + " has no access plan for the bank model");
   const auto params = params_over_defaults(*registry::instance().find_family(v->family), o.params);
@@ -72,15 +72,15 @@ model::bankmap from_variant(const bankmap_options& o) {
   } catch (const unsupported_parameter& e) {
     throw usage_error(o.variant + ": " + e.what());
   } catch (const std::exception& e) { // a value the plan cannot take (negative, out of range)
-    throw usage_error(fmt::format("{} {}: the access plan rejects these parameters: {}", o.variant, params.dump(),
-                                  e.what()));
+    throw usage_error(
+        fmt::format("{} {}: the access plan rejects these parameters: {}", o.variant, params.dump(), e.what()));
   }
   const std::size_t k = pick_request(plan, o.request);
   const auto& e = plan.entries[k];
   model::bankmap m;
   m.title = fmt::format("{} {}: request {} of {} ({}, issued {} times per launch){}{}", o.variant, params.dump(), k,
-                        plan.entries.size(), model::kind_label(e.access.kind), e.count,
-                        plan.tile ? " on " : "", plan.tile ? plan.tile->name : "");
+                        plan.entries.size(), model::kind_label(e.access.kind), e.count, plan.tile ? " on " : "",
+                        plan.tile ? plan.tile->name : "");
   m.tile = plan.tile;
   m.access = e.access;
   return m;
@@ -91,9 +91,9 @@ model::bankmap from_tile(const bankmap_options& o) {
   s.element_bytes = o.bytes > 0 ? o.bytes : element_bytes_of(o.type);
   s.type_name = o.bytes > 0 ? fmt::format("{}-byte", o.bytes) : o.type;
   model::access_pattern p;
-  p.kind = o.row >= 0 ? model::access_pattern::along::row
-         : o.stride >= 0 ? model::access_pattern::along::stride
-                         : model::access_pattern::along::column;
+  p.kind = o.row >= 0      ? model::access_pattern::along::row
+           : o.stride >= 0 ? model::access_pattern::along::stride
+                           : model::access_pattern::along::column;
   p.index = o.row >= 0 ? o.row : o.stride >= 0 ? o.stride : std::max(o.col, 0);
   p.lanes = o.lanes;
   p.direction = o.store ? model::access_kind::store : model::access_kind::load;
@@ -123,27 +123,28 @@ int run_bankmap(const bankmap_options& o) {
 run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   auto o = std::make_shared<bankmap_options>();
   auto* rows = sub.add_option("--rows", o->shape.rows, "tile rows")->capture_default_str();
-  auto* cols = sub.add_option("--cols", o->shape.cols, "tile columns (elements, before padding)")->capture_default_str();
+  auto* cols =
+      sub.add_option("--cols", o->shape.cols, "tile columns (elements, before padding)")->capture_default_str();
   auto* type = sub.add_option("-t,--type", o->type, "element type")
                    ->check(CLI::IsMember({"char", "short", "float", "double", "float4"}))
                    ->capture_default_str();
-  auto* bytes = sub.add_option("--bytes", o->bytes, "element size in bytes instead of --type (1, 2, 4, 8 or 16)")
-                    ->excludes(type);
+  auto* bytes =
+      sub.add_option("--bytes", o->bytes, "element size in bytes instead of --type (1, 2, 4, 8 or 16)")->excludes(type);
   auto* pad = sub.add_option("--pad", o->shape.pad, "padding elements after each row")->capture_default_str();
   auto* swz = sub.add_option("--swizzle", o->shape.swizzle,
                              "XOR swizzle: element (r, c) is stored at column c ^ (r % S); 0: none")
                   ->capture_default_str();
   auto* cute = sub.add_option_function<std::vector<int>>(
-                     "--cute-swizzle",
-                     [o](const std::vector<int>& v) {
-                       o->shape.cute_b = v[0];
-                       o->shape.cute_m = v[1];
-                       o->shape.cute_s = v[2];
-                     },
-                     "CuTe Swizzle<B,M,S> on byte offsets, e.g. 3,4,3 (TMA 128B; 2,4,3 is 64B, 1,4,3 is 32B)")
-                  ->expected(3)
-                  ->delimiter(',')
-                  ->excludes(swz);
+                      "--cute-swizzle",
+                      [o](const std::vector<int>& v) {
+                        o->shape.cute_b = v[0];
+                        o->shape.cute_m = v[1];
+                        o->shape.cute_s = v[2];
+                      },
+                      "CuTe Swizzle<B,M,S> on byte offsets, e.g. 3,4,3 (TMA 128B; 2,4,3 is 64B, 1,4,3 is 32B)")
+                   ->expected(3)
+                   ->delimiter(',')
+                   ->excludes(swz);
   auto* row = sub.add_option("--row", o->row, "the warp reads row R: lane l reads (R, l)");
   auto* col = sub.add_option("--col", o->col, "the warp reads column C: lane l reads (l, C) (the default, C = 0)");
   auto* stride = sub.add_option("--stride", o->stride, "lane l reads element l*S in row-major order (0: broadcast)");
@@ -151,7 +152,8 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   col->excludes(stride);
   auto* lanes = sub.add_option("--lanes", o->lanes, "active lanes, 0..N-1")->capture_default_str();
   auto* store = sub.add_flag("--store", o->store, "a store rather than a load");
-  auto* variant = sub.add_option("--variant", o->variant, "draw a request of this variant's access plan, e.g. transpose/naive");
+  auto* variant = sub.add_option("--variant", o->variant,
+                                 "draw a request of this variant's access plan, e.g. transpose/naive");
   sub.add_option("--params", o->params, "the variant's parameters, NAME=VALUE ...")->needs(variant);
   sub.add_option("--request", o->request, "which of the plan's distinct requests (default: the most conflicted)")
       ->needs(variant);

@@ -94,8 +94,8 @@ int list(const baseline_options& o, const global_options& g) {
   for (const auto& b : store::list_baselines(db)) {
     const auto doc = nlohmann::json::parse(b.content_json, nullptr, false);
     const auto n = doc.is_object() && doc.contains("configurations") ? doc["configurations"].size() : 0;
-    t.add_row({b.name, b.created_at, b.source, b.experiments, b.architectures,
-               query::count(static_cast<std::int64_t>(n))});
+    t.add_row(
+        {b.name, b.created_at, b.source, b.experiments, b.architectures, query::count(static_cast<std::int64_t>(n))});
   }
   if (t.rows() == 0 && !query::for_programs(format))
     std::cout << "no baselines in " << db.path() << " yet; `bankbench baseline save NAME` makes one\n";

@@ -46,8 +46,7 @@ int run_export(const export_options& o, const global_options& g) {
 
 run_fn setup_export(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<export_options>();
-  sub.add_option("runs", o->runs,
-                 std::string(k_spec_kinds) + " (default: every run)");
+  sub.add_option("runs", o->runs, std::string(k_spec_kinds) + " (default: every run)");
   sub.add_option("-t,--table", o->table,
                  "metrics: one row per metric value; samples: one per timed launch; configurations: one per "
                  "configuration with its summary")

@@ -68,8 +68,10 @@ void list_metrics() {
       try {
         const auto c = profile::check_offline(chip, s.metrics);
         std::printf("%s on %s: %zu pass(es)", s.name.c_str(), chip, c.passes);
-        if (c.unknown.empty()) std::printf(", every counter present\n");
-        else std::printf(", not on this chip (no value, not 0): %zu\n", c.unknown.size());
+        if (c.unknown.empty())
+          std::printf(", every counter present\n");
+        else
+          std::printf(", not on this chip (no value, not 0): %zu\n", c.unknown.size());
         for (const auto& u : c.unknown) std::printf("  absent: %s\n", u.c_str());
       } catch (const error& e) {
         std::printf("%s on %s: pass count unavailable (%s)\n", s.name.c_str(), chip, e.what());
@@ -77,17 +79,20 @@ void list_metrics() {
     }
   }
   std::printf("derived (per launch, usable in expect:):\n");
-  for (const auto& d : metrics::derived_metrics())
-    std::printf("  %-36s %s\n", d.name.c_str(), d.description.c_str());
+  for (const auto& d : metrics::derived_metrics()) std::printf("  %-36s %s\n", d.name.c_str(), d.description.c_str());
 }
 
 int run_list(const list_options& o, const global_options& g) {
   const auto format = query::parse_format(o.format);
   const bool text = format == query::output_format::table; // the catalogue's own layout, with descriptions
-  if (o.what == "families") text ? list_families() : list_families_as(format);
-  else if (o.what == "metrics") text ? list_metrics() : list_metrics_as(format);
-  else if (o.what == "runs") query::list_runs(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
-  else if (o.what == "gpus") query::list_gpus(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
+  if (o.what == "families")
+    text ? list_families() : list_families_as(format);
+  else if (o.what == "metrics")
+    text ? list_metrics() : list_metrics_as(format);
+  else if (o.what == "runs")
+    query::list_runs(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
+  else if (o.what == "gpus")
+    query::list_gpus(store::database::open_for_query(g.db), std::cout, query::parse_format(o.format));
   return 0;
 }
 } // namespace

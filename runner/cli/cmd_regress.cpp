@@ -98,8 +98,7 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
   sub.add_option("-b,--baseline", o->baseline,
                  std::string("what to compare against: ") + k_spec_kinds + "; latest: the runs before the candidate's")
       ->required();
-  sub.add_option("-c,--candidate", o->candidate, std::string("what is judged: ") + k_spec_kinds)
-      ->capture_default_str();
+  sub.add_option("-c,--candidate", o->candidate, std::string("what is judged: ") + k_spec_kinds)->capture_default_str();
   sub.add_option("-m,--metric", o->metrics,
                  "counter metrics to judge, repeated or comma-separated (default: every access kind's wavefronts "
                  "per request and requests that the candidate holds); a metric either side lacks is an error");

@@ -29,22 +29,22 @@ struct run_options {
   int device = 0;
   std::string backend = "cupti"; ///< cupti: measure on the GPU; model: predict, no GPU needed
   bool no_counters = false;
-  bool no_timing = false;    ///< counters and verification only
-  bool launch_once = false;  ///< one verified launch per configuration, no profiler, no timing
+  bool no_timing = false;            ///< counters and verification only
+  bool launch_once = false;          ///< one verified launch per configuration, no profiler, no timing
   std::string cache_control = "all"; ///< all | once | none: see launch::exec_options
   std::string allocator = "pool";    ///< pool | driver: see launch/device_memory.hpp
   bool dry_run = false;
-  bool isolate = true;       ///< run configurations in a worker process that may crash
-  int samples = 0;           ///< 0: as the experiment file says
-  int placements = 0;        ///< 0: as the experiment file says
-  int warmup = -1;           ///< -1: as the experiment file says
-  double min_sample_us = 200; ///< launch::exec_options::min_sample_ns, in us
-  double time_limit_s = 0;   ///< 0: as the experiment file says
-  std::int64_t resume = 0;   ///< run id to complete, or 0
-  std::string shard;         ///< share of the configurations (config/share.hpp), stored in runs.shard
-  std::string devices;       ///< --devices: "all" or "0,2,3"; empty: one device, --device
+  bool isolate = true;                  ///< run configurations in a worker process that may crash
+  int samples = 0;                      ///< 0: as the experiment file says
+  int placements = 0;                   ///< 0: as the experiment file says
+  int warmup = -1;                      ///< -1: as the experiment file says
+  double min_sample_us = 200;           ///< launch::exec_options::min_sample_ns, in us
+  double time_limit_s = 0;              ///< 0: as the experiment file says
+  std::int64_t resume = 0;              ///< run id to complete, or 0
+  std::string shard;                    ///< share of the configurations (config/share.hpp), stored in runs.shard
+  std::string devices;                  ///< --devices: "all" or "0,2,3"; empty: one device, --device
   std::string spread = "configuration"; ///< --spread over devices: configuration | variant
-  bool inputs_given = false; ///< `inputs` named on the command line (not the default)
+  bool inputs_given = false;            ///< `inputs` named on the command line (not the default)
 };
 
 /// The plan the engine runs, resolved once from the options (the devices are added by run_run).
@@ -77,7 +77,8 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
   const auto ignored = [&](std::initializer_list<const char*> names, const std::string& why) {
     std::string list;
     for (const char* n : names)
-      if (given(n)) list += (list.empty() ? "" : ", ") + (n == std::string("inputs") ? "the experiment files" : std::string(n));
+      if (given(n))
+        list += (list.empty() ? "" : ", ") + (n == std::string("inputs") ? "the experiment files" : std::string(n));
     if (!list.empty()) spdlog::warn("{} ignored: {}", list, why);
   };
   if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
@@ -97,12 +98,14 @@ int run_run(const run_options& o, run_plan& plan) {
   if (plan.passes.launch_once && plan.model())
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
   const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
-  if (!o.devices.empty() && !o.dry_run) { // a dry run needs no device
+  if (!o.devices.empty() && !o.dry_run) {                       // a dry run needs no device
     auto devices = session::devices_named(o.devices, plan.backend);
     if (devices.size() > 1 && o.resume != 0)
       throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
-    if (devices.size() == 1) plan.device = devices[0]; // one device: exactly a plain run
-    else plan.devices = std::move(devices);
+    if (devices.size() == 1)
+      plan.device = devices[0]; // one device: exactly a plain run
+    else
+      plan.devices = std::move(devices);
   }
   resume_point start;
   std::vector<config::experiment> experiments;
@@ -126,15 +129,19 @@ int run_run(const run_options& o, run_plan& plan) {
       const auto& e = experiments[i];
       for (const auto& c : config::expand(e))
         if (start.done[i].count(static_cast<int>(c.index)) == 0)
-          std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params) << "\n";
+          std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params)
+                    << "\n";
     }
     return 0;
   }
   int code = 0;
   try {
-    if (plan.devices.size() > 1) code = session::run_on_devices(experiments, plan, start);
-    else if (plan.supervised()) code = session::supervise(experiments, plan, start);
-    else code = session::run_in_process(experiments, plan, start, nullptr, true);
+    if (plan.devices.size() > 1)
+      code = session::run_on_devices(experiments, plan, start);
+    else if (plan.supervised())
+      code = session::supervise(experiments, plan, start);
+    else
+      code = session::run_in_process(experiments, plan, start, nullptr, true);
   } catch (const error& e) {
     session::finish_session(plan.db, start, static_cast<int>(e.code()));
     throw;
@@ -152,8 +159,7 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   sub.add_option("-b,--backend", o->backend, "cupti: measure on the GPU; model: predict from access plans, no GPU")
       ->check(CLI::IsMember({"cupti", "model"}))
       ->capture_default_str();
-  sub.add_flag("--no-counters", o->no_counters,
-               "time and verify only, without CUPTI (e.g. when running under ncu)");
+  sub.add_flag("--no-counters", o->no_counters, "time and verify only, without CUPTI (e.g. when running under ncu)");
   sub.add_flag("--no-timing", o->no_timing, "count and verify only, without the timing pass");
   sub.add_flag("--launch-once", o->launch_once,
                "launch each configuration once and verify it, with no profiler and no timing: the target "

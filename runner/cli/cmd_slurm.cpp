@@ -80,7 +80,8 @@ std::string sbatch(const std::vector<std::string>& argv) {
 int submit_tasks(const session::sweep::spec& s, const std::vector<int>& tasks, bool print_only) {
   const auto array = session::sweep::array_command(s, tasks);
   if (print_only) {
-    std::cout << session::sweep::shell_line(array) << "\n" << session::sweep::shell_line(session::sweep::merge_command(s, "$ARRAY_JOB_ID")) << "\n";
+    std::cout << session::sweep::shell_line(array) << "\n"
+              << session::sweep::shell_line(session::sweep::merge_command(s, "$ARRAY_JOB_ID")) << "\n";
     return 0;
   }
   const auto array_job = sbatch(array);
@@ -94,7 +95,8 @@ int submit_tasks(const session::sweep::spec& s, const std::vector<int>& tasks, b
 
 int submit(slurm_options& o) {
   auto& s = o.spec;
-  if (s.folder.empty()) throw usage_error("slurm submit needs --sweep DIR: a folder on the file system the nodes share");
+  if (s.folder.empty())
+    throw usage_error("slurm submit needs --sweep DIR: a folder on the file system the nodes share");
   const auto files = config::experiment_files(s.inputs);
   const auto experiments = config::load_all(files); // bad files stop here, before anything is submitted
   std::size_t total = 0;
@@ -138,7 +140,8 @@ void add_queue_states(const session::sweep::spec& s, std::vector<session::sweep:
       auto& t = tasks[static_cast<std::size_t>(task)];
       if (t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed) continue;
       t.queued = line.substr(bar + 1);
-      std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(), [](unsigned char c) { return std::tolower(c); });
+      std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
     }
   }
 }
@@ -186,7 +189,8 @@ bool report(const session::sweep::spec& s, const std::vector<session::sweep::tas
     out << fmt::format("; not done: {} (unfinished: started and ended without a marker, i.e. killed or out of "
                        "time)\nrun them again with:\n  {}",
                        session::sweep::array_ranges(rest),
-                       session::sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks", session::sweep::array_ranges(rest)}));
+                       session::sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks",
+                                                   session::sweep::array_ranges(rest)}));
   out << "\n";
   return done == s.tasks;
 }
@@ -198,7 +202,8 @@ int status(const slurm_options& o) {
 
 int resubmit(const slurm_options& o) {
   const auto s = session::sweep::load(o.spec.folder);
-  const auto tasks = o.tasks_text.empty() ? to_run_again(states(s)) : session::sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
+  const auto tasks = o.tasks_text.empty() ? to_run_again(states(s))
+                                          : session::sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
   if (tasks.empty()) {
     std::cout << "every task of " << s.folder << " is done or queued; nothing to resubmit\n";
     return 0;
@@ -248,10 +253,15 @@ void add_folder(CLI::App* app, slurm_options& o) {
 run_fn setup_slurm(CLI::App& sub, const global_options&) {
   auto o = std::make_shared<slurm_options>();
   sub.require_subcommand(1);
-  auto* s = o->submit = sub.add_subcommand("submit", "submit experiments as a job array, one shard per task, and a merge job");
-  s->add_option("inputs", o->spec.inputs, "experiment files or folders")->default_val(std::vector<std::string>{"experiments"});
-  s->add_option("--sweep", o->spec.folder, "the sweep folder, on a file system every node sees (made here)")->required();
-  s->add_option("-N,--tasks", o->spec.tasks, "array tasks: task I runs `run --shard I/N`")->required()->check(CLI::Range(1, 100000));
+  auto* s = o->submit = sub.add_subcommand("submit",
+                                           "submit experiments as a job array, one shard per task, and a merge job");
+  s->add_option("inputs", o->spec.inputs, "experiment files or folders")
+      ->default_val(std::vector<std::string>{"experiments"});
+  s->add_option("--sweep", o->spec.folder, "the sweep folder, on a file system every node sees (made here)")
+      ->required();
+  s->add_option("-N,--tasks", o->spec.tasks, "array tasks: task I runs `run --shard I/N`")
+      ->required()
+      ->check(CLI::Range(1, 100000));
   s->add_option("--throttle", o->spec.throttle, "at most K tasks at once (sbatch --array=...%K); 0: no limit")
       ->check(CLI::Range(0, 100000));
   s->add_option("--gres", o->spec.gres, "sbatch --gres of each task; none: ask for no GPU")->capture_default_str();

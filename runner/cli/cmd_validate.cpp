@@ -41,7 +41,8 @@ int run_validate(const validate_options& o) {
       const auto r = source::compile_all(experiments[i], o.arch);
       compiled[i] = fmt::format(", {} kernel(s) compiled for {} ({} from the cache in {:.2f} ms, {} compiled in "
                                 "{:.0f} ms)",
-                                r.kernels, o.arch, r.cache_hits, r.cache_hit_ms, r.kernels - r.cache_hits, r.compile_ms);
+                                r.kernels, o.arch, r.cache_hits, r.cache_hit_ms, r.kernels - r.cache_hits,
+                                r.compile_ms);
     } catch (const config_error& e) {
       compile_problems.insert(compile_problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -61,7 +62,11 @@ run_fn setup_validate(CLI::App& sub, const global_options&) {
   sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
   sub.add_option("--arch", o->arch, "architecture source variants are compiled for (sm_XY or sm_XYa)")
       ->capture_default_str()
-      ->check(CLI::Validator([](std::string& a) { return std::regex_match(a, std::regex("sm_[0-9]{2,3}a?")) ? "" : "expected sm_XY, such as sm_90"; }, "sm_XY", "arch"));
+      ->check(CLI::Validator(
+          [](std::string& a) {
+            return std::regex_match(a, std::regex("sm_[0-9]{2,3}a?")) ? "" : "expected sm_XY, such as sm_90";
+          },
+          "sm_XY", "arch"));
   sub.add_flag("--no-compile", o->no_compile, "check the files only; do not compile source variants");
   return [o] { return run_validate(*o); };
 }

@@ -14,7 +14,7 @@ namespace bb::cli {
 /// Options every subcommand sees.
 struct global_options {
   std::string db = "results/bankbench.sqlite";
-  int verbosity = 0; ///< -1 quiet, 0 normal, 1 verbose (-v), 2 debug (-vv)
+  int verbosity = 0;        ///< -1 quiet, 0 normal, 1 verbose (-v), 2 debug (-vv)
   std::string command_line; ///< argv joined, stored with each run
 };
 

@@ -29,8 +29,8 @@ int unknown_command(const std::string& word) {
   std::vector<std::string> names;
   for (const auto& c : bb::cli::commands()) names.emplace_back(c.name);
   std::string hint = bb::did_you_mean(word, names);
-  std::fprintf(stderr, "bankbench: error: unknown command '%s'%s%s\n", word.c_str(),
-               hint.empty() ? "" : "; ", hint.c_str());
+  std::fprintf(stderr, "bankbench: error: unknown command '%s'%s%s\n", word.c_str(), hint.empty() ? "" : "; ",
+               hint.c_str());
   std::fprintf(stderr, "run `bankbench --help` for the list of commands\n");
   return static_cast<int>(bb::exit_code::usage);
 }
@@ -129,8 +129,7 @@ int main(int argc, char** argv) {
     const auto& diags = e.diagnostics();
     for (std::size_t i = 0; i < diags.size() && i < k_shown; ++i)
       std::fprintf(stderr, "%s\n", diags[i].to_string().c_str());
-    if (diags.size() > k_shown)
-      std::fprintf(stderr, "bankbench: %zu more errors not shown\n", diags.size() - k_shown);
+    if (diags.size() > k_shown) std::fprintf(stderr, "bankbench: %zu more errors not shown\n", diags.size() - k_shown);
     return static_cast<int>(e.code());
   } catch (const bb::error& e) {
     spdlog::error("{}", e.what());

@@ -112,7 +112,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
     what = "fsync failed";
   }
   // An existing file keeps its permissions; a new one gets the usual 0666 less the umask.
-  struct stat st{};
+  struct stat st {};
   mode_t mode = 0;
   if (::stat(file.c_str(), &st) == 0) {
     mode = st.st_mode & 07777;
@@ -146,7 +146,8 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
 }
 
 void write_file_atomically(const std::filesystem::path& file, const std::string& contents, file_kind kind) {
-  write_file_atomically(file, [&](std::ostream& out) { out << contents; }, kind);
+  write_file_atomically(
+      file, [&](std::ostream& out) { out << contents; }, kind);
 }
 
 } // namespace bb

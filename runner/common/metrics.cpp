@@ -6,9 +6,9 @@
 namespace bb::metrics {
 
 bool is_chip_optional(const std::string& metric) {
-  static const std::vector<std::string> optional = {
-      k_stsm_requests, k_stsm_wavefronts, k_stsm_conflicts, k_gmma_requests,         k_gmma_wavefronts,
-      k_gmma_conflicts, k_tma_ld_requests, k_tma_st_requests, k_arbitration_conflicts};
+  static const std::vector<std::string> optional = {k_stsm_requests,   k_stsm_wavefronts, k_stsm_conflicts,
+                                                    k_gmma_requests,   k_gmma_wavefronts, k_gmma_conflicts,
+                                                    k_tma_ld_requests, k_tma_st_requests, k_arbitration_conflicts};
   return std::find(optional.begin(), optional.end(), metric) != optional.end();
 }
 
@@ -20,8 +20,8 @@ const std::vector<metric_set>& named_sets() {
                                                 k_ld_requests,  k_st_requests,  k_gpu_time};
   static const std::vector<metric_set> sets = [] {
     std::vector<std::string> rich = base;
-    rich.insert(rich.end(), {k_ldsm_requests, k_ldsm_wavefronts, k_ldsm_conflicts, k_stsm_requests,
-                             k_stsm_wavefronts, k_stsm_conflicts, k_atom_requests, k_atom_wavefronts, k_atom_conflicts, k_ldgsts_requests,
+    rich.insert(rich.end(), {k_ldsm_requests, k_ldsm_wavefronts, k_ldsm_conflicts, k_stsm_requests, k_stsm_wavefronts,
+                             k_stsm_conflicts, k_atom_requests, k_atom_wavefronts, k_atom_conflicts, k_ldgsts_requests,
                              k_ldgsts_wavefronts, k_ldgsts_conflicts, k_gmma_requests, k_gmma_wavefronts,
                              k_gmma_conflicts, k_tma_ld_requests, k_tma_st_requests, k_arbitration_conflicts});
     return std::vector<metric_set>{
@@ -62,34 +62,39 @@ const metric_set* find_set(const std::string& name) {
 const std::vector<derived_metric>& derived_metrics() {
   static const std::vector<derived_metric> list = [] {
     std::vector<derived_metric> l = {
-      {"load_requests", "requests", "shared load instructions executed (LDS, plus LDSM where counted, as Nsight Compute adds them)"},
-      {"store_requests", "requests", "shared store instructions executed (STS, plus STSM where counted)"},
-      {"load_wavefronts", "wavefronts", "wavefronts the shared-memory data stage processed for loads"},
-      {"store_wavefronts", "wavefronts", "wavefronts for stores"},
-      {"load_conflicts", "conflicts", "load bank conflicts counted by the hardware"},
-      {"store_conflicts", "conflicts", "store bank conflicts counted by the hardware"},
-      {"load_wavefronts_per_request", "ratio", "load wavefronts / load requests"},
-      {"store_wavefronts_per_request", "ratio", "store wavefronts / store requests"},
-      {"load_conflicts_per_request", "ratio", "load conflicts / load requests"},
-      {"store_conflicts_per_request", "ratio", "store conflicts / store requests"},
-      {"load_excess_wavefronts", "wavefronts", "load wavefronts above the ideal for the access width"},
-      {"store_excess_wavefronts", "wavefronts", "store wavefronts above the ideal for the access width"},
-      {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests"},
-      {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests"},
-      {"profiled_time_ns", "ns", "duration of the profiled range around the launch (gpu__time_duration.sum); longer than the kernel, whose time the timing pass gives"},
-      // The bank model's prediction from the variant's access plan (docs/bank-model.md), stored
-      // beside measured values for every variant that has a plan.
-      {"predicted_load_requests", "requests", "shared load requests the bank model predicts"},
-      {"predicted_store_requests", "requests", "shared store requests the bank model predicts"},
-      {"predicted_load_wavefronts", "wavefronts", "load wavefronts the bank model predicts"},
-      {"predicted_store_wavefronts", "wavefronts", "store wavefronts the bank model predicts"},
-      {"predicted_load_wavefronts_per_request", "ratio", "predicted load wavefronts / predicted load requests"},
-      {"predicted_store_wavefronts_per_request", "ratio", "predicted store wavefronts / predicted store requests"},
-      {"predicted_load_conflicts_per_request", "ratio", "predicted load conflicts (wavefronts above the ideal) / requests"},
-      {"predicted_store_conflicts_per_request", "ratio", "predicted store conflicts (wavefronts above the ideal) / requests"},
-      {"arbitration_conflicts", "conflicts", "conflicts with no address cause: lost arbitration against TMA or tensor cores (Hopper)"},
-      {"tma_load_requests", "requests", "TMA load instructions (cp.async.bulk.tensor to shared)"},
-      {"tma_store_requests", "requests", "TMA store instructions"},
+        {"load_requests", "requests",
+         "shared load instructions executed (LDS, plus LDSM where counted, as Nsight Compute adds them)"},
+        {"store_requests", "requests", "shared store instructions executed (STS, plus STSM where counted)"},
+        {"load_wavefronts", "wavefronts", "wavefronts the shared-memory data stage processed for loads"},
+        {"store_wavefronts", "wavefronts", "wavefronts for stores"},
+        {"load_conflicts", "conflicts", "load bank conflicts counted by the hardware"},
+        {"store_conflicts", "conflicts", "store bank conflicts counted by the hardware"},
+        {"load_wavefronts_per_request", "ratio", "load wavefronts / load requests"},
+        {"store_wavefronts_per_request", "ratio", "store wavefronts / store requests"},
+        {"load_conflicts_per_request", "ratio", "load conflicts / load requests"},
+        {"store_conflicts_per_request", "ratio", "store conflicts / store requests"},
+        {"load_excess_wavefronts", "wavefronts", "load wavefronts above the ideal for the access width"},
+        {"store_excess_wavefronts", "wavefronts", "store wavefronts above the ideal for the access width"},
+        {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests"},
+        {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests"},
+        {"profiled_time_ns", "ns",
+         "duration of the profiled range around the launch (gpu__time_duration.sum); longer than the kernel, whose time the timing pass gives"},
+        // The bank model's prediction from the variant's access plan (docs/bank-model.md), stored
+        // beside measured values for every variant that has a plan.
+        {"predicted_load_requests", "requests", "shared load requests the bank model predicts"},
+        {"predicted_store_requests", "requests", "shared store requests the bank model predicts"},
+        {"predicted_load_wavefronts", "wavefronts", "load wavefronts the bank model predicts"},
+        {"predicted_store_wavefronts", "wavefronts", "store wavefronts the bank model predicts"},
+        {"predicted_load_wavefronts_per_request", "ratio", "predicted load wavefronts / predicted load requests"},
+        {"predicted_store_wavefronts_per_request", "ratio", "predicted store wavefronts / predicted store requests"},
+        {"predicted_load_conflicts_per_request", "ratio",
+         "predicted load conflicts (wavefronts above the ideal) / requests"},
+        {"predicted_store_conflicts_per_request", "ratio",
+         "predicted store conflicts (wavefronts above the ideal) / requests"},
+        {"arbitration_conflicts", "conflicts",
+         "conflicts with no address cause: lost arbitration against TMA or tensor cores (Hopper)"},
+        {"tma_load_requests", "requests", "TMA load instructions (cp.async.bulk.tensor to shared)"},
+        {"tma_store_requests", "requests", "TMA store instructions"},
     };
     for (const auto& k : access_kinds()) {
       const std::string n = k.name, what = std::string(" (") + k.description + ")";
@@ -98,7 +103,8 @@ const std::vector<derived_metric>& derived_metrics() {
       l.push_back({n + "_wavefronts", "wavefronts", "shared-memory wavefronts" + what});
       l.push_back({n + "_conflicts", "conflicts", "bank conflicts counted by the hardware" + what});
       l.push_back({n + "_wavefronts_per_request", "ratio", n + " wavefronts / " + n + " requests"});
-      l.push_back({n + "_ideal_per_request", "wavefronts", "ideal wavefronts per " + n + " request for the access width"});
+      l.push_back(
+          {n + "_ideal_per_request", "wavefronts", "ideal wavefronts per " + n + " request for the access width"});
       l.push_back({n + "_excess_wavefronts_per_request", "ratio", n + " wavefronts above the ideal / requests"});
       l.push_back({n + "_conflicts_per_request", "ratio", n + " conflicts / " + n + " requests"});
       l.push_back({"predicted_" + n + "_wavefronts_per_request", "ratio", "predicted " + n + " wavefronts / request"});
@@ -168,8 +174,8 @@ void derive_kinds(const std::map<std::string, double>& raw, int bytes, std::map<
   put_kind(out, "ldsm", ldsm_req, ldsm_wav, ldsm_con, bytes);
   put_kind(out, "stsm", stsm_req, stsm_wav, stsm_con, bytes);
   put_kind(out, "atom", find(raw, k_atom_requests), find(raw, k_atom_wavefronts), find(raw, k_atom_conflicts), bytes);
-  put_kind(out, "ldgsts", find(raw, k_ldgsts_requests), find(raw, k_ldgsts_wavefronts),
-           find(raw, k_ldgsts_conflicts), bytes);
+  put_kind(out, "ldgsts", find(raw, k_ldgsts_requests), find(raw, k_ldgsts_wavefronts), find(raw, k_ldgsts_conflicts),
+           bytes);
   put_kind(out, "gmma", find(raw, k_gmma_requests), find(raw, k_gmma_wavefronts), find(raw, k_gmma_conflicts), bytes);
   const auto tma_ld = find(raw, k_tma_ld_requests), tma_st = find(raw, k_tma_st_requests);
   if (tma_ld) out["tma_load_requests"] = *tma_ld;

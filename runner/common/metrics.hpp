@@ -27,7 +27,8 @@ inline constexpr const char* k_atom_wavefronts = "l1tex__data_pipe_lsu_wavefront
 inline constexpr const char* k_atom_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum";
 inline constexpr const char* k_ldgsts_requests = "smsp__inst_executed_op_ldgsts.sum";
 inline constexpr const char* k_ldgsts_wavefronts = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum";
-inline constexpr const char* k_ldgsts_conflicts = "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum";
+inline constexpr const char* k_ldgsts_conflicts =
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum";
 inline constexpr const char* k_gmma_requests = "sm__sass_inst_executed_op_shared_gmma.sum";
 inline constexpr const char* k_gmma_wavefronts = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum";
 inline constexpr const char* k_gmma_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum";
@@ -62,8 +63,8 @@ bool is_derived(const std::string& name);
 
 /// One kind of shared-memory access and the raw counters it is derived from ("" where none).
 struct access_kind {
-  const char* name;       ///< prefix of its derived metrics: "ldsm" -> ldsm_wavefronts_per_request
-  const char* label;      ///< column heading in `show`
+  const char* name;  ///< prefix of its derived metrics: "ldsm" -> ldsm_wavefronts_per_request
+  const char* label; ///< column heading in `show`
   const char* description;
 };
 /// lds, ldsm, sts, stsm, atom, ldgsts, gmma, tma (instructions only) in display order.

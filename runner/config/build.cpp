@@ -72,12 +72,10 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   exp.repeat.warmup = int_or(field(repeat, "warmup"), exp.repeat.warmup);
   exp.repeat.samples = int_or(field(repeat, "samples"), exp.repeat.samples);
   exp.repeat.placements = int_or(field(repeat, "placements"), exp.repeat.placements);
-  exp.repeat.counter_launches =
-      int_or(field(repeat, "counter_launches"), exp.repeat.counter_launches);
+  exp.repeat.counter_launches = int_or(field(repeat, "counter_launches"), exp.repeat.counter_launches);
   if (const auto seed = to_int(field(root, "seed"))) exp.seed = static_cast<std::uint64_t>(*seed);
   if (const auto limit = to_number(field(root, "time_limit_s"))) exp.time_limit_s = *limit;
-  for (const auto& entry : field(root, "expect"))
-    exp.expectations.push_back(build_expectation(entry));
+  for (const auto& entry : field(root, "expect")) exp.expectations.push_back(build_expectation(entry));
   return exp;
 }
 

@@ -74,7 +74,8 @@ void build_sources(const YAML::Node& root, const std::string& path, experiment& 
     s.block = dims_of(field_of(root, v, "block"));
     if (const YAML::Node shared = field_of(root, v, "shared_bytes")) s.shared_bytes = shared.Scalar();
     for (const auto& a : field_of(root, v, "args")) s.args.push_back(arg_of(a, dir));
-    if (const auto width = to_int(field_of(root, v, "smem_access_bytes"))) s.smem_access_bytes = static_cast<int>(*width);
+    if (const auto width = to_int(field_of(root, v, "smem_access_bytes")))
+      s.smem_access_bytes = static_cast<int>(*width);
     if (const YAML::Node check = field_of(root, v, "check"); check.IsMap()) {
       source_check c;
       if (field(check, "reference")) c.reference = field(check, "reference").Scalar();
@@ -145,13 +146,16 @@ void check_source_configuration(const experiment& exp, const source_variant& v, 
       if (!real) (void)evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'");
       continue;
     }
-    const std::int64_t count = evaluate_param_expression(a.expression, params, where + ": buffer '" + a.name + "' count");
+    const std::int64_t count = evaluate_param_expression(a.expression, params,
+                                                         where + ": buffer '" + a.name + "' count");
     std::uint64_t bytes = 0;
     if (count < 0)
-      throw error(exit_code::usage, where + ": buffer '" + a.name + "' count '" + a.expression + "' is " + std::to_string(count));
+      throw error(exit_code::usage,
+                  where + ": buffer '" + a.name + "' count '" + a.expression + "' is " + std::to_string(count));
     if (__builtin_mul_overflow(static_cast<std::uint64_t>(count), element_bytes(a.type), &bytes))
-      throw error(exit_code::usage, where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
-                                        " elements of " + std::to_string(element_bytes(a.type)) + " bytes overflow 64 bits");
+      throw error(exit_code::usage, where + ": buffer '" + a.name + "' count '" + a.expression +
+                                        "' = " + std::to_string(count) + " elements of " +
+                                        std::to_string(element_bytes(a.type)) + " bytes overflow 64 bits");
   }
 }
 

@@ -20,8 +20,7 @@ std::vector<std::string> param_names(const family_info& family) {
 }
 
 // A param whose default is an integer is a size or a count: the kernels index with 32-bit ints.
-void check_value(check_context& ctx, const param_spec& param, const yaml_path& path,
-                 const YAML::Node& value) {
+void check_value(check_context& ctx, const param_spec& param, const yaml_path& path, const YAML::Node& value) {
   const node_kind kind = kind_of(value);
   if (kind != node_kind::integer && kind != node_kind::number && kind != node_kind::string)
     return; // the schema has reported it
@@ -30,8 +29,7 @@ void check_value(check_context& ctx, const param_spec& param, const yaml_path& p
   if (def.is_number_integer()) {
     const auto v = to_int(value);
     if (is_oversized_integer(value) || (v && *v > k_max_size))
-      ctx.out.at_value(ctx.root, path,
-                       value.Scalar() + " is too large; the limit is 2^31-1 = 2147483647", about);
+      ctx.out.at_value(ctx.root, path, value.Scalar() + " is too large; the limit is 2^31-1 = 2147483647", about);
     else if (!v)
       ctx.out.at_value(ctx.root, path, "expected an integer, got " + describe_found(value), about);
     else if (*v <= 0)
@@ -40,8 +38,7 @@ void check_value(check_context& ctx, const param_spec& param, const yaml_path& p
   } else if (def.is_number() && kind == node_kind::string) {
     ctx.out.at_value(ctx.root, path, "expected a number, got " + describe_found(value), about);
   } else if (def.is_string() && kind != node_kind::string) {
-    ctx.out.at_value(ctx.root, path, "expected a string, got " + describe_found(value),
-                     about + "; quote the value");
+    ctx.out.at_value(ctx.root, path, "expected a string, got " + describe_found(value), about + "; quote the value");
   }
 }
 
@@ -53,12 +50,10 @@ void check_axis_names(check_context& ctx) {
     ctx.axes.emplace_back(name, kv.second);
     if (ctx.family == nullptr) continue;
     const auto& params = ctx.family->params;
-    const auto param = std::find_if(params.begin(), params.end(),
-                                    [&](const param_spec& p) { return p.name == name; });
+    const auto param = std::find_if(params.begin(), params.end(), [&](const param_spec& p) { return p.name == name; });
     const yaml_path path = yaml_path{} / "axes" / name;
     if (param == params.end()) {
-      ctx.out.add(position_of(kv.first), path,
-                  "family '" + ctx.family->name + "' has no parameter '" + name + "'",
+      ctx.out.add(position_of(kv.first), path, "family '" + ctx.family->name + "' has no parameter '" + name + "'",
                   suggestion(name, param_names(*ctx.family), "its parameters are "));
       continue;
     }
@@ -88,18 +83,15 @@ void check_zip(check_context& ctx) {
     for (const auto& item : string_items(zip[g])) {
       const std::string& name = item.second; // a named copy: clang 14 cannot capture a binding
       const yaml_path path = yaml_path{} / "zip" / g / item.first;
-      const auto axis = std::find_if(ctx.axes.begin(), ctx.axes.end(),
-                                     [&](const auto& a) { return a.first == name; });
-      const auto earlier = std::find_if(zipped.begin(), zipped.end(),
-                                        [&](const auto& z) { return z.first == name; });
+      const auto axis = std::find_if(ctx.axes.begin(), ctx.axes.end(), [&](const auto& a) { return a.first == name; });
+      const auto earlier = std::find_if(zipped.begin(), zipped.end(), [&](const auto& z) { return z.first == name; });
       if (axis == ctx.axes.end()) {
         ctx.out.at_value(ctx.root, path, "'" + name + "' is not an axis of this experiment",
                          axis_names.empty() ? "the experiment has no axes"
                                             : suggestion(name, axis_names, "its axes are "));
       } else if (earlier != zipped.end() && earlier->second != g) {
         ctx.out.at_value(ctx.root, path,
-                         "axis '" + name + "' is already in zip[" +
-                             std::to_string(earlier->second) + "]",
+                         "axis '" + name + "' is already in zip[" + std::to_string(earlier->second) + "]",
                          "an axis may be in one zip group only");
       } else {
         zipped.emplace_back(name, g);
@@ -111,10 +103,8 @@ void check_zip(check_context& ctx) {
     if (equal) continue;
     std::string detail;
     for (const auto& [name, n] : lengths)
-      detail += (detail.empty() ? "" : ", ") + name + " has " + std::to_string(n) +
-                (n == 1 ? " value" : " values");
-    ctx.out.at_value(ctx.root, yaml_path{} / "zip" / g,
-                     "zipped axes must have equal lengths: " + detail,
+      detail += (detail.empty() ? "" : ", ") + name + " has " + std::to_string(n) + (n == 1 ? " value" : " values");
+    ctx.out.at_value(ctx.root, yaml_path{} / "zip" / g, "zipped axes must have equal lengths: " + detail,
                      "give every axis of the group the same number of values");
   }
 }

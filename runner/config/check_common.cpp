@@ -97,8 +97,7 @@ void check_duplicate_keys(const YAML::Node& node, report& out) {
       std::vector<std::pair<std::string, int>> seen;
       for (const auto& kv : current) {
         const std::string key = key_name(kv.first);
-        const auto first =
-            std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
+        const auto first = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == key; });
         if (first != seen.end())
           out.add(position_of(kv.first), path / key, "duplicate key '" + key + "'",
                   "it is already set at line " + std::to_string(first->second) + "; remove one");

@@ -30,8 +30,8 @@ void check_variant_name(check_context& ctx, const yaml_path& path, const std::st
 }
 
 // A value that is not among the axis's values could never match: almost surely a typo.
-void check_axis_value(check_context& ctx, const yaml_path& path, const std::string& axis,
-                      const YAML::Node& values, const YAML::Node& value) {
+void check_axis_value(check_context& ctx, const yaml_path& path, const std::string& axis, const YAML::Node& values,
+                      const YAML::Node& value) {
   if (!values.IsSequence() || !value.IsScalar()) return;
   const nlohmann::json v = to_json(value);
   auto [known, fresh] = ctx.axis_values.try_emplace(axis);
@@ -40,8 +40,7 @@ void check_axis_value(check_context& ctx, const yaml_path& path, const std::stri
   if (known->second.count(canonical_value(v)) != 0) return;
   std::string listed;
   for (const auto& candidate : values) listed += (listed.empty() ? "" : ", ") + to_json(candidate).dump();
-  ctx.out.at_value(ctx.root, path, v.dump() + " is not a value of axis '" + axis + "'",
-                   "its values are " + listed);
+  ctx.out.at_value(ctx.root, path, v.dump() + " is not a value of axis '" + axis + "'", "its values are " + listed);
 }
 
 // exclude[i] and expect[i].where: `variant` (exclude only) and axis names -> one value each.
@@ -53,17 +52,14 @@ void check_assignment(check_context& ctx, const yaml_path& path, bool allow_vari
   for (const auto& kv : at->value) {
     const std::string key = key_name(kv.first);
     if (allow_variant && key == "variant") {
-      if (kind_of(kv.second) == node_kind::string)
-        check_variant_name(ctx, path / key, kv.second.Scalar());
+      if (kind_of(kv.second) == node_kind::string) check_variant_name(ctx, path / key, kv.second.Scalar());
     } else if (const YAML::Node* values = find_axis(ctx, key)) {
       check_axis_value(ctx, path / key, key, *values, kv.second);
     } else {
       ctx.out.add(position_of(kv.first), path / key,
-                  allow_variant ? "unknown key '" + key + "'"
-                                : "'" + key + "' is not an axis of this experiment",
-                  keys.empty()
-                      ? "the experiment has no axes"
-                      : suggestion(key, keys, allow_variant ? "allowed keys: " : "its axes are "));
+                  allow_variant ? "unknown key '" + key + "'" : "'" + key + "' is not an axis of this experiment",
+                  keys.empty() ? "the experiment has no axes"
+                               : suggestion(key, keys, allow_variant ? "allowed keys: " : "its axes are "));
     }
   }
 }
@@ -72,8 +68,7 @@ void check_expectation(check_context& ctx, const YAML::Node& entry, std::size_t 
   const yaml_path path = yaml_path{} / "expect" / i;
   if (!entry.IsMap()) return;
   const YAML::Node metric = field(entry, "metric");
-  if (ctx.metrics_known && kind_of(metric) == node_kind::string &&
-      !metrics::is_derived(metric.Scalar()) &&
+  if (ctx.metrics_known && kind_of(metric) == node_kind::string && !metrics::is_derived(metric.Scalar()) &&
       std::find(ctx.metrics.begin(), ctx.metrics.end(), metric.Scalar()) == ctx.metrics.end()) {
     std::vector<std::string> known;
     for (const auto& d : metrics::derived_metrics()) known.push_back(d.name);
@@ -107,8 +102,7 @@ void check_expectation(check_context& ctx, const YAML::Node& entry, std::size_t 
     const auto lo = to_number(between[0]), hi = to_number(between[1]);
     if (lo && hi && *lo > *hi)
       ctx.out.at_value(ctx.root, path / "between",
-                       "low bound " + between[0].Scalar() + " is above high bound " +
-                           between[1].Scalar(),
+                       "low bound " + between[0].Scalar() + " is above high bound " + between[1].Scalar(),
                        "write [" + between[1].Scalar() + ", " + between[0].Scalar() + "]");
   }
 }
@@ -118,8 +112,7 @@ void check_expectation(check_context& ctx, const YAML::Node& entry, std::size_t 
 void check_filters(check_context& ctx) {
   const YAML::Node exclude = field(ctx.root, "exclude");
   if (exclude.IsSequence())
-    for (std::size_t i = 0; i < exclude.size(); ++i)
-      check_assignment(ctx, yaml_path{} / "exclude" / i, true);
+    for (std::size_t i = 0; i < exclude.size(); ++i) check_assignment(ctx, yaml_path{} / "exclude" / i, true);
   const YAML::Node expect = field(ctx.root, "expect");
   if (expect.IsSequence())
     for (std::size_t i = 0; i < expect.size(); ++i) check_expectation(ctx, expect[i], i);

@@ -10,7 +10,8 @@ namespace {
 
 void check_family(check_context& ctx) {
   const YAML::Node node = field(ctx.root, "family");
-  if (kind_of(node) != node_kind::string || field(ctx.root, "source")) return; // a source experiment's family is a label
+  if (kind_of(node) != node_kind::string || field(ctx.root, "source"))
+    return; // a source experiment's family is a label
   ctx.family = ctx.reg.find_family(node.Scalar());
   if (ctx.family != nullptr) return;
   std::vector<std::string> names;
@@ -47,8 +48,7 @@ void check_metrics(check_context& ctx) {
     }
     std::vector<std::string> names;
     for (const auto& s : metrics::named_sets()) names.push_back(s.name);
-    ctx.out.at_value(ctx.root, yaml_path{} / "metrics",
-                     "unknown metric set '" + node.Scalar() + "'",
+    ctx.out.at_value(ctx.root, yaml_path{} / "metrics", "unknown metric set '" + node.Scalar() + "'",
                      suggestion(node.Scalar(), names, "named sets are "));
   } else if (kind == node_kind::list) {
     // The chip checks that the names exist; the schema has checked their form.

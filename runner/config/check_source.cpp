@@ -34,9 +34,11 @@ void check_expression(check_context& ctx, const yaml_path& path, const YAML::Nod
     // In a flow list [a, b] YAML splits at every comma, ceil_div(n, tile)'s too.
     const bool split = node.Style() == YAML::EmitterStyle::Flow || e.reason().find("expected ')'") == 0 ||
                        e.reason().find("unexpected ')'") == 0;
-    ctx.out.at_value(ctx.root, path, "bad expression " + std::string(e.what()),
-                     split ? "a [ ] list splits at every comma: write 'grid: ceil_div(n, tile), 8' unbracketed, or quote each expression"
-                           : "integers, axis names, + - * / % ( ), min, max, ceil_div");
+    ctx.out.at_value(
+        ctx.root, path, "bad expression " + std::string(e.what()),
+        split
+            ? "a [ ] list splits at every comma: write 'grid: ceil_div(n, tile), 8' unbracketed, or quote each expression"
+            : "integers, axis names, + - * / % ( ), min, max, ceil_div");
   }
 }
 
@@ -85,8 +87,10 @@ std::vector<std::string> source_variant_names(const check_context& ctx) {
   const YAML::Node variants = field(ctx.root, "variants");
   if (!variants.IsSequence()) return names;
   for (const auto& v : variants) {
-    if (kind_of(v) == node_kind::string) names.push_back(v.Scalar());
-    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string) names.push_back(field(v, "name").Scalar());
+    if (kind_of(v) == node_kind::string)
+      names.push_back(v.Scalar());
+    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string)
+      names.push_back(field(v, "name").Scalar());
   }
   return names;
 }
@@ -102,16 +106,21 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
     const YAML::Node name = field(arg, buffer ? "buffer" : "scalar");
     if (kind_of(name) == node_kind::string) {
       if (std::find(seen.begin(), seen.end(), name.Scalar()) != seen.end())
-        ctx.out.at_value(ctx.root, at / (buffer ? "buffer" : "scalar"), "argument '" + name.Scalar() + "' is listed twice",
-                         "give each argument its own name");
+        ctx.out.at_value(ctx.root, at / (buffer ? "buffer" : "scalar"),
+                         "argument '" + name.Scalar() + "' is listed twice", "give each argument its own name");
       seen.push_back(name.Scalar());
     }
     if (buffer) {
-      if (const YAML::Node count = field(arg, "count")) check_expression(ctx, at / "count", count);
-      else ctx.out.at_value(ctx.root, at, "buffer '" + name.Scalar() + "' has no 'count'", "add 'count: <elements, an expression>'");
-      if (field(arg, "value")) ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill a buffer");
+      if (const YAML::Node count = field(arg, "count"))
+        check_expression(ctx, at / "count", count);
+      else
+        ctx.out.at_value(ctx.root, at, "buffer '" + name.Scalar() + "' has no 'count'",
+                         "add 'count: <elements, an expression>'");
+      if (field(arg, "value"))
+        ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill a buffer");
       const YAML::Node init = field(arg, "init");
-      if (init.IsMap() && field(init, "file")) check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
+      if (init.IsMap() && field(init, "file"))
+        check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
       if (to_bool(field(arg, "output")).value_or(false)) ++outputs;
     } else {
       for (const char* k : {"count", "init", "output"})
@@ -140,7 +149,8 @@ void check_variant(check_context& ctx, const YAML::Node& variant, std::size_t i,
   if (file.node) check_path(ctx, file.path, file.node, "kernel source", false);
   const merged include = field_of(ctx, variant, i, "include");
   if (include.node.IsSequence())
-    for (std::size_t k = 0; k < include.node.size(); ++k) check_path(ctx, include.path / k, include.node[k], "include folder", true);
+    for (std::size_t k = 0; k < include.node.size(); ++k)
+      check_path(ctx, include.path / k, include.node[k], "include folder", true);
   for (const char* dims : {"grid", "block"})
     if (const merged m = field_of(ctx, variant, i, dims); m.node) check_dims(ctx, m.path, m.node);
   if (const merged m = field_of(ctx, variant, i, "shared_bytes"); m.node) check_expression(ctx, m.path, m.node);
@@ -149,8 +159,12 @@ void check_variant(check_context& ctx, const YAML::Node& variant, std::size_t i,
     for (const auto& kv : defines.node) {
       const std::string key = key_name(kv.first);
       const bool ident = !key.empty() && (std::isalpha(static_cast<unsigned char>(key[0])) != 0 || key[0] == '_') &&
-                         std::all_of(key.begin(), key.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
-      if (!ident) ctx.out.at_key(ctx.root, defines.path / key, "'" + key + "' is not a macro name", "use a C identifier such as TILE");
+                         std::all_of(key.begin(), key.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+                         });
+      if (!ident)
+        ctx.out.at_key(ctx.root, defines.path / key, "'" + key + "' is not a macro name",
+                       "use a C identifier such as TILE");
     }
   std::size_t outputs = 0;
   check_args(ctx, field_of(ctx, variant, i, "args"), outputs);
@@ -158,8 +172,10 @@ void check_variant(check_context& ctx, const YAML::Node& variant, std::size_t i,
   if (!check.node.IsMap()) return;
   const bool by_reference = field(check.node, "reference").IsDefined(), by_file = field(check.node, "file").IsDefined();
   if (by_reference == by_file)
-    ctx.out.at_value(ctx.root, check.path, by_file ? "'reference' and 'file' cannot be combined" : "needs one of 'reference' or 'file'",
-                     "check against another variant ('reference: name') or a file of the expected bytes ('file: path')");
+    ctx.out.at_value(
+        ctx.root, check.path,
+        by_file ? "'reference' and 'file' cannot be combined" : "needs one of 'reference' or 'file'",
+        "check against another variant ('reference: name') or a file of the expected bytes ('file: path')");
   if (outputs == 0)
     ctx.out.at_value(ctx.root, check.path, "variant '" + name + "' has a check but no output buffer",
                      "mark the buffers the kernel writes with 'output: true'");
@@ -174,8 +190,8 @@ void check_variant(check_context& ctx, const YAML::Node& variant, std::size_t i,
   if (const YAML::Node f = field(check.node, "file")) {
     check_path(ctx, check.path / "file", f, "expected-output file", false);
     if (outputs > 1)
-      ctx.out.at_value(ctx.root, check.path / "file", "a check file holds one output, and variant '" + name + "' has " +
-                                                          std::to_string(outputs),
+      ctx.out.at_value(ctx.root, check.path / "file",
+                       "a check file holds one output, and variant '" + name + "' has " + std::to_string(outputs),
                        "check against a reference variant instead");
   }
 }
@@ -202,9 +218,12 @@ void check_source(check_context& ctx) {
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const YAML::Node v = variants[i];
     std::string name;
-    if (kind_of(v) == node_kind::string) name = v.Scalar();
-    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string) name = field(v, "name").Scalar();
-    else continue;
+    if (kind_of(v) == node_kind::string)
+      name = v.Scalar();
+    else if (v.IsMap() && kind_of(field(v, "name")) == node_kind::string)
+      name = field(v, "name").Scalar();
+    else
+      continue;
     if (v.IsMap()) {
       if (std::find(seen.begin(), seen.end(), name) != seen.end())
         ctx.out.at_value(ctx.root, yaml_path{} / "variants" / i / "name", "'" + name + "' is listed more than once",

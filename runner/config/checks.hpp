@@ -20,8 +20,8 @@ struct check_context {
   const YAML::Node& root;
   const registry& reg;
   report& out;
-  const family_info* family = nullptr; ///< set by check_names when the family is registered
-  std::vector<std::string> variants;   ///< the experiment's variant names, as written
+  const family_info* family = nullptr;                  ///< set by check_names when the family is registered
+  std::vector<std::string> variants;                    ///< the experiment's variant names, as written
   std::vector<std::pair<std::string, YAML::Node>> axes; ///< axis name -> its list of values
   std::vector<std::string> metrics;                     ///< resolved raw metric names
   bool metrics_known = false;                           ///< false when `metrics:` itself is wrong

@@ -34,14 +34,12 @@ sweep_plan plan(const experiment& exp) {
   for (std::size_t a = 0; a < exp.axes.size(); ++a) {
     const auto& name = exp.axes[a].name;
     if (std::find(placed.begin(), placed.end(), name) != placed.end()) continue;
-    const auto group = std::find_if(exp.zip.begin(), exp.zip.end(), [&](const auto& g) {
-      return std::find(g.begin(), g.end(), name) != g.end();
-    });
+    const auto group = std::find_if(exp.zip.begin(), exp.zip.end(),
+                                    [&](const auto& g) { return std::find(g.begin(), g.end(), name) != g.end(); });
     std::size_t length = exp.axes[a].values.size();
     for (std::size_t b = a; b < exp.axes.size(); ++b) {
-      const bool same_group =
-          b == a || (group != exp.zip.end() &&
-                     std::find(group->begin(), group->end(), exp.axes[b].name) != group->end());
+      const bool same_group = b == a || (group != exp.zip.end() &&
+                                         std::find(group->begin(), group->end(), exp.axes[b].name) != group->end());
       if (!same_group) continue;
       p.dimension_of[b] = p.lengths.size();
       placed.push_back(exp.axes[b].name);
@@ -58,15 +56,13 @@ sweep_plan plan(const experiment& exp) {
 struct exclude_index {
   struct group {
     bool variant = false;
-    std::vector<std::size_t> axes;                   // the axes the rules of this group give
-    std::unordered_set<std::string> keys;            // each rule's values on them, packed
+    std::vector<std::size_t> axes;        // the axes the rules of this group give
+    std::unordered_set<std::string> keys; // each rule's values on them, packed
   };
   std::vector<group> groups;
 };
 
-void pack(std::string& key, std::size_t value) {
-  key.append(reinterpret_cast<const char*>(&value), sizeof value);
-}
+void pack(std::string& key, std::size_t value) { key.append(reinterpret_cast<const char*>(&value), sizeof value); }
 
 std::vector<exclude_rule> rules(const experiment& exp) {
   std::vector<exclude_rule> out;
@@ -182,9 +178,8 @@ sweep_size count_configurations(const experiment& exp) {
   const sweep_plan p = plan(exp);
   std::uint64_t total = exp.variants.size();
   for (const std::size_t n : p.lengths)
-    total = n != 0 && total > std::numeric_limits<std::uint64_t>::max() / n
-                ? std::numeric_limits<std::uint64_t>::max()
-                : total * n;
+    total = n != 0 && total > std::numeric_limits<std::uint64_t>::max() / n ? std::numeric_limits<std::uint64_t>::max()
+                                                                            : total * n;
   if (exp.exclude.empty()) return {total, true};
   if (total > k_walk_limit) return {total, false};
   std::uint64_t count = 0;

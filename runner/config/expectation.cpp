@@ -8,8 +8,7 @@
 namespace bb::config {
 
 bool expectation::applies_to(const std::string& variant, const nlohmann::json& params) const {
-  if (!variants.empty() && std::find(variants.begin(), variants.end(), variant) == variants.end())
-    return false;
+  if (!variants.empty() && std::find(variants.begin(), variants.end(), variant) == variants.end()) return false;
   for (const auto& [key, value] : where.items())
     if (!params.contains(key) || params.at(key) != value) return false;
   return true;

@@ -31,7 +31,7 @@ struct expectation {
   /// Canonical text, e.g. "load_wavefronts_per_request in [31, 33]" or
   /// "load_conflicts_per_request < 0.01".
   std::string text;
-  std::string claim; ///< the claim this bound checks, when the file says; may be empty
+  std::string claim;        ///< the claim this bound checks, when the file says; may be empty
   int line = 0, column = 0; ///< where the entry starts in the file, 1-based
 
   /// True when the expectation covers this variant and these params.
@@ -134,8 +134,7 @@ void check_source_configuration(const experiment& exp, const source_variant& v, 
 
 /// An expression of a source variant evaluated over a configuration's params (integers only).
 /// Throws bb::error (usage) naming the variant, the key and the expression.
-std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params,
-                                       const std::string& what);
+std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params, const std::string& what);
 
 /// One point of the sweep.
 struct configuration {
@@ -150,8 +149,7 @@ struct configuration {
 experiment load_experiment_file(const std::string& path, const registry& reg);
 
 /// As load_experiment_file, from text; `path_for_messages` names the file in diagnostics.
-experiment load_experiment_text(const std::string& text, const std::string& path_for_messages,
-                                const registry& reg);
+experiment load_experiment_text(const std::string& text, const std::string& path_for_messages, const registry& reg);
 
 /// The sweep: variants outermost (file order), then axes in file order (first axis slowest);
 /// axes of a zip group advance together; configurations matching an exclude entry are dropped.

@@ -9,7 +9,9 @@ namespace bb::config {
 
 expression_error::expression_error(const std::string& text, std::size_t offset, const std::string& what)
     : std::runtime_error("in '" + text + "': " + what + " at column " + std::to_string(offset + 1)),
-      m_text(text), m_offset(offset), m_reason(what) {}
+      m_text(text),
+      m_offset(offset),
+      m_reason(what) {}
 
 namespace {
 
@@ -94,9 +96,12 @@ private:
     for (;;) {
       skip();
       const std::size_t at = m_pos;
-      if (eat("+")) v = add(v, term(), at);
-      else if (eat("-")) v = sub(v, term(), at);
-      else return v;
+      if (eat("+"))
+        v = add(v, term(), at);
+      else if (eat("-"))
+        v = sub(v, term(), at);
+      else
+        return v;
     }
   }
   std::int64_t term() {
@@ -104,10 +109,14 @@ private:
     for (;;) {
       skip();
       const std::size_t at = m_pos;
-      if (eat("*")) v = mul(v, unary(), at);
-      else if (eat("/")) v = divide(v, unary(), at, '/');
-      else if (eat("%")) v = divide(v, unary(), at, '%');
-      else return v;
+      if (eat("*"))
+        v = mul(v, unary(), at);
+      else if (eat("/"))
+        v = divide(v, unary(), at, '/');
+      else if (eat("%"))
+        v = divide(v, unary(), at, '%');
+      else
+        return v;
     }
   }
   std::int64_t unary() {
@@ -185,9 +194,7 @@ private:
 
 } // namespace
 
-std::int64_t evaluate(const std::string& text, const name_lookup& names) {
-  return parser(text, &names, nullptr).run();
-}
+std::int64_t evaluate(const std::string& text, const name_lookup& names) { return parser(text, &names, nullptr).run(); }
 
 std::vector<std::string> split_top_level(const std::string& text) {
   std::vector<std::string> parts{""};

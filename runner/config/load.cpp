@@ -27,8 +27,7 @@ std::string syntax_hint(const std::string& message) {
   if (message == "end of sequence flow not found") return "close the list with ']'";
   if (message == "end of map flow not found") return "close the map with '}'";
   if (message == "illegal map value") return "quote values that contain ': ', or start a new line";
-  if (message == "end of map not found" || message == "end of sequence not found")
-    return "check the indentation";
+  if (message == "end of map not found" || message == "end of sequence not found") return "check the indentation";
   return {};
 }
 
@@ -95,8 +94,7 @@ void check_sweep_size(const experiment& exp, const YAML::Node& root, report& out
 
 } // namespace
 
-experiment load_experiment_text(const std::string& text, const std::string& path_for_messages,
-                                const registry& reg) {
+experiment load_experiment_text(const std::string& text, const std::string& path_for_messages, const registry& reg) {
   report out(path_for_messages);
   if (const auto bad = detail::first_invalid_utf8(text)) {
     char byte[8];
@@ -125,7 +123,9 @@ experiment load_experiment_text(const std::string& text, const std::string& path
   const bool source = detail::field(root, "source").IsDefined();
   if (!out.empty() || (ctx.family == nullptr && !source)) out.raise();
 
-  static const family_info k_source_family{"source", "kernels compiled at run time from the experiment's CUDA files", {}};
+  static const family_info k_source_family{"source",
+                                           "kernels compiled at run time from the experiment's CUDA files",
+                                           {}};
   experiment exp = detail::build_experiment(root, source ? k_source_family : *ctx.family);
   if (source) detail::build_sources(root, path_for_messages, exp);
   exp.path = path_for_messages;
@@ -147,7 +147,7 @@ experiment load_experiment_file(const std::string& path, const registry& reg) {
     return "not a regular file";
   };
   // Judged before opening: opening a FIFO waits for a writer, and a device can be read forever.
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return refuse(std::string("cannot read file: ") + std::strerror(errno));
   if (!S_ISREG(st.st_mode))
     return refuse(kind_of_file(st.st_mode) + ", not an experiment file",
@@ -172,8 +172,7 @@ experiment load_experiment_file(const std::string& path, const registry& reg) {
     if (text.size() > k_max_file_bytes) err = EFBIG; // grew while being read
   }
   ::close(fd);
-  if (err == EFBIG)
-    return refuse(fmt::format("the file is over the limit of {} bytes (1 MiB)", k_max_file_bytes));
+  if (err == EFBIG) return refuse(fmt::format("the file is over the limit of {} bytes (1 MiB)", k_max_file_bytes));
   if (err != 0) return refuse(std::string("cannot read file: ") + std::strerror(err));
   return load_experiment_text(text, path, reg);
 }

@@ -19,7 +19,8 @@ std::string named_parameter(const std::string& what, const nlohmann::json& param
   for (const auto& item : params.items()) {
     const std::string& key = item.key();
     for (std::size_t at = what.find(key + " = "); at != std::string::npos; at = what.find(key + " = ", at + 1)) {
-      const bool word_start = at == 0 || (std::isalnum(static_cast<unsigned char>(what[at - 1])) == 0 && what[at - 1] != '_');
+      const bool word_start = at == 0 ||
+                              (std::isalnum(static_cast<unsigned char>(what[at - 1])) == 0 && what[at - 1] != '_');
       if (!word_start) continue;
       if (at < first) {
         first = at;
@@ -49,7 +50,8 @@ std::size_t check_parameters(const experiment& exp, const registry& reg) {
     } catch (const unsupported_parameter& e) {
       const std::string what = e.what();
       const std::string name = named_parameter(what, c.params);
-      const auto axis = std::find_if(exp.axes.begin(), exp.axes.end(), [&](const config::axis& a) { return a.name == name; });
+      const auto axis = std::find_if(exp.axes.begin(), exp.axes.end(),
+                                     [&](const config::axis& a) { return a.name == name; });
       detail::yaml_path path;
       if (axis != exp.axes.end()) {
         const auto value = std::find(axis->values.begin(), axis->values.end(), c.params.at(name));

@@ -60,16 +60,14 @@ void type_error(const YAML::Node& root, const yaml_path& path, report& out) {
   const nlohmann::json* schema = schema_at(path);
   const std::string expected = expected_types(schema);
   if (path.empty()) {
-    out.add(position_of(node), path,
-            "expected a map of experiment keys, got " + describe_found(node));
+    out.add(position_of(node), path, "expected a map of experiment keys, got " + describe_found(node));
     return;
   }
   std::string hint;
   if (is_oversized_integer(node))
     hint = "integers must fit in 64 bits";
-  else if ((expected == "an integer" || expected == "a number") &&
-           kind_of(node) == node_kind::string && node.Tag() == "!" &&
-           resolve_plain(node.Scalar()) != node_kind::string)
+  else if ((expected == "an integer" || expected == "a number") && kind_of(node) == node_kind::string &&
+           node.Tag() == "!" && resolve_plain(node.Scalar()) != node_kind::string)
     hint = "remove the quotes"; // "20" where a number belongs
   else if (expected == "a string" && node.IsScalar())
     hint = "put it in quotes to make it a string"; // 123 or true where a name belongs
@@ -89,8 +87,7 @@ void unknown_keys(const YAML::Node& root, const yaml_path& path, report& out) {
   }
 }
 
-void missing_key(const YAML::Node& root, const yaml_path& path, const std::string& key,
-                 report& out) {
+void missing_key(const YAML::Node& root, const yaml_path& path, const std::string& key, report& out) {
   const nlohmann::json* schema = schema_at(path);
   // Keys required only inside a oneOf branch are reported by one_of_error.
   if (schema == nullptr || !schema->contains("required")) return;
@@ -112,16 +109,15 @@ void one_of_error(const YAML::Node& root, const yaml_path& path, report& out) {
       if (field(node, choices.back()).IsDefined()) given.push_back(choices.back());
     }
   if (given.empty()) {
-    out.at_value(root, path, "needs one of " + quoted_list(choices, " or "),
-                 "add exactly one of them");
+    out.at_value(root, path, "needs one of " + quoted_list(choices, " or "), "add exactly one of them");
   } else if (given.size() > 1) {
     out.at_key(root, path / given[1], quoted_list(given, " and ") + " cannot be combined",
                "keep exactly one of " + quoted_list(choices, " or "));
   }
 }
 
-void duplicate_item(const YAML::Node& root, const yaml_path& path, const std::string& description,
-                    report& out, std::vector<std::string>& seen) {
+void duplicate_item(const YAML::Node& root, const yaml_path& path, const std::string& description, report& out,
+                    std::vector<std::string>& seen) {
   static const std::regex indexes_re(R"(#(\d+) and #(\d+))");
   std::smatch m;
   if (!std::regex_search(description, m, indexes_re)) return;
@@ -132,12 +128,10 @@ void duplicate_item(const YAML::Node& root, const yaml_path& path, const std::st
   seen.push_back(key_text(again));
   const YAML::Node item = node_at(root, again);
   const std::string text = item.IsScalar() ? item.Scalar() : YAML::Dump(item);
-  out.at_value(root, again, "'" + text + "' is listed more than once",
-               "remove it; it is already " + key_text(first));
+  out.at_value(root, again, "'" + text + "' is listed more than once", "remove it; it is already " + key_text(first));
 }
 
-void size_error(const YAML::Node& root, const yaml_path& path, const std::string& unit,
-                report& out) {
+void size_error(const YAML::Node& root, const yaml_path& path, const std::string& unit, report& out) {
   const YAML::Node node = node_at(root, path);
   const nlohmann::json* schema = schema_at(path);
   const bool is_list = unit == "items";
@@ -149,8 +143,7 @@ void size_error(const YAML::Node& root, const yaml_path& path, const std::string
     out.at_value(root, path, is_list ? "must not be an empty list" : "must not be an empty map");
   } else if (lo == hi) {
     out.at_value(root, path, "expected exactly " + lo + " " + unit + ", got " + got);
-  } else if (schema != nullptr && schema->contains(min_kw) &&
-             node.size() < schema->at(min_kw).get<std::size_t>()) {
+  } else if (schema != nullptr && schema->contains(min_kw) && node.size() < schema->at(min_kw).get<std::size_t>()) {
     out.at_value(root, path, "expected at least " + lo + " " + unit + ", got " + got);
   } else {
     out.at_value(root, path, "expected at most " + hi + " " + unit + ", got " + got);
@@ -159,8 +152,7 @@ void size_error(const YAML::Node& root, const yaml_path& path, const std::string
 
 } // namespace
 
-void translate_schema_error(const YAML::Node& root, const yaml_path& path,
-                            const std::string& description, report& out,
+void translate_schema_error(const YAML::Node& root, const yaml_path& path, const std::string& description, report& out,
                             std::vector<std::string>& seen_duplicates) {
   const std::string& d = description;
   const nlohmann::json* schema = schema_at(path);
@@ -192,7 +184,8 @@ void translate_schema_error(const YAML::Node& root, const yaml_path& path,
   } else if (starts_with(d, "Failed to match against any enum values")) {
     const std::string expected = schema != nullptr && schema->contains("x-expected")
                                      ? schema->at("x-expected").get<std::string>()
-                                     : "one of " + (schema != nullptr ? schema->value("enum", nlohmann::json()).dump() : "?");
+                                     : "one of " +
+                                           (schema != nullptr ? schema->value("enum", nlohmann::json()).dump() : "?");
     out.at_value(root, path, "expected " + expected + ", got " + describe_found(node));
   } else if (starts_with(d, "String should be no fewer than")) {
     out.at_value(root, path, "must not be empty");
@@ -201,11 +194,9 @@ void translate_schema_error(const YAML::Node& root, const yaml_path& path,
   } else if (starts_with(d, "Object should have")) {
     size_error(root, path, "keys", out);
   } else if (starts_with(d, "Expected number greater than or equal to")) {
-    out.at_value(root, path,
-                 "must be at least " + schema_number(schema, "minimum") + ", got " + node.Scalar());
+    out.at_value(root, path, "must be at least " + schema_number(schema, "minimum") + ", got " + node.Scalar());
   } else if (starts_with(d, "Expected number less than or equal to")) {
-    out.at_value(root, path,
-                 "must be at most " + schema_number(schema, "maximum") + ", got " + node.Scalar());
+    out.at_value(root, path, "must be at most " + schema_number(schema, "maximum") + ", got " + node.Scalar());
   } else if (starts_with(d, "Elements at indexes")) {
     duplicate_item(root, path, d, out, seen_duplicates);
   } else {

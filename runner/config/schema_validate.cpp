@@ -89,8 +89,7 @@ void validate_schema(const YAML::Node& root, report& out) {
   std::vector<std::string> seen_duplicates;
   valijson::ValidationResults::Error error;
   while (results.popError(error))
-    translate_schema_error(root, path_from_context(root, error.context), error.description, out,
-                           seen_duplicates);
+    translate_schema_error(root, path_from_context(root, error.context), error.description, out, seen_duplicates);
 }
 
 } // namespace bb::config::detail

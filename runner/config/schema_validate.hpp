@@ -25,8 +25,7 @@ void validate_schema(const YAML::Node& root, report& out);
 
 /// One valijson error, turned into zero or more diagnostics (schema_messages.cpp).
 /// `seen_duplicates` remembers which repeated list items were already reported.
-void translate_schema_error(const YAML::Node& root, const yaml_path& path,
-                            const std::string& description, report& out,
+void translate_schema_error(const YAML::Node& root, const yaml_path& path, const std::string& description, report& out,
                             std::vector<std::string>& seen_duplicates);
 
 } // namespace bb::config::detail

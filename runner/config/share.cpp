@@ -21,8 +21,10 @@ share parse_one(const std::string& part, const std::string& option, const std::s
   std::string body = part;
   if (const auto colon = part.find(':'); colon != std::string::npos) {
     const std::string unit = part.substr(colon + 1);
-    if (unit == "variant") s.unit = share_unit::variant;
-    else if (unit != "configuration") bad(option, whole, "unknown unit '" + unit + "' (configuration or variant)");
+    if (unit == "variant")
+      s.unit = share_unit::variant;
+    else if (unit != "configuration")
+      bad(option, whole, "unknown unit '" + unit + "' (configuration or variant)");
     body = part.substr(0, colon);
   }
   const auto slash = body.find('/');
@@ -56,7 +58,8 @@ std::vector<share> parse_shares(const std::string& text, const std::string& opti
   std::size_t at = 0;
   for (;;) {
     const auto comma = text.find(',', at);
-    chain.push_back(parse_one(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), option, text));
+    chain.push_back(
+        parse_one(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at), option, text));
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
@@ -92,7 +95,8 @@ std::vector<std::size_t> configurations_in_share(const experiment& e, const std:
         const auto& v = configs.at(kept[k]).variant;
         unit = variant_unit.emplace(v, variant_unit.size()).first->second;
       }
-      if ((unit + offset) % static_cast<std::size_t>(s.count) == static_cast<std::size_t>(s.index)) next.push_back(kept[k]);
+      if ((unit + offset) % static_cast<std::size_t>(s.count) == static_cast<std::size_t>(s.index))
+        next.push_back(kept[k]);
     }
     kept = std::move(next);
   }

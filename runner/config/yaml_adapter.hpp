@@ -46,9 +46,7 @@ class yaml_object_iterator;
 using yaml_object_member = std::pair<std::string, yaml_adapter>;
 
 /// The text of a mapping key, as valijson and our key paths name it.
-inline std::string key_name(const YAML::Node& key) {
-  return key.IsScalar() ? key.Scalar() : YAML::Dump(key);
-}
+inline std::string key_name(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : YAML::Dump(key); }
 
 class yaml_array {
 public:
@@ -94,16 +92,12 @@ public:
   yaml_value() : m_value(YAML::Node(YAML::NodeType::Map)) {}
   explicit yaml_value(const YAML::Node& value) : m_value(value), m_kind(kind_of(value)) {}
 
-  [[nodiscard]] valijson::adapters::FrozenValue* freeze() const {
-    return new yaml_frozen_value(m_value.get());
-  }
+  [[nodiscard]] valijson::adapters::FrozenValue* freeze() const { return new yaml_frozen_value(m_value.get()); }
   [[nodiscard]] opt::optional<yaml_array> getArrayOptional() const {
     if (isArray()) return yaml_array(m_value.get());
     return {};
   }
-  bool getArraySize(std::size_t& out) const {
-    return isArray() && (out = m_value.get().size(), true);
-  }
+  bool getArraySize(std::size_t& out) const { return isArray() && (out = m_value.get().size(), true); }
   bool getBool(bool& out) const { return assign(to_bool(m_value.get()), out); }
   bool getDouble(double& out) const { return isDouble() && assign(to_number(m_value.get()), out); }
   bool getInteger(std::int64_t& out) const { return assign(to_int(m_value.get()), out); }
@@ -111,20 +105,14 @@ public:
     if (isObject()) return yaml_object(m_value.get());
     return {};
   }
-  bool getObjectSize(std::size_t& out) const {
-    return isObject() && (out = m_value.get().size(), true);
-  }
-  bool getString(std::string& out) const {
-    return isString() && (out = m_value.get().Scalar(), true);
-  }
+  bool getObjectSize(std::size_t& out) const { return isObject() && (out = m_value.get().size(), true); }
+  bool getString(std::string& out) const { return isString() && (out = m_value.get().Scalar(), true); }
   static bool hasStrictTypes() { return true; }
   [[nodiscard]] bool isArray() const { return m_kind == node_kind::list; }
   [[nodiscard]] bool isBool() const { return m_kind == node_kind::boolean; }
   [[nodiscard]] bool isDouble() const { return m_kind == node_kind::number; }
   [[nodiscard]] bool isInteger() const { return m_kind == node_kind::integer; }
-  [[nodiscard]] bool isNull() const {
-    return m_kind == node_kind::null || m_kind == node_kind::missing;
-  }
+  [[nodiscard]] bool isNull() const { return m_kind == node_kind::null || m_kind == node_kind::missing; }
   [[nodiscard]] bool isNumber() const { return isInteger() || isDouble(); }
   [[nodiscard]] bool isObject() const { return m_kind == node_kind::map; }
   [[nodiscard]] bool isString() const { return m_kind == node_kind::string; }
@@ -141,8 +129,7 @@ private:
 };
 
 class yaml_adapter
-    : public valijson::adapters::BasicAdapter<yaml_adapter, yaml_array, yaml_object_member,
-                                              yaml_object, yaml_value> {
+    : public valijson::adapters::BasicAdapter<yaml_adapter, yaml_array, yaml_object_member, yaml_object, yaml_value> {
 public:
   yaml_adapter() = default;
   explicit yaml_adapter(const YAML::Node& value) : BasicAdapter(yaml_value(value)) {}
@@ -158,8 +145,7 @@ public:
   using pointer = yaml_adapter*;
   using reference = yaml_adapter&;
 
-  yaml_array_iterator(const YAML::Node& sequence, std::size_t index)
-      : m_sequence(sequence), m_index(index) {}
+  yaml_array_iterator(const YAML::Node& sequence, std::size_t index) : m_sequence(sequence), m_index(index) {}
   yaml_adapter operator*() const;
   valijson::adapters::DerefProxy<yaml_adapter> operator->() const {
     return valijson::adapters::DerefProxy<yaml_adapter>(**this);
@@ -195,9 +181,7 @@ public:
   using reference = yaml_object_member&;
 
   explicit yaml_object_iterator(YAML::const_iterator it) : m_it(std::move(it)) {}
-  yaml_object_member operator*() const {
-    return yaml_object_member(key_name(m_it->first), yaml_adapter(m_it->second));
-  }
+  yaml_object_member operator*() const { return yaml_object_member(key_name(m_it->first), yaml_adapter(m_it->second)); }
   valijson::adapters::DerefProxy<yaml_object_member> operator->() const {
     return valijson::adapters::DerefProxy<yaml_object_member>(**this);
   }
@@ -223,12 +207,8 @@ inline yaml_adapter yaml_array_iterator::operator*() const {
 }
 inline yaml_array_iterator yaml_array::begin() const { return {m_value.get(), 0}; }
 inline yaml_array_iterator yaml_array::end() const { return {m_value.get(), m_value.get().size()}; }
-inline yaml_object_iterator yaml_object::begin() const {
-  return yaml_object_iterator(m_value.get().begin());
-}
-inline yaml_object_iterator yaml_object::end() const {
-  return yaml_object_iterator(m_value.get().end());
-}
+inline yaml_object_iterator yaml_object::begin() const { return yaml_object_iterator(m_value.get().begin()); }
+inline yaml_object_iterator yaml_object::end() const { return yaml_object_iterator(m_value.get().end()); }
 
 inline yaml_object_iterator yaml_object::find(const std::string& name) const {
   for (auto it = begin(); it != end(); ++it)
@@ -236,8 +216,7 @@ inline yaml_object_iterator yaml_object::find(const std::string& name) const {
   return end();
 }
 
-inline bool yaml_frozen_value::equalTo(const valijson::adapters::Adapter& other,
-                                       bool strict) const {
+inline bool yaml_frozen_value::equalTo(const valijson::adapters::Adapter& other, bool strict) const {
   return yaml_adapter(m_value.get()).equalTo(other, strict);
 }
 

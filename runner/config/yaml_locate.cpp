@@ -89,18 +89,15 @@ position position_of(const YAML::Node& node) {
 }
 
 position value_position(const located& at) {
-  if (at.key.IsDefined() && (at.value.IsNull() || !at.value.IsDefined()))
-    return position_of(at.key);
+  if (at.key.IsDefined() && (at.value.IsNull() || !at.value.IsDefined())) return position_of(at.key);
   return position_of(at.value);
 }
 
 void report::add(position pos, const yaml_path& path, std::string message, std::string hint) {
-  m_diags.push_back(
-      {m_file, pos.line, pos.column, key_text(path), std::move(message), std::move(hint)});
+  m_diags.push_back({m_file, pos.line, pos.column, key_text(path), std::move(message), std::move(hint)});
 }
 
-void report::at_value(const YAML::Node& root, const yaml_path& path, std::string message,
-                      std::string hint) {
+void report::at_value(const YAML::Node& root, const yaml_path& path, std::string message, std::string hint) {
   // yaml-cpp gives some empty values no mark (a `~` in a flow list): point at the nearest
   // enclosing node that has one.
   position pos;
@@ -111,22 +108,18 @@ void report::at_value(const YAML::Node& root, const yaml_path& path, std::string
   add(pos, path, std::move(message), std::move(hint));
 }
 
-void report::at_key(const YAML::Node& root, const yaml_path& path, std::string message,
-                    std::string hint) {
+void report::at_key(const YAML::Node& root, const yaml_path& path, std::string message, std::string hint) {
   const auto at = locate(root, path);
   add(at ? position_of(at->key) : position{}, path, std::move(message), std::move(hint));
 }
 
 void report::raise() {
-  auto order = [](const diagnostic& d) {
-    return std::tie(d.line, d.column, d.key, d.message, d.hint);
-  };
+  auto order = [](const diagnostic& d) { return std::tie(d.line, d.column, d.key, d.message, d.hint); };
   std::stable_sort(m_diags.begin(), m_diags.end(),
                    [&](const diagnostic& a, const diagnostic& b) { return order(a) < order(b); });
-  m_diags.erase(
-      std::unique(m_diags.begin(), m_diags.end(),
-                  [&](const diagnostic& a, const diagnostic& b) { return order(a) == order(b); }),
-      m_diags.end());
+  m_diags.erase(std::unique(m_diags.begin(), m_diags.end(),
+                            [&](const diagnostic& a, const diagnostic& b) { return order(a) == order(b); }),
+                m_diags.end());
   throw config_error(std::move(m_diags));
 }
 

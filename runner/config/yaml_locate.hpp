@@ -58,11 +58,9 @@ public:
   explicit report(std::string file) : m_file(std::move(file)) {}
   void add(position pos, const yaml_path& path, std::string message, std::string hint = {});
   /// At the value `path` names in `root`.
-  void at_value(const YAML::Node& root, const yaml_path& path, std::string message,
-                std::string hint = {});
+  void at_value(const YAML::Node& root, const yaml_path& path, std::string message, std::string hint = {});
   /// At the mapping key that ends `path` (for unknown and duplicate keys).
-  void at_key(const YAML::Node& root, const yaml_path& path, std::string message,
-              std::string hint = {});
+  void at_key(const YAML::Node& root, const yaml_path& path, std::string message, std::string hint = {});
   [[nodiscard]] bool empty() const { return m_diags.empty(); }
   [[nodiscard]] const std::string& file() const { return m_file; }
   /// Throws config_error with every diagnostic, sorted by line and column, repeats removed.

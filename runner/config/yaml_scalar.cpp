@@ -110,16 +110,11 @@ std::optional<bool> to_bool(const YAML::Node& node) {
 nlohmann::json to_json(const YAML::Node& node) {
   switch (kind_of(node)) {
   case node_kind::missing:
-  case node_kind::null:
-    return nullptr;
-  case node_kind::boolean:
-    return *to_bool(node);
-  case node_kind::integer:
-    return *to_int(node);
-  case node_kind::number:
-    return *to_number(node);
-  case node_kind::string:
-    return node.Scalar();
+  case node_kind::null: return nullptr;
+  case node_kind::boolean: return *to_bool(node);
+  case node_kind::integer: return *to_int(node);
+  case node_kind::number: return *to_number(node);
+  case node_kind::string: return node.Scalar();
   case node_kind::list: {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& item : node) out.push_back(to_json(item));
@@ -137,23 +132,18 @@ nlohmann::json to_json(const YAML::Node& node) {
 std::string describe_found(const YAML::Node& node) {
   switch (kind_of(node)) {
   case node_kind::missing:
-  case node_kind::null:
-    return "nothing";
-  case node_kind::list:
-    return "a list";
-  case node_kind::map:
-    return "a map";
+  case node_kind::null: return "nothing";
+  case node_kind::list: return "a list";
+  case node_kind::map: return "a map";
   case node_kind::string:
     if (!is_plain(node)) return "the quoted string '" + node.Scalar() + "'";
     return "'" + node.Scalar() + "'";
-  default:
-    return "'" + node.Scalar() + "'";
+  default: return "'" + node.Scalar() + "'";
   }
 }
 
 bool is_oversized_integer(const YAML::Node& node) {
-  return node.IsScalar() && is_plain(node) && is_int_text(node.Scalar()) &&
-         !parse_int(node.Scalar());
+  return node.IsScalar() && is_plain(node) && is_int_text(node.Scalar()) && !parse_int(node.Scalar());
 }
 
 } // namespace bb::config::detail

@@ -12,9 +12,8 @@ namespace bb {
 
 } // namespace bb
 
-#define BB_CUDA_CALL(expr)                                                                       \
-  do {                                                                                           \
-    const cudaError_t bb_cuda_status_ = (expr);                                                  \
-    if (bb_cuda_status_ != cudaSuccess)                                                          \
-      ::bb::throw_cuda_error(bb_cuda_status_, #expr, __FILE__, __LINE__);                        \
+#define BB_CUDA_CALL(expr)                                                                                  \
+  do {                                                                                                      \
+    const cudaError_t bb_cuda_status_ = (expr);                                                             \
+    if (bb_cuda_status_ != cudaSuccess) ::bb::throw_cuda_error(bb_cuda_status_, #expr, __FILE__, __LINE__); \
   } while (false)

@@ -22,11 +22,8 @@ int device_count() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   switch (err) {
-  case cudaSuccess:
-    break;
-  case cudaErrorNoDevice:
-    count = 0;
-    break;
+  case cudaSuccess: break;
+  case cudaErrorNoDevice: count = 0; break;
   case cudaErrorInsufficientDriver:
     if (!driver_installed())
       throw environment_error("no NVIDIA driver on this machine (libcuda.so.1 not found): to go on "
@@ -37,8 +34,8 @@ int device_count() {
                             " runtime; install a newer driver, or go on without a GPU with "
                             "`bankbench run --backend model` (the bank model's predictions)");
   default:
-    throw environment_error(std::string("cannot query CUDA devices: ") + cudaGetErrorName(err) +
-                            " (" + cudaGetErrorString(err) + ")");
+    throw environment_error(std::string("cannot query CUDA devices: ") + cudaGetErrorName(err) + " (" +
+                            cudaGetErrorString(err) + ")");
   }
   if (count == 0)
     throw environment_error("no CUDA device is visible (check nvidia-smi and CUDA_VISIBLE_DEVICES); to go "
@@ -50,8 +47,7 @@ int device_count() {
 static std::string format_uuid(const cudaUUID_t& id) {
   const auto* b = reinterpret_cast<const unsigned char*>(id.bytes);
   char buf[64];
-  std::snprintf(buf, sizeof buf,
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+  std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
                 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return buf;
 }

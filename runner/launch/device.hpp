@@ -16,7 +16,7 @@ struct device_info {
   std::uint64_t l2_bytes = 0;
   int sm_clock_max_mhz = 0;
   int mem_clock_max_mhz = 0;
-  std::string driver_version; ///< "580.159.04" from NVML; "" when NVML is not there
+  std::string driver_version;   ///< "580.159.04" from NVML; "" when NVML is not there
   int cuda_driver_version = 0;  ///< e.g. 13000
   int cuda_runtime_version = 0; ///< e.g. 13000
 };

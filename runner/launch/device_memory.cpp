@@ -17,7 +17,7 @@ namespace bb::launch {
 namespace {
 
 std::atomic<allocator> g_allocator{allocator::pool};
-std::mutex g_mutex; // guards g_pools
+std::mutex g_mutex;                   // guards g_pools
 std::map<int, cudaMemPool_t> g_pools; // per device; nullptr where the device has no memory pools
 
 // The pool of the current device, made on first use; nullptr where pools are not supported.
@@ -112,7 +112,8 @@ device_block device_allocate(std::size_t bytes) {
     spdlog::debug("memory pool trimmed to fit {} MiB", bytes >> 20);
     status = cudaMallocFromPoolAsync(&b.ptr, bytes, pool, nullptr);
   }
-  if (status != cudaSuccess) throw_cuda_error(status, "cudaMallocFromPoolAsync(&ptr, bytes, pool, nullptr)", __FILE__, __LINE__);
+  if (status != cudaSuccess)
+    throw_cuda_error(status, "cudaMallocFromPoolAsync(&ptr, bytes, pool, nullptr)", __FILE__, __LINE__);
   b.pooled = true;
   return b;
 }
@@ -120,8 +121,10 @@ device_block device_allocate(std::size_t bytes) {
 void device_release(const device_block& b) noexcept {
   if (b.ptr == nullptr) return;
   // No throw from here (destructors call it); a sticky error shows elsewhere.
-  if (b.pooled) (void)cudaFreeAsync(b.ptr, nullptr);
-  else (void)cudaFree(b.ptr);
+  if (b.pooled)
+    (void)cudaFreeAsync(b.ptr, nullptr);
+  else
+    (void)cudaFree(b.ptr);
 }
 
 std::uint64_t pool_idle_bytes() { return read_pool_usage().idle(); }

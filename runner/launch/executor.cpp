@@ -105,9 +105,9 @@ void timing_pass(problem& p, const exec_options& o, int samples, int placement, 
     r.clock_event_reasons |= r.sample_clock_event_reasons.back();
   }
   BB_CUDA_CALL(cudaDeviceSynchronize());
-  r.sm_clock_mhz = r.sample_sm_clock_mhz.empty() ? smi.sm_clock_mhz()
-                                                 : *std::max_element(r.sample_sm_clock_mhz.begin(),
-                                                                     r.sample_sm_clock_mhz.end());
+  r.sm_clock_mhz = r.sample_sm_clock_mhz.empty()
+                       ? smi.sm_clock_mhz()
+                       : *std::max_element(r.sample_sm_clock_mhz.begin(), r.sample_sm_clock_mhz.end());
   for (auto& e : events) {
     float ms = 0;
     BB_CUDA_CALL(cudaEventElapsedTime(&ms, e->start, e->stop));

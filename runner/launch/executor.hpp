@@ -53,13 +53,13 @@ struct config_result {
   verify_result verify;
   std::uint64_t bytes_moved = 0;
   int smem_access_bytes = 4;
-  std::string compile_key;          ///< source variants: the compile cache key; empty when built in
-  std::optional<double> compile_ms; ///< source variants: compile time, 0 on a cache hit
-  bool unverified = false;          ///< source variants without a check: stored as unverified, not ok
+  std::string compile_key;                   ///< source variants: the compile cache key; empty when built in
+  std::optional<double> compile_ms;          ///< source variants: compile time, 0 on a cache hit
+  bool unverified = false;                   ///< source variants without a check: stored as unverified, not ok
   std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
-  std::vector<double> samples_ns; ///< per launch: a sample's time over its launches
-  std::vector<int> sample_placement; ///< per sample: the instance (0 = the verified one) it timed
-  int launches_per_sample = 1;    ///< back-to-back launches in one timed sample
+  std::vector<double> samples_ns;            ///< per launch: a sample's time over its launches
+  std::vector<int> sample_placement;         ///< per sample: the instance (0 = the verified one) it timed
+  int launches_per_sample = 1;               ///< back-to-back launches in one timed sample
   /// Per sample: the SM clock and NVML clock-event reasons read when the host saw it finish.
   std::vector<int> sample_sm_clock_mhz;
   std::vector<std::uint64_t> sample_clock_event_reasons;

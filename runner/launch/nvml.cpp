@@ -13,16 +13,12 @@ struct reason_name {
   bool slowdown;
 };
 constexpr reason_name k_reasons[] = {
-    {0x1, "gpu_idle", false},          {0x2, "applications_clocks", false},
-    {0x4, "sw_power_cap", true},       {0x8, "hw_slowdown", true},
-    {0x10, "sync_boost", false},       {0x20, "sw_thermal", true},
-    {0x40, "hw_thermal", true},        {0x80, "hw_power_brake", true},
-    {0x100, "display_clocks", false},
+    {0x1, "gpu_idle", false},   {0x2, "applications_clocks", false}, {0x4, "sw_power_cap", true},
+    {0x8, "hw_slowdown", true}, {0x10, "sync_boost", false},         {0x20, "sw_thermal", true},
+    {0x40, "hw_thermal", true}, {0x80, "hw_power_brake", true},      {0x100, "display_clocks", false},
 };
 
-template <class Fn> Fn lookup(void* lib, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(lib, name));
-}
+template <class Fn> Fn lookup(void* lib, const char* name) { return reinterpret_cast<Fn>(dlsym(lib, name)); }
 } // namespace
 
 nvml& nvml::instance() {
@@ -48,8 +44,7 @@ nvml::nvml() {
 
 std::string nvml::driver_version() const {
   char buf[96] = {};
-  if (m_lib == nullptr || m_get_driver_version == nullptr ||
-      m_get_driver_version(buf, sizeof buf) != k_nvml_success)
+  if (m_lib == nullptr || m_get_driver_version == nullptr || m_get_driver_version(buf, sizeof buf) != k_nvml_success)
     return "";
   return buf;
 }
@@ -71,8 +66,7 @@ int nvml::sm_clock_mhz() const {
 
 std::uint64_t nvml::clock_event_reasons() const {
   unsigned long long bits = 0;
-  if (m_device == nullptr || m_get_reasons == nullptr || m_get_reasons(m_device, &bits) != k_nvml_success)
-    return 0;
+  if (m_device == nullptr || m_get_reasons == nullptr || m_get_reasons(m_device, &bits) != k_nvml_success) return 0;
   return bits;
 }
 

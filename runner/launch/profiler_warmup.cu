@@ -13,8 +13,10 @@ void warm_up_profiler(profile::session& counters, bool grouped) {
     empty_kernel<<<1, 32>>>();
     BB_CUDA_CALL(cudaGetLastError());
   };
-  if (grouped) counters.profile_group({{launch, 1}}, [](std::size_t) {});
-  else counters.profile(launch, 1);
+  if (grouped)
+    counters.profile_group({{launch, 1}}, [](std::size_t) {});
+  else
+    counters.profile(launch, 1);
 }
 
 } // namespace bb::launch

@@ -22,18 +22,17 @@ struct plan_entry {
 
 /// Where each element of a variant's logical tile lives, for bankmap's pictures.
 struct tile_layout {
-  std::string name;     ///< e.g. "float tile[32][33]"
+  std::string name; ///< e.g. "float tile[32][33]"
   int rows = 0, cols = 0;
   int element_bytes = 4;
-  int row_pitch_elements = 0; ///< elements from one row's start to the next's (cols + padding)
+  int row_pitch_elements = 0;         ///< elements from one row's start to the next's (cols + padding)
   std::vector<std::uint32_t> address; ///< byte address of logical element (r, c) at r * cols + c
 };
 
 /// A rows x cols tile whose element (r, c) sits offset(r, c) elements in, with rows `pitch`
 /// elements apart; named "<declared>[rows][pitch]", e.g. make_tile_layout("float tile", ...).
-template <class Offset>
-tile_layout make_tile_layout(const std::string& declared, int rows, int cols, int element_bytes, int pitch,
-                             Offset offset) {
+template <class Offset> tile_layout make_tile_layout(const std::string& declared, int rows, int cols, int element_bytes,
+                                                     int pitch, Offset offset) {
   tile_layout t;
   t.name = declared + "[" + std::to_string(rows) + "][" + std::to_string(pitch) + "]";
   t.rows = rows;

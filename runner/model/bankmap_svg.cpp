@@ -20,10 +20,14 @@ std::string bank_fill(int bank) {
 std::string escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   return out;
 }
@@ -55,11 +59,12 @@ void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostre
   for (int r = 0; r < t.rows; ++r)
     for (int c = 0; c < pitch; ++c) {
       const bool pad = c >= t.cols;
-      const std::uint32_t address =
-          pad ? static_cast<std::uint32_t>((r * pitch + c) * t.element_bytes) : t.address[static_cast<std::size_t>(r * t.cols + c)];
+      const std::uint32_t address = pad ? static_cast<std::uint32_t>((r * pitch + c) * t.element_bytes)
+                                        : t.address[static_cast<std::size_t>(r * t.cols + c)];
       const int x = k_left + c * cell, y = k_top + r * cell;
-      out << fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\"/>\n",
-                         x, y, cell, cell, pad ? std::string("#e6e6e6") : bank_fill(bank_of(address)));
+      out << fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\"/>\n", x,
+          y, cell, cell, pad ? std::string("#e6e6e6") : bank_fill(bank_of(address)));
       // Outlined cells carry the lane number at the top, so their bank number moves down.
       const bool lane_here = lane_labels && !pad && touched.count(static_cast<std::size_t>(r * t.cols + c)) != 0;
       if (labels)
@@ -79,7 +84,8 @@ void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostre
   out << "<g font-size=\"7\" fill=\"#000\">\n";
   for (const auto& [element, lanes] : touched) {
     const int r = static_cast<int>(element) / t.cols, c = static_cast<int>(element) % t.cols;
-    const std::string label = lanes.count == 1 ? fmt::format("L{}", lanes.first) : fmt::format("L{}+{}", lanes.first, lanes.count - 1);
+    const std::string label = lanes.count == 1 ? fmt::format("L{}", lanes.first)
+                                               : fmt::format("L{}+{}", lanes.first, lanes.count - 1);
     out << fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", k_left + c * cell + 3, k_top + r * cell + 9, label);
   }
   out << "</g>\n";
@@ -90,21 +96,23 @@ void write_grid(const tile_layout& t, const warp_access& a, int cell, std::ostre
 int write_banks(const std::vector<phase_banks>& phases, const access_cost& cost, int top, std::ostream& out) {
   int y = top;
   for (const auto& p : phases) {
-    out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\">distinct words per bank, lanes {}-{}</text>\n",
-                       k_left, y, p.first_lane, p.first_lane + p.lanes - 1);
+    out << fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"11\" fill=\"#333\">distinct words per bank, lanes {}-{}</text>\n", k_left,
+        y, p.first_lane, p.first_lane + p.lanes - 1);
     y += 6;
     for (int b = 0; b < k_banks; ++b) {
       const int words = p.words_per_bank[static_cast<std::size_t>(b)];
       const bool worst = cost.degree > 1 && words == cost.degree;
       const int x = k_left + b * k_box;
-      out << fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n", x, y,
-                         k_box, k_box, words == 0 ? std::string("#f4f4f4") : bank_fill(b), worst ? "#d00" : "#fff",
-                         worst ? 2.5 : 0.5);
-      out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"7\" fill=\"#555\" text-anchor=\"middle\">b{}</text>\n", x + k_box / 2,
-                         y + 8, b);
+      out << fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>\n", x, y,
+          k_box, k_box, words == 0 ? std::string("#f4f4f4") : bank_fill(b), worst ? "#d00" : "#fff", worst ? 2.5 : 0.5);
+      out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"7\" fill=\"#555\" text-anchor=\"middle\">b{}</text>\n",
+                         x + k_box / 2, y + 8, b);
       if (words > 0)
-        out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
-                           x + k_box / 2, y + 21, words);
+        out << fmt::format(
+            "<text x=\"{}\" y=\"{}\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"middle\">{}</text>\n",
+            x + k_box / 2, y + 21, words);
     }
     y += k_box + 22;
   }
@@ -130,14 +138,16 @@ void write_svg(const bankmap& m, std::ostream& out) {
                      "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n",
                      width, height, width, height);
   out << fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"#fff\"/>\n", width, height);
-  out << fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", k_left, escape(m.title));
-  out << fmt::format("<text x=\"{}\" y=\"40\" font-size=\"11\" fill=\"#333\">{}, {} B per lane, {} active lanes; cell: the "
-                     "bank holding the element (grey: padding); outlined: the lanes' elements</text>\n",
-                     k_left, kind_label(a.kind), a.width, cost.active_lanes);
+  out << fmt::format("<text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", k_left,
+                     escape(m.title));
+  out << fmt::format(
+      "<text x=\"{}\" y=\"40\" font-size=\"11\" fill=\"#333\">{}, {} B per lane, {} active lanes; cell: the "
+      "bank holding the element (grey: padding); outlined: the lanes' elements</text>\n",
+      k_left, kind_label(a.kind), a.width, cost.active_lanes);
   if (m.tile) write_grid(*m.tile, a, cell, out);
   write_banks(phases, cost, banks_top, out);
-  out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" fill=\"{}\">{}</text>\n", k_left, caption_top + 4,
-                     cost.degree > 1 ? "#b00" : "#060", escape(verdict(cost)));
+  out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\" fill=\"{}\">{}</text>\n", k_left,
+                     caption_top + 4, cost.degree > 1 ? "#b00" : "#060", escape(verdict(cost)));
   out << fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\">bankbench bank model, {}</text>\n", k_left,
                      caption_top + 22, "32 banks x 4 B; docs/bank-model.md");
   out << "</svg>\n";

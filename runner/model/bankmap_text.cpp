@@ -24,8 +24,8 @@ void write_text(const bankmap& m, std::ostream& out) {
   const warp_access& a = m.access;
   const access_cost cost = evaluate(a);
   out << m.title << '\n';
-  out << fmt::format("{}, {} B per lane, {} active lane{}\n\n", kind_label(a.kind),
-                     a.width, cost.active_lanes, cost.active_lanes == 1 ? "" : "s");
+  out << fmt::format("{}, {} B per lane, {} active lane{}\n\n", kind_label(a.kind), a.width, cost.active_lanes,
+                     cost.active_lanes == 1 ? "" : "s");
   std::map<std::uint32_t, std::size_t> element_at; // byte address -> logical element
   if (m.tile)
     for (std::size_t i = 0; i < m.tile->address.size(); ++i) element_at.emplace(m.tile->address[i], i);

@@ -17,8 +17,8 @@ constexpr std::uint32_t k_empty = 0xffffffffu; // no unit index reaches this: ad
 /// or 8) and unit u is in bank group u mod 2^shift of line u >> shift. Inactive lanes repeat an
 /// active lane's unit, which changes no count of distinct units.
 template <int Lanes, int Shift> struct phase_units {
-  static constexpr int n = Lanes;      ///< lanes in the phase: 32, 16 or 8 (up to twice the units per line when paired)
-  static constexpr int shift = Shift;  ///< log2 of units per line: 5, 4 or 3
+  static constexpr int n = Lanes;     ///< lanes in the phase: 32, 16 or 8 (up to twice the units per line when paired)
+  static constexpr int shift = Shift; ///< log2 of units per line: 5, 4 or 3
   static constexpr std::uint32_t mask = (1u << Shift) - 1;
   static constexpr std::uint32_t all_groups = Shift == 5 ? 0xffffffffu : (1u << (1u << Shift)) - 1;
   std::array<std::uint32_t, Lanes> unit;

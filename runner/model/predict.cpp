@@ -51,17 +51,25 @@ std::map<std::string, double> predicted_counters(const prediction& p, const std:
     return it == p.kinds.end() ? side_totals{} : it->second;
   };
   // The SASS request counters count LDS/STS alone; op_ld/op_st include the matrix kinds.
-  const side_totals lds = kind("lds"), sts = kind("sts"), ldsm = kind("ldsm"), stsm = kind("stsm"),
-                    atom = kind("atom"), ldgsts = kind("ldgsts"), gmma = kind("gmma");
+  const side_totals lds = kind("lds"), sts = kind("sts"), ldsm = kind("ldsm"), stsm = kind("stsm"), atom = kind("atom"),
+                    ldgsts = kind("ldgsts"), gmma = kind("gmma");
   const std::pair<const char*, std::uint64_t> per_kind[] = {
-      {m::k_ld_requests, lds.requests},          {m::k_st_requests, sts.requests},
-      {m::k_ldsm_requests, ldsm.requests},       {m::k_ldsm_wavefronts, ldsm.wavefronts},
-      {m::k_ldsm_conflicts, ldsm.conflicts},     {m::k_stsm_requests, stsm.requests},
-      {m::k_stsm_wavefronts, stsm.wavefronts},   {m::k_stsm_conflicts, stsm.conflicts},
-      {m::k_atom_requests, atom.requests},       {m::k_atom_wavefronts, atom.wavefronts},
-      {m::k_atom_conflicts, atom.conflicts},     {m::k_ldgsts_requests, ldgsts.requests},
-      {m::k_ldgsts_wavefronts, ldgsts.wavefronts}, {m::k_ldgsts_conflicts, ldgsts.conflicts},
-      {m::k_gmma_requests, gmma.requests},       {m::k_gmma_wavefronts, gmma.wavefronts},
+      {m::k_ld_requests, lds.requests},
+      {m::k_st_requests, sts.requests},
+      {m::k_ldsm_requests, ldsm.requests},
+      {m::k_ldsm_wavefronts, ldsm.wavefronts},
+      {m::k_ldsm_conflicts, ldsm.conflicts},
+      {m::k_stsm_requests, stsm.requests},
+      {m::k_stsm_wavefronts, stsm.wavefronts},
+      {m::k_stsm_conflicts, stsm.conflicts},
+      {m::k_atom_requests, atom.requests},
+      {m::k_atom_wavefronts, atom.wavefronts},
+      {m::k_atom_conflicts, atom.conflicts},
+      {m::k_ldgsts_requests, ldgsts.requests},
+      {m::k_ldgsts_wavefronts, ldgsts.wavefronts},
+      {m::k_ldgsts_conflicts, ldgsts.conflicts},
+      {m::k_gmma_requests, gmma.requests},
+      {m::k_gmma_wavefronts, gmma.wavefronts},
       {m::k_gmma_conflicts, gmma.conflicts},
   };
   std::map<std::string, double> out;

@@ -33,7 +33,8 @@ tile_layout make_tile(const tile_shape& s) {
   t.name = s.type_name + " tile[" + std::to_string(s.rows) + "][" + std::to_string(t.row_pitch_elements) + "]";
   if (s.swizzle != 0) t.name += ", column ^ (row % " + std::to_string(s.swizzle) + ")";
   if (s.cute_b != 0)
-    t.name += ", Swizzle<" + std::to_string(s.cute_b) + "," + std::to_string(s.cute_m) + "," + std::to_string(s.cute_s) + ">";
+    t.name += ", Swizzle<" + std::to_string(s.cute_b) + "," + std::to_string(s.cute_m) + "," +
+              std::to_string(s.cute_s) + ">";
   if (static_cast<long long>(s.rows) * t.row_pitch_elements * s.element_bytes > (1ll << 20))
     bad("the tile is larger than 1 MiB of shared memory");
   t.address.reserve(static_cast<std::size_t>(s.rows) * static_cast<std::size_t>(s.cols));
@@ -66,8 +67,10 @@ warp_access make_access(const tile_layout& t, const access_pattern& p) {
   a.active = 0;
   for (int lane = 0; lane < p.lanes; ++lane) {
     long long element = 0;
-    if (p.kind == access_pattern::along::row) element = lane < t.cols ? static_cast<long long>(p.index) * t.cols + lane : -1;
-    if (p.kind == access_pattern::along::column) element = lane < t.rows ? static_cast<long long>(lane) * t.cols + p.index : -1;
+    if (p.kind == access_pattern::along::row)
+      element = lane < t.cols ? static_cast<long long>(p.index) * t.cols + lane : -1;
+    if (p.kind == access_pattern::along::column)
+      element = lane < t.rows ? static_cast<long long>(lane) * t.cols + p.index : -1;
     if (p.kind == access_pattern::along::stride) element = static_cast<long long>(lane) * p.index;
     if (element < 0 || element >= n) continue; // past the tile: the lane sits this one out
     a.address[static_cast<std::size_t>(lane)] = t.address[static_cast<std::size_t>(element)];
@@ -77,7 +80,9 @@ warp_access make_access(const tile_layout& t, const access_pattern& p) {
 }
 
 std::string describe(const access_pattern& p) {
-  const char* what = p.kind == access_pattern::along::row ? "row " : p.kind == access_pattern::along::column ? "column " : "stride ";
+  const char* what = p.kind == access_pattern::along::row      ? "row "
+                     : p.kind == access_pattern::along::column ? "column "
+                                                               : "stride ";
   return what + std::to_string(p.index);
 }
 

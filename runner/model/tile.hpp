@@ -11,8 +11,8 @@ struct tile_shape {
   int rows = 32, cols = 32;
   int element_bytes = 4;
   std::string type_name = "float"; ///< for titles: char, short, float, double, float4, "8-byte"
-  int pad = 0;     ///< elements of padding after each row
-  int swizzle = 0; ///< 0: none; S: element (r, c) is stored at column c ^ (r mod S) (S a power of 2)
+  int pad = 0;                     ///< elements of padding after each row
+  int swizzle = 0;                 ///< 0: none; S: element (r, c) is stored at column c ^ (r mod S) (S a power of 2)
   /// CuTe Swizzle<B, M, S> on each element's byte offset (after padding); b = 0: none.
   /// <3,4,3> is TMA's 128B swizzle, <2,4,3> its 64B, <1,4,3> its 32B.
   int cute_b = 0, cute_m = 0, cute_s = 0;

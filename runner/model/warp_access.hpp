@@ -36,8 +36,8 @@ constexpr const char* kind_label(access_kind k) {
 /// One shared-memory instruction executed by one warp.
 struct warp_access {
   std::array<std::uint32_t, k_warp_lanes> address{}; ///< byte offset into shared memory, per lane
-  std::uint32_t active = 0xffffffffu; ///< bit i set: lane i takes part
-  int width = 4;                      ///< bytes per lane: 1, 2, 4, 8 or 16; addresses are multiples of it
+  std::uint32_t active = 0xffffffffu;                ///< bit i set: lane i takes part
+  int width = 4; ///< bytes per lane: 1, 2, 4, 8 or 16; addresses are multiples of it
   access_kind kind = access_kind::load;
   /// cp.async (ldgsts) only: distinct 128-byte global lines the active lanes read (0: not given).
   /// Its shared-side wavefronts are at least this many (docs/bank-model.md, "Access kinds").
@@ -67,8 +67,6 @@ constexpr bool lane_pairs_share(const std::array<std::uint32_t, k_warp_lanes>& a
 }
 
 /// True for the widths a shared-memory instruction can move per lane.
-constexpr bool valid_width(int width) {
-  return width == 1 || width == 2 || width == 4 || width == 8 || width == 16;
-}
+constexpr bool valid_width(int width) { return width == 1 || width == 2 || width == 4 || width == 8 || width == 16; }
 
 } // namespace bb::model

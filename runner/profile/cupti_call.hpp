@@ -10,9 +10,9 @@ namespace bb::profile {
 
 } // namespace bb::profile
 
-#define BB_CUPTI_CALL(expr)                                                                      \
-  do {                                                                                           \
-    const CUptiResult bb_cupti_status_ = (expr);                                                 \
-    if (bb_cupti_status_ != CUPTI_SUCCESS)                                                       \
-      ::bb::profile::throw_cupti_error(bb_cupti_status_, #expr, __FILE__, __LINE__);             \
+#define BB_CUPTI_CALL(expr)                                                          \
+  do {                                                                               \
+    const CUptiResult bb_cupti_status_ = (expr);                                     \
+    if (bb_cupti_status_ != CUPTI_SUCCESS)                                           \
+      ::bb::profile::throw_cupti_error(bb_cupti_status_, #expr, __FILE__, __LINE__); \
   } while (false)

@@ -39,7 +39,8 @@ offline_check check_offline(const std::string& chip, const std::vector<std::stri
   host_object host{hi.pHostObject};
   offline_check out;
   for (const auto& name : metrics) {
-    CUpti_Profiler_Host_GetMetricProperties_Params mp{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE, nullptr};
+    CUpti_Profiler_Host_GetMetricProperties_Params mp{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE,
+                                                      nullptr};
     mp.pHostObject = host.p;
     mp.pMetricName = name.c_str();
     (cuptiProfilerHostGetMetricProperties(&mp) == CUPTI_SUCCESS ? out.known : out.unknown).push_back(name);
@@ -52,7 +53,8 @@ offline_check check_offline(const std::string& chip, const std::vector<std::stri
   add.ppMetricNames = ptrs.data();
   add.numMetrics = ptrs.size();
   BB_CUPTI_CALL(cuptiProfilerHostConfigAddMetrics(&add));
-  CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, nullptr};
+  CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+                                                     nullptr};
   size.pHostObject = host.p;
   BB_CUPTI_CALL(cuptiProfilerHostGetConfigImageSize(&size));
   std::vector<std::uint8_t> image(size.configImageSize);

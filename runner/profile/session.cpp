@@ -60,8 +60,7 @@ CUcontext current_context() {
   using get_current_fn = CUresult (*)(CUcontext*);
   void* fn = nullptr;
   cudaDriverEntryPointQueryResult status{};
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status) !=
-          cudaSuccess ||
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status) != cudaSuccess ||
       fn == nullptr)
     throw api_error("cannot resolve cuCtxGetCurrent through the CUDA runtime");
   CUcontext ctx = nullptr;
@@ -77,16 +76,24 @@ void check_supported(int device) {
   BB_CUPTI_CALL(cuptiProfilerDeviceSupported(&p));
   if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
   std::string why;
-  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "architecture older than compute capability 7.0";
-  else if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED) why = "vGPU with profiling disabled";
-  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "vGPU";
-  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "SLI";
-  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "confidential computing";
-  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "crypto-mining processor";
-  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why = "WSL";
-  else why = "unknown reason";
-  throw environment_error("device " + std::to_string(device) + " does not support counter profiling (" +
-                          why + "); `bankbench run --no-counters` still times kernels");
+  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "architecture older than compute capability 7.0";
+  else if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+    why = "vGPU with profiling disabled";
+  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "vGPU";
+  else if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "SLI";
+  else if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "confidential computing";
+  else if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "crypto-mining processor";
+  else if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why = "WSL";
+  else
+    why = "unknown reason";
+  throw environment_error("device " + std::to_string(device) + " does not support counter profiling (" + why +
+                          "); `bankbench run --no-counters` still times kernels");
 }
 
 // Counter availability is where missing permission shows first. Read once per process: it
@@ -133,14 +140,17 @@ std::unique_ptr<session> session::create(int device, const std::vector<std::stri
 
   std::string unknown;
   for (const auto& name : metrics) {
-    CUpti_Profiler_Host_GetMetricProperties_Params mp{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE, nullptr};
+    CUpti_Profiler_Host_GetMetricProperties_Params mp{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE,
+                                                      nullptr};
     mp.pHostObject = s->m_impl->host;
     mp.pMetricName = name.c_str();
     if (cuptiProfilerHostGetMetricProperties(&mp) != CUPTI_SUCCESS) {
       // A named set's counter this chip lacks (metrics::is_chip_optional) is left out: its
       // derived values stay absent rather than reading 0.
-      if (metrics::is_chip_optional(name)) s->m_absent.push_back(name);
-      else unknown += (unknown.empty() ? "'" : ", '") + name + "'";
+      if (metrics::is_chip_optional(name))
+        s->m_absent.push_back(name);
+      else
+        unknown += (unknown.empty() ? "'" : ", '") + name + "'";
       continue;
     }
     s->m_metrics.push_back({name, mp.pDimUnit ? mp.pDimUnit : "", mp.pDescription ? mp.pDescription : ""});
@@ -157,7 +167,8 @@ std::unique_ptr<session> session::create(int device, const std::vector<std::stri
   add.ppMetricNames = s->m_name_ptrs.data();
   add.numMetrics = s->m_name_ptrs.size();
   BB_CUPTI_CALL(cuptiProfilerHostConfigAddMetrics(&add));
-  CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE, nullptr};
+  CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE,
+                                                     nullptr};
   size.pHostObject = s->m_impl->host;
   BB_CUPTI_CALL(cuptiProfilerHostGetConfigImageSize(&size));
   s->m_config.resize(size.configImageSize);
@@ -200,7 +211,8 @@ void session::disable() noexcept {
 
 void session::reset_counter_data() {
   if (m_counter_data.empty()) {
-    CUpti_RangeProfiler_GetCounterDataSize_Params sz{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE, nullptr};
+    CUpti_RangeProfiler_GetCounterDataSize_Params sz{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE,
+                                                     nullptr};
     sz.pRangeProfilerObject = m_impl->range;
     sz.pMetricNames = m_name_ptrs.data();
     sz.numMetrics = m_name_ptrs.size();
@@ -221,8 +233,8 @@ std::vector<range_values> session::profile(const std::function<void()>& launch, 
   return collect(launch, max_ranges, false);
 }
 
-std::vector<std::vector<range_values>> session::profile_group(const std::vector<group_item>& items,
-                                                              const std::function<void(std::size_t item)>& before_each) {
+std::vector<std::vector<range_values>> session::profile_group(
+    const std::vector<group_item>& items, const std::function<void(std::size_t item)>& before_each) {
   std::size_t total = 0;
   for (const auto& item : items) total += item.launches;
   auto flat = collect(
@@ -308,7 +320,7 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
     }
     if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
       throw cuda_error(err, std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
-                                    cudaGetErrorString(err) + ")");
+                                cudaGetErrorString(err) + ")");
     CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
     stop.pRangeProfilerObject = m_impl->range;
     BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
@@ -325,7 +337,8 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   if (dec.numOfRangeDropped != 0)
     throw api_error(std::to_string(dec.numOfRangeDropped) + " profiled range(s) were dropped");
 
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE, nullptr};
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE,
+                                                     nullptr};
   info.pCounterDataImage = m_counter_data.data();
   info.counterDataImageSize = m_counter_data.size();
   BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info));
@@ -334,7 +347,8 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   std::vector<range_values> out;
   std::vector<double> values(m_name_ptrs.size());
   for (std::size_t r = 0; r < info.numTotalRanges; ++r) {
-    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE, nullptr};
+    CUpti_Profiler_Host_EvaluateToGpuValues_Params ev{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE,
+                                                      nullptr};
     ev.pHostObject = m_impl->host;
     ev.pCounterDataImage = m_counter_data.data();
     ev.counterDataImageSize = m_counter_data.size();

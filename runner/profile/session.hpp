@@ -13,7 +13,7 @@ namespace bb::profile {
 
 struct metric_info {
   std::string name;
-  std::string unit;        ///< CUPTI's dimension unit, e.g. "nsecond"; "" for plain counts
+  std::string unit; ///< CUPTI's dimension unit, e.g. "nsecond"; "" for plain counts
   std::string description;
 };
 

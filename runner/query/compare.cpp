@@ -84,8 +84,8 @@ compare_table compare_variants(const side& s, const std::vector<std::string>& me
   }
   row_index index;
   for (const auto& r : s.rows) {
-    const std::size_t side =
-        static_cast<std::size_t>(std::find(variants.begin(), variants.end(), r.variant) - variants.begin());
+    const std::size_t side = static_cast<std::size_t>(std::find(variants.begin(), variants.end(), r.variant) -
+                                                      variants.begin());
     const std::string key = r.experiment + '\x1f' + canonical_params(r.params_json);
     fill(index.at(key, r, metrics.size(), variants.size(), t, false), r, metrics, side);
   }

@@ -75,16 +75,20 @@ std::size_t write_export(const store::database& db, const std::vector<std::int64
   // reading is sized from every row.
   std::optional<row_stream> stream;
   std::optional<text_table> held;
-  if (for_programs(format)) stream.emplace(out, format, columns);
-  else held.emplace(columns);
+  if (for_programs(format))
+    stream.emplace(out, format, columns);
+  else
+    held.emplace(columns);
   std::vector<cell> row;
   store::scan_long_rows(db, table, ids, [&](const std::vector<store::cell>& cells) {
     const std::string& params_json = std::get<std::string>(cells[k_params_column]);
     row.clear();
     for (const auto& c : cells) row.push_back(cell_of(c));
     for (const auto& p : params.names()) row.push_back(cell_of(params.value(params_json, p)));
-    if (stream) stream->add_row(row);
-    else held->add_row(row);
+    if (stream)
+      stream->add_row(row);
+    else
+      held->add_row(row);
   });
   if (stream) return stream->finish();
   held->write(out, format);

@@ -12,14 +12,17 @@ namespace {
 
 void write_or_say_empty(const text_table& table, std::ostream& out, output_format format, const char* what,
                         const std::string& path) {
-  if (table.rows() == 0 && !for_programs(format)) out << fmt::format("no {} in {} yet\n", what, path);
-  else table.write(out, format);
+  if (table.rows() == 0 && !for_programs(format))
+    out << fmt::format("no {} in {} yet\n", what, path);
+  else
+    table.write(out, format);
 }
 
 } // namespace
 
 bool is_stale(const store::run_row& r) {
-  if (r.status != run_status::running || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name()) return false;
+  if (r.status != run_status::running || r.run.pid <= 0 || r.run.host.empty() || r.run.host != host_name())
+    return false;
   return !process_alive(r.run.pid);
 }
 
@@ -42,7 +45,8 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
     const auto& r = row.run;
     // Twelve hex digits name a commit unambiguously in any repository this size; programs get it whole.
     const std::string dirty = r.git_dirty ? "-dirty" : "";
-    cell commit = r.git_commit.empty() ? cell("-" + dirty, nullptr) : cell(r.git_commit.substr(0, 12) + dirty, r.git_commit + dirty);
+    cell commit = r.git_commit.empty() ? cell("-" + dirty, nullptr)
+                                       : cell(r.git_commit.substr(0, 12) + dirty, r.git_commit + dirty);
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
     const bool stale = is_stale(row);
     table.add_row({count(row.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,

@@ -133,7 +133,8 @@ private:
     f.baseline_status = name_of(b.status);
     f.candidate_status = name_of(c.status);
     // A configuration that no longer runs (skipped, not modelled) is reported, one that breaks is a regression.
-    if (b.status == config_status::ok && (c.status == config_status::skipped || c.status == config_status::not_modelled))
+    if (b.status == config_status::ok &&
+        (c.status == config_status::skipped || c.status == config_status::not_modelled))
       f.result = outcome::changed;
     else
       f.result = b.status == config_status::ok ? outcome::regression : outcome::improvement;
@@ -183,8 +184,8 @@ std::vector<std::string> regress_metrics_of(const std::vector<store::result_row>
         names.insert(name);
   // Loads and stores first, as every table shows them; then other kinds by name.
   std::vector<std::string> out;
-  for (const char* known : {"load_wavefronts_per_request", "load_requests", "store_wavefronts_per_request",
-                            "store_requests"})
+  for (const char* known :
+       {"load_wavefronts_per_request", "load_requests", "store_wavefronts_per_request", "store_requests"})
     if (names.erase(known) > 0) out.push_back(known);
   out.insert(out.end(), names.begin(), names.end());
   return out;
@@ -212,8 +213,8 @@ regress_result regress(const side& baseline, const side& candidate, const noise_
       continue;
     }
     matched.insert(key);
-    const auto same =
-        std::find_if(it->second.begin(), it->second.end(), [&](const auto* b) { return b->arch == c.arch; });
+    const auto same = std::find_if(it->second.begin(), it->second.end(),
+                                   [&](const auto* b) { return b->arch == c.arch; });
     const store::result_row& b = same != it->second.end() ? **same : *it->second.front();
     ++(b.arch == c.arch ? out.compared : out.compared_across);
     j.compare(b, c);

@@ -120,11 +120,12 @@ void write_text(const regress_result& r, std::ostream& out, output_format format
                      "times of {}\n",
                      r.compared, r.compared_across, fmt::join(labels, ", "), r.times_compared);
   out << bullet
-      << fmt::format("allowance: a change counts beyond {:g} per request (a count: that many per request of its kind) "
-                     "and {} of the baseline; noise from {} or more runs of the same code may tighten the relative part to "
-                     "{:g}x the noise; times: p < {:g} and at least {}\n\n",
-                     r.options.min_effect, percent(r.options.min_change), r.options.noise_repeats,
-                     r.options.noise_factor, r.options.alpha, percent(r.options.min_time_effect));
+      << fmt::format(
+             "allowance: a change counts beyond {:g} per request (a count: that many per request of its kind) "
+             "and {} of the baseline; noise from {} or more runs of the same code may tighten the relative part to "
+             "{:g}x the noise; times: p < {:g} and at least {}\n\n",
+             r.options.min_effect, percent(r.options.min_change), r.options.noise_repeats, r.options.noise_factor,
+             r.options.alpha, percent(r.options.min_time_effect));
   for (const auto& s : sections(r)) write_section(out, format, s.title, s.note, findings_table(r, s));
   write_section(out, format, "missing in the candidate", "", unmatched_table(r.missing));
   write_section(out, format, "new in the candidate", "", unmatched_table(r.added));
@@ -139,9 +140,9 @@ nlohmann::json optional_json(const std::optional<double>& v) {
 // Every finding with every digit: CSV's rows and JSON's "findings".
 text_table findings_records(const regress_result& r) {
   std::vector<column> columns;
-  for (const char* key : {"experiment", "variant", "params", "metric", "baseline_arch", "candidate_arch", "baseline",
-                          "candidate", "change", "allowance", "p", "outcome", "gated", "cross_arch", "baseline_status",
-                          "candidate_status"})
+  for (const char* key :
+       {"experiment", "variant", "params", "metric", "baseline_arch", "candidate_arch", "baseline", "candidate",
+        "change", "allowance", "p", "outcome", "gated", "cross_arch", "baseline_status", "candidate_status"})
     columns.push_back({key});
   text_table t(std::move(columns));
   for (const auto& f : r.findings) {
@@ -150,7 +151,8 @@ text_table findings_records(const regress_result& r) {
     t.add_row({f.experiment, f.variant, params(f.params_json), f.metric, f.baseline_arch, f.candidate_arch,
                value(f.baseline), value(f.candidate), value(f.change), cell("", f.allowance), value(f.p),
                outcome_name(f.result), cell("", f.gated), cell("", f.cross_arch),
-               status ? cell(f.baseline_status) : cell("", nullptr), status ? cell(f.candidate_status) : cell("", nullptr)});
+               status ? cell(f.baseline_status) : cell("", nullptr),
+               status ? cell(f.candidate_status) : cell("", nullptr)});
   }
   return t;
 }

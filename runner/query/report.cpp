@@ -50,9 +50,10 @@ std::string runs_table(const std::vector<run_rows>& runs) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& [r, configs] : runs)
     rows.push_back({std::to_string(r.id), r.session_id == 0 ? "-" : std::to_string(r.session_id), r.gpu_name, r.arch,
-                    short_commit(r), short_fingerprint(r), r.started_at, name_of(r.status), std::to_string(configs.size())});
-  return html::table(
-      {"run", "session", "gpu", "arch", "commit", "fingerprint", "started", "status", "configurations"}, rows);
+                    short_commit(r), short_fingerprint(r), r.started_at, name_of(r.status),
+                    std::to_string(configs.size())});
+  return html::table({"run", "session", "gpu", "arch", "commit", "fingerprint", "started", "status", "configurations"},
+                     rows);
 }
 
 void failed_expectations(section& s, const std::vector<run_rows>& runs) {
@@ -93,8 +94,8 @@ void regressions(section& s, const store::database& db, const std::vector<store:
     return;
   }
   const store::result_query q{{}, true};
-  const side baseline =
-      side_of_runs(fmt::format("run {}", before.front().id), before, store::read_results(db, {before.front().id}, q));
+  const side baseline = side_of_runs(fmt::format("run {}", before.front().id), before,
+                                     store::read_results(db, {before.front().id}, q));
   const side candidate = side_of_runs(fmt::format("run {}", main.id), {main}, store::read_results(db, {main.id}, q));
   const auto metrics = o.regress.metrics.empty() ? default_regress_metrics() : o.regress.metrics;
   const auto noise = learn_noise(db, {{main.experiment_name, main.arch}}, {main.id}, metrics);
@@ -120,10 +121,11 @@ void regressions(section& s, const store::database& db, const std::vector<store:
                     status ? "-" : change_cell(f.change)});
     classes.push_back(f.gated ? "bad" : f.result == outcome::improvement ? "good" : "");
   }
-  s.html += fmt::format(
-      "<p>run {} against run {} ({}, commit {}): <span class=\"badge {}\">{}</span></p>\n", main.id, before.front().id,
-      before.front().arch, short_commit(before.front()), r.gated() > 0 ? "bad" : "ok",
-      r.gated() > 0 ? fmt::format("{} regression{}", r.gated(), r.gated() == 1 ? "" : "s") : "no regression");
+  s.html += fmt::format("<p>run {} against run {} ({}, commit {}): <span class=\"badge {}\">{}</span></p>\n", main.id,
+                        before.front().id, before.front().arch, short_commit(before.front()),
+                        r.gated() > 0 ? "bad" : "ok",
+                        r.gated() > 0 ? fmt::format("{} regression{}", r.gated(), r.gated() == 1 ? "" : "s")
+                                      : "no regression");
   if (!rows.empty())
     s.html += html::table({"finding", "variant", "params", "metric", "before", "now", "change"}, rows, classes);
 }
@@ -147,7 +149,8 @@ section experiment_section(const store::database& db, const std::vector<store::r
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
   s.html += runs_table(runs);
-  const bool model_only = names_backend(main->backend, backend::model); // no GPU run of this experiment: predictions alone
+  const bool model_only = names_backend(main->backend,
+                                        backend::model); // no GPU run of this experiment: predictions alone
   const std::string context = model_only ? fmt::format("Run {}: the bank model's predictions, no GPU.", main->id)
                                          : fmt::format("Run {} on {} ({}).", main->id, main->gpu_name, main->arch);
   s.html += model_only ? "<h3>Wavefronts and conflicts per request by variant, predicted by the bank model</h3>\n"
@@ -169,8 +172,10 @@ section experiment_section(const store::database& db, const std::vector<store::r
   const int before = s.charts;
   if (!model_only)
     for (const char* m : {"median_ns", "bandwidth_gbps"}) s.add(report_charts::against_size(main_rows, m, context));
-  if (model_only) s.html += html::note("the bank model predicts counters and times nothing: run on a GPU for times");
-  else if (s.charts == before) s.html += html::note("no timing against a numeric size parameter in this run");
+  if (model_only)
+    s.html += html::note("the bank model predicts counters and times nothing: run on a GPU for times");
+  else if (s.charts == before)
+    s.html += html::note("no timing against a numeric size parameter in this run");
   s.html += "<h3>Across GPUs</h3>\n";
   const int across = s.charts;
   for (const char* m : {"load_wavefronts_per_request", "median_ns"}) s.add(report_charts::across_gpus(runs, m));
@@ -184,7 +189,8 @@ section experiment_section(const store::database& db, const std::vector<store::r
   const int predicted = s.charts;
   if (model_only) // never the model against itself
     s.html += html::note("no measured run of this experiment to set the predictions against");
-  else s.add(report_charts::predicted_vs_measured(main_rows, model_rows));
+  else
+    s.add(report_charts::predicted_vs_measured(main_rows, model_rows));
   if (!model_only && s.charts == predicted) s.html += html::note("no prediction of the bank model for these variants");
   failed_expectations(s, runs);
   regressions(s, db, all, *main, o);
@@ -231,7 +237,8 @@ report_summary write_report(const store::database& db, const report_options& o, 
     std::vector<std::string> parts;
     for (const auto st : k_config_statuses) // in the schema's order
       if (const auto it = statuses.find(st); it != statuses.end())
-        parts.push_back(fmt::format("{} {}", it->second, st == config_status::not_modelled ? "not modelled" : name_of(st)));
+        parts.push_back(
+            fmt::format("{} {}", it->second, st == config_status::not_modelled ? "not modelled" : name_of(st)));
     out << fmt::format("<p id=\"statuses\">configurations in the newest run of each experiment: {}</p>\n",
                        svg::escape(fmt::format("{}", fmt::join(parts, ", "))));
   }

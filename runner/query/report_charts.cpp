@@ -136,7 +136,8 @@ std::vector<std::string> by_parameters(const std::vector<store::result_row>& row
   std::vector<std::string> missing;
   bool any = false;
   for (const auto& r : rows) {
-    if (value_of(r, metric)) any = true;
+    if (value_of(r, metric))
+      any = true;
     else if (const std::string why = missing_reason(r); !why.empty())
       missing.push_back(short_variant(r.variant) + " " + label_of(r, split.varying) + " (" + why + ")");
   }
@@ -172,11 +173,12 @@ std::vector<std::string> by_parameters(const std::vector<store::result_row>& row
         const auto p = nlohmann::json::parse(r.params_json, nullptr, false);
         const std::string rest = others.empty() ? "" : " " + label_of(r, others);
         chart.series[index_of(names, short_variant(r.variant) + rest)].points.emplace_back(p[x_name].get<double>(),
-                                                                                          *v * info.scale);
+                                                                                           *v * info.scale);
         for (const auto& e : r.failed_expectations)
           if (e.metric == metric)
-            chart.flags.push_back({p[x_name].get<double>(), *v * info.scale,
-                                   "failed: " + short_variant(r.variant) + " " + label_of(r, split.varying) + ": " + e.text});
+            chart.flags.push_back(
+                {p[x_name].get<double>(), *v * info.scale,
+                 "failed: " + short_variant(r.variant) + " " + label_of(r, split.varying) + ": " + e.text});
       }
       return {html::figure(svg::render(chart),
                            caption_of(info, metric, split,
@@ -226,20 +228,24 @@ std::vector<std::string> by_parameters(const std::vector<store::result_row>& row
         if (short_variant(r.variant) != variant) continue;
         const auto p = nlohmann::json::parse(r.params_json, nullptr, false);
         const auto xi = static_cast<std::size_t>(
-            std::find(map.x_categories.begin(), map.x_categories.end(), value_text(p[map.x_label])) - map.x_categories.begin());
+            std::find(map.x_categories.begin(), map.x_categories.end(), value_text(p[map.x_label])) -
+            map.x_categories.begin());
         const auto yi = static_cast<std::size_t>(
-            std::find(map.y_categories.begin(), map.y_categories.end(), value_text(p[map.y_label])) - map.y_categories.begin());
+            std::find(map.y_categories.begin(), map.y_categories.end(), value_text(p[map.y_label])) -
+            map.y_categories.begin());
         const auto v = value_of(r, metric);
-        if (v) map.values[yi][xi] = *v * info.scale;
-        else map.missing[yi][xi] = missing_reason(r);
+        if (v)
+          map.values[yi][xi] = *v * info.scale;
+        else
+          map.missing[yi][xi] = missing_reason(r);
       }
       const int width = std::clamp(static_cast<int>(map.x_categories.size()) * 22 + 120, 640, 1360);
-      figures.push_back(html::figure(
-          svg::render(map, width, 320),
-          caption_of(info, metric, split,
-                     fmt::format("of {} by {} (across) and {} (down); each cell gives its value", variant,
-                                 split.varying[across], split.varying[down]),
-                     missing, context)));
+      figures.push_back(
+          html::figure(svg::render(map, width, 320),
+                       caption_of(info, metric, split,
+                                  fmt::format("of {} by {} (across) and {} (down); each cell gives its value", variant,
+                                              split.varying[across], split.varying[down]),
+                                  missing, context)));
     }
     return figures;
   }
@@ -269,11 +275,12 @@ std::vector<std::string> by_parameters(const std::vector<store::result_row>& row
     series.values.resize(chart.categories.size());
     series.missing.resize(chart.categories.size());
   }
-  const int width = std::clamp(static_cast<int>(chart.categories.size() * std::max<std::size_t>(1, variants.size())) * 10 + 120,
-                               640, 1360);
+  const int width = std::clamp(
+      static_cast<int>(chart.categories.size() * std::max<std::size_t>(1, variants.size())) * 10 + 120, 640, 1360);
   return {html::figure(svg::render(chart, width, 320),
-                       caption_of(info, metric, split, "by the parameters that vary; a shaded group holds a failed expectation",
-                                  missing, context))};
+                       caption_of(info, metric, split,
+                                  "by the parameters that vary; a shaded group holds a failed expectation", missing,
+                                  context))};
 }
 
 std::optional<std::string> against_size(const std::vector<store::result_row>& rows, const std::string& metric,
@@ -310,9 +317,8 @@ std::optional<std::string> against_size(const std::vector<store::result_row>& ro
                                   chart.log_y ? "both axes logarithmic" : "size axis logarithmic", context));
 }
 
-std::optional<std::string>
-across_gpus(const std::vector<std::pair<store::run_info, std::vector<store::result_row>>>& runs,
-            const std::string& metric) {
+std::optional<std::string> across_gpus(
+    const std::vector<std::pair<store::run_info, std::vector<store::result_row>>>& runs, const std::string& metric) {
   const metric_info info = describe_metric(metric);
   svg::bar_chart chart;
   chart.title = fmt::format("{} across GPUs", info.label);

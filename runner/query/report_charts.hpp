@@ -24,9 +24,8 @@ std::optional<std::string> against_size(const std::vector<store::result_row>& ro
                                         const std::string& context);
 
 /// One run per GPU: bars of `metric` by configuration (groups) and GPU (bars).
-std::optional<std::string>
-across_gpus(const std::vector<std::pair<store::run_info, std::vector<store::result_row>>>& runs,
-            const std::string& metric);
+std::optional<std::string> across_gpus(
+    const std::vector<std::pair<store::run_info, std::vector<store::result_row>>>& runs, const std::string& metric);
 
 /// Measured load and store wavefronts per request against the bank model's prediction: the
 /// predicted_* values stored with `measured`, else those of a model run's `predicted` rows.

@@ -33,8 +33,8 @@ std::string table(const std::vector<std::string>& headers, const std::vector<std
   for (const auto& h : headers) out += "<th>" + svg::escape(h) + "</th>";
   out += "</tr></thead><tbody>";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string cls =
-        i < row_classes.size() && !row_classes[i].empty() ? " class=\"" + row_classes[i] + "\"" : "";
+    const std::string cls = i < row_classes.size() && !row_classes[i].empty() ? " class=\"" + row_classes[i] + "\""
+                                                                              : "";
     out += "<tr" + cls + ">";
     for (const auto& cell : rows[i]) out += "<td>" + svg::escape(cell) + "</td>";
     out += "</tr>";

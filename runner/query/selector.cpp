@@ -161,13 +161,14 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
   }
   if (spec.rfind("session:", 0) == 0) {
     const auto id = as_run_id(std::string_view(spec).substr(8));
-    if (!id) throw usage_error(fmt::format("'{}' is not a session; give session:N with N from `bankbench list runs`", spec));
+    if (!id)
+      throw usage_error(fmt::format("'{}' is not a session; give session:N with N from `bankbench list runs`", spec));
     std::vector<store::run_info> session;
     for (const auto& r : runs)
       if (r.session_id == *id) session.push_back(r);
     if (session.empty())
-      throw usage_error(fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id,
-                                    db.path()));
+      throw usage_error(
+          fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id, db.path()));
     return {fmt::format("session {}", *id), std::move(session), "", std::nullopt};
   }
   if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) {
@@ -178,8 +179,8 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     const std::string name = spec.substr(11);
     auto newest = latest_per_gpu(runs, name);
     if (newest.empty())
-      throw usage_error(fmt::format("no run of experiment '{}' in {}; `bankbench list runs` names the experiments there",
-                                    name, db.path()));
+      throw usage_error(fmt::format(
+          "no run of experiment '{}' in {}; `bankbench list runs` names the experiments there", name, db.path()));
     std::sort(newest.begin(), newest.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     const std::string label = label_of(newest, "experiment " + name);
     return {label, std::move(newest), "", std::nullopt};

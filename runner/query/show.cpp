@@ -113,7 +113,8 @@ text_table make_table(output_format format, const predictions& p, bool run_colum
 void add_row(text_table& table, std::int64_t run_id, const store::configuration_row& c, output_format format,
              const predictions& p, bool run_column) {
   const bool machine = for_programs(format);
-  const bool ok = c.status == config_status::ok || c.status == config_status::unverified; // unverified: measured, output not checked
+  const bool ok = c.status == config_status::ok ||
+                  c.status == config_status::unverified; // unverified: measured, output not checked
   // A configuration that did not finish has no numbers worth reading, even where some were taken.
   auto value = [&](std::optional<double> v) { return ok ? v : std::nullopt; };
   auto mean = [&](const std::string& metric) { return value(mean_of(c, metric.c_str())); };
@@ -159,9 +160,12 @@ void add_row(text_table& table, std::int64_t run_id, const store::configuration_
 void write_header(const store::run_detail& d, std::ostream& out, output_format format) {
   const auto& g = d.gpu;
   std::string gpu = g.name;
-  if (names_backend(g.backend, backend::model)) gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
-  else if (!g.chip.empty()) gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
-  else gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
+  if (names_backend(g.backend, backend::model))
+    gpu += g.chip.empty() ? " (predicted, no GPU)" : fmt::format(" ({}; predicted, no GPU)", g.chip);
+  else if (!g.chip.empty())
+    gpu += fmt::format(" ({}, cc {}.{})", g.chip, g.cc_major, g.cc_minor);
+  else
+    gpu += fmt::format(" (cc {}.{})", g.cc_major, g.cc_minor);
   if (!g.driver_version.empty()) gpu += ", driver " + g.driver_version;
   if (g.cuda_driver_version > 0) gpu += ", CUDA " + cuda_version(g.cuda_driver_version);
   std::string commit = d.run.git_commit.empty() ? "unknown" : d.run.git_commit;
@@ -302,9 +306,10 @@ void show_runs(const store::database& db, const std::vector<std::int64_t>& run_i
     write_header(r.detail, out, format);
     table.write(out, format);
     if (p.flagged)
-      out << fmt::format("\n! measured ld wf/req differs from the bank model's prediction by more than max({:g}% of it, "
-                         "{:g}); see docs/bank-model.md\n",
-                         100 * model::k_allowance_relative, model::k_allowance_absolute);
+      out << fmt::format(
+          "\n! measured ld wf/req differs from the bank model's prediction by more than max({:g}% of it, "
+          "{:g}); see docs/bank-model.md\n",
+          100 * model::k_allowance_relative, model::k_allowance_absolute);
     out << '\n' << summary(r.rows) << '\n';
   }
 }

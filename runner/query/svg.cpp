@@ -53,8 +53,7 @@ std::string open_svg(const std::string& title, int width, int height, const std:
                      "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" font-family=\"sans-serif\" font-size=\"11\">"
                      "<title>{}</title><rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>",
                      kind, width, height, width, height, escape(title), escape(title)) +
-         label_text(fmt::format("x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\"", 8), title, width - 16,
-                    15.5);
+         label_text(fmt::format("x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\"", 8), title, width - 16, 15.5);
 }
 
 std::string y_axis(const axis& y, const std::string& label, int width, int height, int top) {
@@ -171,7 +170,8 @@ std::string render(const bar_chart& c, int width, int height) {
       const double bx = gx + group_w * 0.1 + bar_w * static_cast<double>(s);
       if (i >= c.series[s].values.size() || !c.series[s].values[i]) {
         if (i < c.series[s].missing.size() && !c.series[s].missing[i].empty())
-          out += missing_mark(bx + bar_w / 2, base - 3, c.series[s].name + ", " + c.categories[i] + ": " + c.series[s].missing[i]);
+          out += missing_mark(bx + bar_w / 2, base - 3,
+                              c.series[s].name + ", " + c.categories[i] + ": " + c.series[s].missing[i]);
         continue;
       }
       const double v = *c.series[s].values[i];
@@ -183,8 +183,9 @@ std::string render(const bar_chart& c, int width, int height) {
                          tick_label(v));
       // A zero is a measurement, not a gap: say so where there is room (the whole chart says it otherwise).
       if (v == 0 && !all_zero && bar_w >= text_width("0") + 1)
-        out += fmt::format("<text class=\"zero\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555555\">0</text>",
-                           bx + bar_w / 2, base - 3);
+        out += fmt::format(
+            "<text class=\"zero\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#555555\">0</text>",
+            bx + bar_w / 2, base - 3);
     }
     const double lx = gx + group_w / 2, ly = plot_bottom + 14;
     const std::string colour = flagged ? "#c00000" : "#333333";
@@ -194,8 +195,8 @@ std::string render(const bar_chart& c, int width, int height) {
                                     lx, plot_bottom + 6.0, colour),
                         c.categories[i], k_longest_label);
     else
-      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>", lx, ly,
-                         colour, escape(c.categories[i]));
+      out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"{}\">{}</text>", lx, ly, colour,
+                         escape(c.categories[i]));
   }
   out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#333333\"/>", k_left,
                      width - k_right, base, base);
@@ -249,8 +250,9 @@ std::string render(const line_chart& c, int width, int height) {
   }
   out += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#333333\"/>", k_left, width - k_right,
                      height - k_bottom, height - k_bottom);
-  out += label_text(fmt::format("x=\"{}\" y=\"{}\" text-anchor=\"middle\"", (k_left + width - k_right) / 2, height - 18),
-                    c.x_label, width - k_left - k_right);
+  out +=
+      label_text(fmt::format("x=\"{}\" y=\"{}\" text-anchor=\"middle\"", (k_left + width - k_right) / 2, height - 18),
+                 c.x_label, width - k_left - k_right);
   if (c.diagonal && !xs.empty()) {
     const double lo = x.lowest(), hi = x.highest();
     out += fmt::format("<line class=\"diagonal\" x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
@@ -264,7 +266,9 @@ std::string render(const line_chart& c, int width, int height) {
   // Each line a little thinner than the one before, so that lines with the same values show as
   // nested strokes rather than hiding each other.
   const auto width_of = [&](std::size_t s) {
-    return c.series.size() < 2 ? 2.0 : std::max(1.5, 5.0 - 3.0 * static_cast<double>(s) / static_cast<double>(c.series.size() - 1));
+    return c.series.size() < 2
+               ? 2.0
+               : std::max(1.5, 5.0 - 3.0 * static_cast<double>(s) / static_cast<double>(c.series.size() - 1));
   };
   for (std::size_t s = 0; s < c.series.size(); ++s) {
     auto points = c.series[s].points;
@@ -287,8 +291,9 @@ std::string render(const line_chart& c, int width, int height) {
       const std::string note = i < c.series[s].notes.size() ? c.series[s].notes[i] : "";
       out += fmt::format("<circle class=\"point\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\"><title>{}: {}, "
                          "{}{}</title></circle>",
-                         x.to_pixel(px), y.to_pixel(py), c.points_only ? 3.5 : width_of(s) + 1.5, colour, escape(c.series[s].name), tick_label(px),
-                         tick_label(py), note.empty() ? "" : " (" + escape(note) + ")");
+                         x.to_pixel(px), y.to_pixel(py), c.points_only ? 3.5 : width_of(s) + 1.5, colour,
+                         escape(c.series[s].name), tick_label(px), tick_label(py),
+                         note.empty() ? "" : " (" + escape(note) + ")");
     }
   }
   for (const auto& f : c.flags) {
@@ -301,7 +306,8 @@ std::string render(const line_chart& c, int width, int height) {
 }
 
 std::string render(const heat_map& c, int width, int height) {
-  const std::size_t nx = std::max<std::size_t>(1, c.x_categories.size()), ny = std::max<std::size_t>(1, c.y_categories.size());
+  const std::size_t nx = std::max<std::size_t>(1, c.x_categories.size()),
+                    ny = std::max<std::size_t>(1, c.y_categories.size());
   double widest_y = text_width(c.y_label);
   for (const auto& l : c.y_categories) widest_y = std::max(widest_y, text_width(l));
   const double left = std::min(widest_y, 160.0) + 12, top = 56, right = 16;
@@ -324,8 +330,8 @@ std::string render(const heat_map& c, int width, int height) {
                     width - 16);
   for (std::size_t yi = 0; yi < c.y_categories.size(); ++yi) {
     const double cy = top + cell_h * static_cast<double>(yi);
-    out += label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\"", left - 6,
-                                  cy + cell_h / 2),
+    out += label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" dominant-baseline=\"middle\"",
+                                  left - 6, cy + cell_h / 2),
                       c.y_categories[yi], left - 10);
     for (std::size_t xi = 0; xi < c.x_categories.size(); ++xi) {
       const double cx = left + cell_w * static_cast<double>(xi);
@@ -342,7 +348,8 @@ std::string render(const heat_map& c, int width, int height) {
       const double value = c.values[yi][xi].value_or(0);
       const double t = hi > lo ? (value - lo) / (hi - lo) : 0;
       // From a pale to a deep blue; the value's text turns white where the cell is dark.
-      const int r = static_cast<int>(std::lround(239 - t * (239 - 33))), g = static_cast<int>(std::lround(243 - t * (243 - 75))),
+      const int r = static_cast<int>(std::lround(239 - t * (239 - 33))),
+                g = static_cast<int>(std::lround(243 - t * (243 - 75))),
                 b = static_cast<int>(std::lround(255 - t * (255 - 140)));
       out += fmt::format("<rect class=\"cell\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
                          "fill=\"#{:02x}{:02x}{:02x}\" stroke=\"#ffffff\"><title>{}: {}</title></rect>",
@@ -369,10 +376,12 @@ std::string render(const heat_map& c, int width, int height) {
       out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", lx, grid_bottom + 14,
                          escape(c.x_categories[xi]));
   }
-  out += label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\"", (left + width - right) / 2, height - 8.0),
+  out += label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\"", (left + width - right) / 2,
+                                height - 8.0),
                     c.x_label, width - left - right);
-  out += label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-weight=\"bold\"", left - 6, top - 6),
-                    c.y_label, left - 10);
+  out +=
+      label_text(fmt::format("x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\" font-weight=\"bold\"", left - 6, top - 6),
+                 c.y_label, left - 10);
   return out + "</svg>";
 }
 

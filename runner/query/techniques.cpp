@@ -34,7 +34,9 @@ std::map<std::int64_t, reference_bandwidth> reference_bandwidths(const store::da
   std::map<std::int64_t, reference_bandwidth> best;
   for (const auto& r : db.runs())
     for (const auto& c : db.configurations(r.id)) {
-      if (c.family != k_reference_family || c.status != config_status::ok || !c.timing || !(c.timing->bandwidth_gbps > 0)) continue;
+      if (c.family != k_reference_family || c.status != config_status::ok || !c.timing ||
+          !(c.timing->bandwidth_gbps > 0))
+        continue;
       auto& b = best[r.gpu_id];
       if (c.timing->bandwidth_gbps > b.gbps)
         b = {c.timing->bandwidth_gbps, short_variant(c.variant), compact_params(c.params_json), r.id};
@@ -103,9 +105,11 @@ void gather_checks(section& s) {
       k.low = std::min(k.low.value_or(*e.observed), *e.observed);
       k.high = std::max(k.high.value_or(*e.observed), *e.observed);
     }
-    if (e.passed) ++k.met;
+    if (e.passed)
+      ++k.met;
     else
-      k.failures.push_back(configuration_name(c) + ": " + (e.observed ? observed + number(*e.observed) : "not " + observed));
+      k.failures.push_back(configuration_name(c) + ": " +
+                           (e.observed ? observed + number(*e.observed) : "not " + observed));
   };
   if (s.experiment) {
     for (const auto& e : s.experiment->expectations) {
@@ -180,14 +184,15 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
   for (const auto& c : s.rows) {
     const std::string params = compact_params(c.params_json);
     std::vector<cell> cells = {short_variant(c.variant), params.empty() ? "-" : params,
-                                      number_cell(mean_of(c, "load_wavefronts_per_request"), 2, md)};
+                               number_cell(mean_of(c, "load_wavefronts_per_request"), 2, md)};
     if (model) cells.push_back(number_cell(mean_of(c, k_predicted_ld_wf), 2, md));
     cells.push_back(number_cell(mean_of(c, "load_conflicts_per_request"), 2, md));
     cells.push_back(number_cell(mean_of(c, "store_wavefronts_per_request"), 2, md));
     cells.push_back(number_cell(mean_of(c, "store_conflicts_per_request"), 2, md));
     for (const auto& kind : kinds) {
       cells.push_back(number_cell(mean_of(c, (kind + "_wavefronts_per_request").c_str()), 2, md));
-      if (model) cells.push_back(number_cell(mean_of(c, ("predicted_" + kind + "_wavefronts_per_request").c_str()), 2, md));
+      if (model)
+        cells.push_back(number_cell(mean_of(c, ("predicted_" + kind + "_wavefronts_per_request").c_str()), 2, md));
       cells.push_back(number_cell(mean_of(c, (kind + "_conflicts_per_request").c_str()), 2, md));
     }
     std::optional<double> us, gbps, share;
@@ -203,9 +208,12 @@ void write_table(const section& s, const reference_bandwidth* ref, std::ostream&
     }
     int failed = 0;
     for (const auto& e : c.expectations) failed += e.passed ? 0 : 1;
-    if (c.status != config_status::ok) cells.push_back(name_of(c.status));
-    else if (c.expectations.empty()) cells.push_back("-");
-    else cells.push_back(failed == 0 ? "pass" : fmt::format("{} failed", failed));
+    if (c.status != config_status::ok)
+      cells.push_back(name_of(c.status));
+    else if (c.expectations.empty())
+      cells.push_back("-");
+    else
+      cells.push_back(failed == 0 ? "pass" : fmt::format("{} failed", failed));
     table.add_row(std::move(cells));
   }
   table.write(out, md);
@@ -221,8 +229,8 @@ void write_checks(const section& s, std::ostream& out) {
     if (!k.scope.empty()) line += " for " + k.scope;
     line += fmt::format(": {} of {} configuration{} met", k.met, k.applied, k.applied == 1 ? "" : "s");
     const std::string observed = s.predicted() ? ", predicted " : ", measured ";
-    if (k.low) line += *k.low == *k.high ? observed + number(*k.low)
-                                         : observed + number(*k.low) + " to " + number(*k.high);
+    if (k.low)
+      line += *k.low == *k.high ? observed + number(*k.low) : observed + number(*k.low) + " to " + number(*k.high);
     if (!k.failures.empty()) line += "; failed: " + fmt::format("{}", fmt::join(k.failures, "; "));
     line += ".";
     if (!k.claim.empty()) line += " Claim: " + k.claim + (k.claim.back() == '.' ? "" : ".");
@@ -234,13 +242,15 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
   const auto& run = s.run.run;
   out << fmt::format("\n## {}\n\n", run.experiment_name);
   const std::string claim = s.experiment ? s.experiment->claim : "";
-  if (!claim.empty()) out << "> " << claim << "\n\n";
-  else out << "_The experiment file states no claim._\n\n";
+  if (!claim.empty())
+    out << "> " << claim << "\n\n";
+  else
+    out << "_The experiment file states no claim._\n\n";
   if (s.experiment && !s.experiment->description.empty()) out << s.experiment->description << "\n\n";
   std::string commit = run.git_commit.empty() ? "unknown commit" : "commit " + run.git_commit.substr(0, 12);
   if (run.git_dirty) commit += " (dirty)";
-  out << fmt::format("Run {} of `{}`, started {}, {}, status {}", s.run.id, run.experiment_path, run.started_at,
-                     commit, name_of(s.run.status));
+  out << fmt::format("Run {} of `{}`, started {}, {}, status {}", s.run.id, run.experiment_path, run.started_at, commit,
+                     name_of(s.run.status));
   if (name_gpu) out << ", on " << s.run.gpu.name;
   out << ".";
   if (!s.experiment) out << " The stored experiment no longer loads in this build, so its claims are not shown.";
@@ -279,7 +289,8 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
     int not_modelled = 0;
     for (const auto& c : s.rows)
       if (!measured(c.status)) {
-        list.push_back(configuration_name(c) + " (" + name_of(c.status) + (c.reason.empty() ? "" : ": " + c.reason) + ")");
+        list.push_back(configuration_name(c) + " (" + name_of(c.status) + (c.reason.empty() ? "" : ": " + c.reason) +
+                       ")");
         not_modelled += c.status == config_status::not_modelled ? 1 : 0;
       }
     if (not_modelled == s.unfinished)
@@ -352,7 +363,8 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
     return it == references.end() ? nullptr : &it->second;
   };
 
-  const bool predicted = std::all_of(gpus.begin(), gpus.end(), [](const auto& g) { return names_backend(g.second.backend, backend::model); });
+  const bool predicted = std::all_of(gpus.begin(), gpus.end(),
+                                     [](const auto& g) { return names_backend(g.second.backend, backend::model); });
   if (predicted)
     out << "# Shared-memory bank-conflict techniques, predicted by the bank model\n\n"
            "Generated by `bankbench techniques` from the results database: do not edit by hand, run it again.\n"
@@ -390,8 +402,9 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
          "\"ld\" counts ldmatrix instructions as requests, as Nsight Compute does. Sections whose kernels\n"
          "use other kinds add their own columns: \"ldsm\" ldmatrix, \"stsm\" stmatrix, \"atom\" shared\n"
          "atomics, \"ldgsts\" cp.async, \"gmma\" wgmma operand reads (docs/bank-model.md, access kinds)"
-      << (predicted ? ".\n\n"
-                    : "; times are\nmedians of event-timed launches; \"GB/s\" counts the bytes each kernel must move.\n\n");
+      << (predicted
+              ? ".\n\n"
+              : "; times are\nmedians of event-timed launches; \"GB/s\" counts the bytes each kernel must move.\n\n");
 
   text_table summary({{"technique", align::left},
                       {"verdict", align::left},

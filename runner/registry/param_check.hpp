@@ -30,6 +30,7 @@ struct param_check_registrar {
 
 /// Beside BB_REGISTER_VARIANT of a variant without an access plan:
 /// BB_REGISTER_PARAM_CHECK(family_info_expr, "name", [](const nlohmann::json& p) { ... }).
-#define BB_REGISTER_PARAM_CHECK(FAMILY, NAME, CHECK)                                              \
-  static const ::bb::param_check_registrar BB_CONCAT(bb_param_check_registrar_, __LINE__){        \
-      (FAMILY).name + "/" + (NAME), (CHECK)}
+#define BB_REGISTER_PARAM_CHECK(FAMILY, NAME, CHECK)                                        \
+  static const ::bb::param_check_registrar BB_CONCAT(bb_param_check_registrar_, __LINE__) { \
+    (FAMILY).name + "/" + (NAME), (CHECK)                                                   \
+  }

@@ -41,8 +41,8 @@ nlohmann::json params_over_defaults(const family_info& family, const std::vector
     // The value must be of the default's kind: n=abc reaching a plan would throw deep inside it.
     const auto& def = params[name];
     if (!same_kind(def, value))
-      throw usage_error(fmt::format("--params {}: '{}' takes {} (its default is {}); got '{}'", kv, name,
-                                    kind_of(def), def.dump(), text));
+      throw usage_error(fmt::format("--params {}: '{}' takes {} (its default is {}); got '{}'", kv, name, kind_of(def),
+                                    def.dump(), text));
     params[name] = value;
   }
   return params;

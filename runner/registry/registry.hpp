@@ -62,8 +62,7 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-using problem_factory =
-    std::function<std::unique_ptr<problem>(const nlohmann::json& params, std::uint64_t seed)>;
+using problem_factory = std::function<std::unique_ptr<problem>(const nlohmann::json& params, std::uint64_t seed)>;
 
 /// A variant's shared-memory requests for given parameters, for the bank model (runner/model).
 /// Built from the same __host__ __device__ index functions the kernel uses, so the two cannot
@@ -89,8 +88,7 @@ public:
   void add_variant(variant_info variant);
 
   [[nodiscard]] const family_info* find_family(const std::string& name) const;
-  [[nodiscard]] const variant_info* find_variant(const std::string& family,
-                                                 const std::string& name) const;
+  [[nodiscard]] const variant_info* find_variant(const std::string& family, const std::string& name) const;
   /// Families sorted by name.
   [[nodiscard]] std::vector<const family_info*> families() const;
   /// Variants of one family sorted by name.
@@ -111,11 +109,15 @@ struct variant_registrar {
 #define BB_CONCAT_IMPL(a, b) a##b
 #define BB_CONCAT(a, b) BB_CONCAT_IMPL(a, b)
 /// Register a variant: BB_REGISTER_VARIANT(family_info_expr, "name", "summary", factory).
-#define BB_REGISTER_VARIANT(FAMILY, NAME, SUMMARY, FACTORY)                                     \
-  static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__){               \
-      (FAMILY), ::bb::variant_info{(FAMILY).name, (NAME), (SUMMARY), (FACTORY), {}}}
+#define BB_REGISTER_VARIANT(FAMILY, NAME, SUMMARY, FACTORY)                         \
+  static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__) { \
+    (FAMILY), ::bb::variant_info {                                                  \
+      (FAMILY).name, (NAME), (SUMMARY), (FACTORY), {}                               \
+    }                                                                               \
+  }
 /// Register a variant with an access plan for the bank model:
 /// BB_REGISTER_VARIANT_WITH_PLAN(family_info_expr, "name", "summary", factory, plan_builder).
-#define BB_REGISTER_VARIANT_WITH_PLAN(FAMILY, NAME, SUMMARY, FACTORY, PLAN)                      \
-  static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__){               \
-      (FAMILY), ::bb::variant_info{(FAMILY).name, (NAME), (SUMMARY), (FACTORY), (PLAN)}}
+#define BB_REGISTER_VARIANT_WITH_PLAN(FAMILY, NAME, SUMMARY, FACTORY, PLAN)              \
+  static const ::bb::variant_registrar BB_CONCAT(bb_variant_registrar_, __LINE__) {      \
+    (FAMILY), ::bb::variant_info { (FAMILY).name, (NAME), (SUMMARY), (FACTORY), (PLAN) } \
+  }

@@ -116,7 +116,8 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
   std::vector<child> children;
   // Ctrl-C reaches the children with the terminal's process group; a SIGINT sent to this process
   // alone is passed on to them (no SA_RESTART, so that waitpid returns to pass it on).
-  struct sigaction on_int {}, previous{};
+  struct sigaction on_int {
+  }, previous{};
   on_int.sa_handler = [](int) { g_interrupted.store(true); };
   sigemptyset(&on_int.sa_mask);
   sigaction(SIGINT, &on_int, &previous);

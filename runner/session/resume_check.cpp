@@ -36,7 +36,7 @@ void check_resume_request(const store::database& db, std::int64_t run_id, backen
     refuse(run_id, fmt::format("the run was made with --backend {} ({}), this command asks for --backend {}: {}",
                                info.backend, info.gpu_name, asked,
                                b == backend::model ? "predictions must never fill a measured run"
-                                                  : "measurements must never fill a predicted run"));
+                                                   : "measurements must never fill a predicted run"));
   if (info.status == run_status::running && info.pid > 0 && info.host == host_name() && process_alive(info.pid))
     refuse(run_id, fmt::format("the run is still being written by process {} on this host; wait for it or stop "
                                "it (kill -TERM {}) first",
@@ -77,8 +77,9 @@ resumed_run reopen_run(const run_plan& plan, std::int64_t run_id,
                        const std::function<std::vector<config::experiment>()>& given_files) {
   auto db = store::database::open_existing(plan.db);
   const auto detail = db.run(run_id);
-  if (!detail) throw usage_error("--resume " + std::to_string(run_id) + ": no such run in " + plan.db +
-                                 " (see `bankbench list runs`)");
+  if (!detail)
+    throw usage_error("--resume " + std::to_string(run_id) + ": no such run in " + plan.db +
+                      " (see `bankbench list runs`)");
   if (detail->status == run_status::completed)
     throw usage_error("run " + std::to_string(run_id) + " is already complete; nothing to resume");
   check_resume_request(db, run_id, plan.backend);

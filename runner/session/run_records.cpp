@@ -63,10 +63,8 @@ std::string derived_unit(const std::string& name) {
 
 } // namespace
 
-store::configuration_record configuration_record_of(const config::experiment& exp,
-                                                    const config::configuration& cfg,
-                                                    const launch::config_result& r,
-                                                    const profile::session* counters,
+store::configuration_record configuration_record_of(const config::experiment& exp, const config::configuration& cfg,
+                                                    const launch::config_result& r, const profile::session* counters,
                                                     int sm_clock_max_mhz) {
   store::configuration_record rec;
   rec.seq = static_cast<int>(cfg.index);
@@ -94,8 +92,10 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   std::set<std::string> not_numbers;
   const auto add = [&](store::launch_record& launch, const std::string& name, std::string unit, double value,
                        bool derived) {
-    if (std::isfinite(value)) launch.values.push_back({name, std::move(unit), value, derived});
-    else not_numbers.insert(name + " = " + fmt::format("{}", value));
+    if (std::isfinite(value))
+      launch.values.push_back({name, std::move(unit), value, derived});
+    else
+      not_numbers.insert(name + " = " + fmt::format("{}", value));
   };
   for (std::size_t i = 0; i < r.ranges.size(); ++i) {
     store::launch_record launch;
@@ -108,7 +108,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
 
   // The bank model's prediction beside the measurement, where the variant has an access plan.
   std::map<std::string, double> predicted;
-  if (const variant_info* v = exp.sources.empty() ? registry::instance().find_variant(exp.family, cfg.variant) : nullptr)
+  if (const variant_info* v = exp.sources.empty() ? registry::instance().find_variant(exp.family, cfg.variant)
+                                                  : nullptr)
     if (const auto p = predict_variant(*v, cfg.params)) predicted = model::predicted_metric_rows(*p);
   if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
   for (const auto& [name, value] : predicted) add(rec.launches.front(), name, derived_unit(name), value, true);

@@ -13,10 +13,8 @@ store::gpu_record gpu_record_of(const launch::device_info& d);
 
 /// Per-launch raw and derived metric rows (each launch's metrics derived once), the timing
 /// summary and the expectation outcomes.
-store::configuration_record configuration_record_of(const config::experiment& exp,
-                                                    const config::configuration& cfg,
-                                                    const launch::config_result& r,
-                                                    const profile::session* counters,
+store::configuration_record configuration_record_of(const config::experiment& exp, const config::configuration& cfg,
+                                                    const launch::config_result& r, const profile::session* counters,
                                                     int sm_clock_max_mhz);
 
 /// Mean of `metric` (raw or derived) over the record's launches, as configuration_record_of

@@ -163,7 +163,8 @@ class gpu_runner final : public config_runner {
 public:
   gpu_runner(const config::experiment& e, const launch::exec_options& x, profile::session* counters)
       : m_seed(e.seed), m_group(x, counters) {}
-  void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string& nvtx_name) override {
+  void add(std::size_t tag, const config::configuration& c, const variant_info& v,
+           const std::string& nvtx_name) override {
     m_group.add(tag, v, c.params, m_seed, nvtx_name);
   }
   [[nodiscard]] bool full() const override { return m_group.full(); }
@@ -387,8 +388,10 @@ void active_session::run(std::size_t index, experiment_result& out) {
       std::size_t failed_expectations = 0;
       for (const auto& ex : rec.expectations) failed_expectations += ex.passed ? 0 : 1;
       // Not modelled is what the model cannot do, not a failure: the run's note says so.
-      if (r.status == config_status::not_modelled) ++out.not_modelled;
-      else if (r.status != config_status::ok || failed_expectations > 0) ++out.failures;
+      if (r.status == config_status::not_modelled)
+        ++out.not_modelled;
+      else if (r.status != config_status::ok || failed_expectations > 0)
+        ++out.failures;
       m_cost.all.add(r);
       m_cost.add_resources(r);
       if (!r.samples_ns.empty() && median_of(r) < 100e3) m_cost.short_kernels.add(r);
@@ -444,7 +447,8 @@ void finish_session(const std::string& db_path, const resume_point& start, int e
     break;
   case static_cast<int>(exit_code::failures): reason = "a configuration failed or an expectation was not met"; break;
   case static_cast<int>(exit_code::interrupted):
-    reason = "interrupted; `bankbench run --resume RUN` completes a run"; break;
+    reason = "interrupted; `bankbench run --resume RUN` completes a run";
+    break;
   default: reason = exit_code > 128 ? "stopped by a signal" : "stopped by an error (above)";
   }
   // Not through the logger: this line is the run's verdict and stays under -q.
@@ -453,7 +457,7 @@ void finish_session(const std::string& db_path, const resume_point& start, int e
 }
 
 stop_signals::stop_signals() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   for (const int sig : k_stop_signals) sigaction(sig, &sa, nullptr);
@@ -481,9 +485,10 @@ void print_run_tables(const std::string& db_path, const std::vector<std::int64_t
 void group_by_metric_list(std::vector<config::experiment>& experiments) {
   std::map<std::vector<std::string>, std::size_t> first;
   for (const auto& e : experiments) first.emplace(e.metrics, first.size());
-  std::stable_sort(experiments.begin(), experiments.end(), [&](const config::experiment& a, const config::experiment& b) {
-    return first.at(a.metrics) < first.at(b.metrics);
-  });
+  std::stable_sort(experiments.begin(), experiments.end(),
+                   [&](const config::experiment& a, const config::experiment& b) {
+                     return first.at(a.metrics) < first.at(b.metrics);
+                   });
 }
 
 std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {
@@ -539,7 +544,7 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
     const int sig = g_stop_signal.load();
     spdlog::warn("interrupted{}: finished configurations are stored; the run is marked interrupted",
                  sig > 0 ? fmt::format(" by {}", sigabbrev_np(sig) != nullptr ? std::string("SIG") + sigabbrev_np(sig)
-                                                                                : std::to_string(sig))
+                                                                              : std::to_string(sig))
                          : "");
     for (const auto id : run_ids)
       if (id != 0) spdlog::warn("resume run {} with: {}", id, resume_command(plan, id));

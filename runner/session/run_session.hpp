@@ -14,9 +14,9 @@ namespace bb::session {
 
 /// Where a session starts: runs already begun and configurations already stored.
 struct resume_point {
-  std::int64_t session_id = 0;           ///< the session's row; 0 = not begun yet (made with the first run)
-  std::vector<std::int64_t> run_ids;     ///< per experiment; 0 = not begun yet
-  std::vector<std::set<int>> done;       ///< per experiment: seqs already stored
+  std::int64_t session_id = 0;       ///< the session's row; 0 = not begun yet (made with the first run)
+  std::vector<std::int64_t> run_ids; ///< per experiment; 0 = not begun yet
+  std::vector<std::set<int>> done;   ///< per experiment: seqs already stored
   explicit resume_point(std::size_t experiments = 0) : run_ids(experiments, 0), done(experiments) {}
 };
 

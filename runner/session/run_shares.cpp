@@ -19,8 +19,10 @@ std::size_t keep_only_share(const std::vector<config::experiment>& experiments, 
     std::vector<bool> in(configs.size(), false);
     for (const auto k : config::configurations_in_share(experiments[i], configs, chain)) in[k] = true;
     for (std::size_t k = 0; k < configs.size(); ++k) {
-      if (!in[k]) start.done[i].insert(static_cast<int>(k));
-      else ++kept;
+      if (!in[k])
+        start.done[i].insert(static_cast<int>(k));
+      else
+        ++kept;
     }
   }
   return kept;

@@ -177,7 +177,8 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
     }
     if (!current.active && code != k_exit_context_lost) {
       if (code == 0 && any_failure) return static_cast<int>(exit_code::failures);
-      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128) print_run_tables(plan.db, start.run_ids);
+      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128)
+        print_run_tables(plan.db, start.run_ids);
       return code >= 128 && g_interrupted.load() ? interrupted_exit_code() : code;
     }
     any_failure = true;
@@ -186,9 +187,11 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
     if (current.active && code != k_exit_context_lost) {
       const auto& e = experiments[current.experiment];
       const double limit = plan.time_limit_s > 0 ? plan.time_limit_s : e.time_limit_s;
-      const std::string reason = timed_out ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
-                                           : describe_exit(status) + " during this configuration";
-      const bool blamed_in_flight = std::find(current.seqs.begin(), current.seqs.end(), current.blamed) != current.seqs.end();
+      const std::string reason = timed_out
+                                     ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
+                                     : describe_exit(status) + " during this configuration";
+      const bool blamed_in_flight = std::find(current.seqs.begin(), current.seqs.end(), current.blamed) !=
+                                    current.seqs.end();
       const int seq = blamed_in_flight ? current.blamed : current.seqs.back();
       record_lost(plan.db, e, start.run_ids[current.experiment], seq, reason);
       start.done[current.experiment].insert(seq);

@@ -26,8 +26,9 @@ std::string read_text(const fs::path& p) {
 }
 
 std::string quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=%@+") ==
-                           std::string::npos)
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=%@+") ==
+          std::string::npos)
     return word;
   std::string q = "'";
   for (const char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -73,10 +74,17 @@ exec {cmd}
 }
 
 nlohmann::json to_json(const spec& s) {
-  return {{"format", 1},          {"tasks", s.tasks},         {"throttle", s.throttle},
-          {"inputs", s.inputs},   {"run_args", s.run_args},   {"bankbench", s.bankbench},
-          {"gres", s.gres},       {"partition", s.partition}, {"time_limit", s.time_limit},
-          {"sbatch_args", s.sbatch_args}, {"created_at", store::utc_now_iso8601()},
+  return {{"format", 1},
+          {"tasks", s.tasks},
+          {"throttle", s.throttle},
+          {"inputs", s.inputs},
+          {"run_args", s.run_args},
+          {"bankbench", s.bankbench},
+          {"gres", s.gres},
+          {"partition", s.partition},
+          {"time_limit", s.time_limit},
+          {"sbatch_args", s.sbatch_args},
+          {"created_at", store::utc_now_iso8601()},
           {"submissions", nlohmann::json::array()}};
 }
 
@@ -181,8 +189,8 @@ std::string array_ranges(const std::vector<int>& tasks) {
 std::vector<int> parse_ranges(const std::string& text, int tasks, const std::string& option) {
   std::set<int> out;
   auto bad = [&](const std::string& why) -> std::vector<int> {
-    throw usage_error(fmt::format("{} '{}': {}; expected task numbers from 0 to {} such as 2,5-7", option, text, why,
-                                  tasks - 1));
+    throw usage_error(
+        fmt::format("{} '{}': {}; expected task numbers from 0 to {} such as 2,5-7", option, text, why, tasks - 1));
   };
   std::size_t at = 0;
   while (at <= text.size()) {

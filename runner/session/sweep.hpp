@@ -17,12 +17,12 @@
 namespace bb::session::sweep {
 
 struct spec {
-  std::string folder;               ///< absolute
+  std::string folder; ///< absolute
   int tasks = 1;
-  int throttle = 0;                 ///< %K: at most K tasks at once; 0: no limit
-  std::vector<std::string> inputs;  ///< absolute experiment files and folders
+  int throttle = 0;                  ///< %K: at most K tasks at once; 0: no limit
+  std::vector<std::string> inputs;   ///< absolute experiment files and folders
   std::vector<std::string> run_args; ///< passed to `bankbench run` (e.g. --backend model)
-  std::string bankbench;            ///< absolute path of the binary the tasks run
+  std::string bankbench;             ///< absolute path of the binary the tasks run
   std::string gres = "gpu:1", partition, time_limit;
   std::vector<std::string> sbatch_args; ///< passed to sbatch as they are, for both jobs
   std::vector<std::string> array_jobs;  ///< the job ids of every submitted array, oldest first

@@ -95,7 +95,9 @@ bool read_file(const fs::path& path, std::string& out) {
 
 std::string read_source(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw compile_error(path + ": cannot read the kernel source: no such file (the path is relative to the experiment file)");
+  if (!fs::exists(path, ec))
+    throw compile_error(path +
+                        ": cannot read the kernel source: no such file (the path is relative to the experiment file)");
   if (fs::is_directory(path, ec)) throw compile_error(path + ": cannot read the kernel source: it is a folder");
   std::string text;
   if (!read_file(path, text)) throw compile_error(path + ": cannot read the kernel source");
@@ -179,8 +181,10 @@ std::string user_log(const std::string& log, const std::string& program_name) {
   const std::regex at(R"(^(.*)\((\d+)\): (.*)$)");
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
-    if (std::regex_match(line, m, at)) out += m[1].str() + ":" + m[2].str() + ": " + m[3].str() + "\n";
-    else if (!line.empty()) out += line + "\n";
+    if (std::regex_match(line, m, at))
+      out += m[1].str() + ":" + m[2].str() + ": " + m[3].str() + "\n";
+    else if (!line.empty())
+      out += line + "\n";
   }
   (void)program_name;
   while (!out.empty() && out.back() == '\n') out.pop_back();
@@ -217,7 +221,8 @@ std::string name_expression_problem(const std::string& kernel, const std::string
 }
 
 void check(nvrtcResult r, const char* call) {
-  if (r != NVRTC_SUCCESS) throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtc().error_string(r));
+  if (r != NVRTC_SUCCESS)
+    throw environment_error(std::string("NVRTC: ") + call + " failed: " + nvrtc().error_string(r));
 }
 
 struct program {
@@ -264,7 +269,8 @@ std::string arch_of(int cc_major, int cc_minor) { return "sm_" + std::to_string(
 
 std::string default_cache_dir() {
   if (const char* d = std::getenv("BB_CACHE_DIR"); d != nullptr) return d;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != 0) return std::string(x) + "/bankbench/nvrtc";
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != 0)
+    return std::string(x) + "/bankbench/nvrtc";
   if (const char* h = std::getenv("HOME"); h != nullptr && *h != 0) return std::string(h) + "/.cache/bankbench/nvrtc";
   return {};
 }
@@ -286,7 +292,8 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   compiled_kernel k;
   k.source_hash = src.hash;
   for (const auto& h : src.headers) k.headers.push_back(h.string());
-  std::string keyed = "nvrtc " + nvrtc_version() + "\narch " + rq.arch + "\nkernel " + rq.kernel + "\nsource " + src.hash;
+  std::string keyed = "nvrtc " + nvrtc_version() + "\narch " + rq.arch + "\nkernel " + rq.kernel + "\nsource " +
+                      src.hash;
   for (const auto& o : options) keyed += "\noption " + o;
   k.key = sha256_hex(keyed);
 
@@ -299,8 +306,7 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
 
   program prog;
   const nvrtc_api& api = nvrtc();
-  check(api.create(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr),
-        "nvrtcCreateProgram");
+  check(api.create(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
   check(api.add_name(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
@@ -325,7 +331,8 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   k.cubin.resize(size);
   check(api.cubin(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
   k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!log.empty()) spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
+  if (!log.empty())
+    spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
   if (!cache_dir.empty()) write_entry(entry, k);
   return k;
 }

@@ -10,8 +10,8 @@ namespace bb::source {
 
 namespace {
 
-const element_type k_types[] = {{"float", 4, true, true},   {"double", 8, true, true}, {"int8", 1, false, true},
-                                {"uint8", 1, false, false}, {"int16", 2, false, true}, {"uint16", 2, false, false},
+const element_type k_types[] = {{"float", 4, true, true},   {"double", 8, true, true},   {"int8", 1, false, true},
+                                {"uint8", 1, false, false}, {"int16", 2, false, true},   {"uint16", 2, false, false},
                                 {"int32", 4, false, true},  {"uint32", 4, false, false}, {"int64", 8, false, true},
                                 {"uint64", 8, false, false}};
 
@@ -34,22 +34,34 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
-template <class T> void put(std::vector<unsigned char>& out, std::size_t i, T v) { std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T)); }
+template <class T> void put(std::vector<unsigned char>& out, std::size_t i, T v) {
+  std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+}
 
 } // namespace
 
 void store_number(std::vector<unsigned char>& out, const element_type& t, std::size_t i, double v) {
   const std::string n = t.name;
-  if (n == "float") put(out, i, static_cast<float>(v));
-  else if (n == "double") put(out, i, v);
-  else if (n == "int8") put(out, i, static_cast<std::int8_t>(v));
-  else if (n == "uint8") put(out, i, static_cast<std::uint8_t>(v));
-  else if (n == "int16") put(out, i, static_cast<std::int16_t>(v));
-  else if (n == "uint16") put(out, i, static_cast<std::uint16_t>(v));
-  else if (n == "int32") put(out, i, static_cast<std::int32_t>(v));
-  else if (n == "uint32") put(out, i, static_cast<std::uint32_t>(v));
-  else if (n == "int64") put(out, i, static_cast<std::int64_t>(v));
-  else put(out, i, static_cast<std::uint64_t>(v));
+  if (n == "float")
+    put(out, i, static_cast<float>(v));
+  else if (n == "double")
+    put(out, i, v);
+  else if (n == "int8")
+    put(out, i, static_cast<std::int8_t>(v));
+  else if (n == "uint8")
+    put(out, i, static_cast<std::uint8_t>(v));
+  else if (n == "int16")
+    put(out, i, static_cast<std::int16_t>(v));
+  else if (n == "uint16")
+    put(out, i, static_cast<std::uint16_t>(v));
+  else if (n == "int32")
+    put(out, i, static_cast<std::int32_t>(v));
+  else if (n == "uint32")
+    put(out, i, static_cast<std::uint32_t>(v));
+  else if (n == "int64")
+    put(out, i, static_cast<std::int64_t>(v));
+  else
+    put(out, i, static_cast<std::uint64_t>(v));
 }
 
 double load_number(const unsigned char* p, const element_type& t) {
@@ -83,29 +95,33 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
     const std::string bytes = ss.str();
     if (bytes.size() != out.size())
       throw error(exit_code::usage, "buffer '" + a.name + "': " + a.file + " holds " + std::to_string(bytes.size()) +
-                                        " bytes, the buffer " + std::to_string(out.size()) + " (" + std::to_string(count) +
-                                        " x " + t.name + ")");
+                                        " bytes, the buffer " + std::to_string(out.size()) + " (" +
+                                        std::to_string(count) + " x " + t.name + ")");
     std::memcpy(out.data(), bytes.data(), out.size());
     return out;
   }
   // Each buffer its own stream: the first uses the experiment's seed as the built-in families do.
   const std::uint64_t s = arg_index == 0 ? seed : seed + arg_index * 0x632be59bd9b4e019ull;
   if (a.init == "iota" && !t.is_float) {
-    for (std::size_t i = 0; i < count; ++i) // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
+    for (std::size_t i = 0; i < count; ++i)               // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
       std::memcpy(out.data() + i * t.bytes, &i, t.bytes); // little-endian: the low bytes
   } else if (a.init == "iota" || a.init == "value") {
     std::vector<unsigned char> one(t.bytes);
     if (a.init == "value") store_number(one, t, 0, a.value);
     for (std::size_t i = 0; i < count; ++i) {
-      if (a.init == "iota") store_number(out, t, i, static_cast<double>(i));
-      else std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
+      if (a.init == "iota")
+        store_number(out, t, i, static_cast<double>(i));
+      else
+        std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
     }
   } else if (t.is_float) {
     const bool is_double = t.bytes == 8;
     for (std::size_t i = 0; i < count; ++i) {
       const float v = static_cast<float>(static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23)) * (1.0f / (1 << 23));
-      if (is_double) put(out, i, static_cast<double>(v));
-      else put(out, i, v);
+      if (is_double)
+        put(out, i, static_cast<double>(v));
+      else
+        put(out, i, v);
     }
   } else {
     for (std::size_t i = 0; i < count; ++i) {

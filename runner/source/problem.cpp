@@ -41,7 +41,8 @@ param_info_fn param_info() {
   static param_info_fn fn = [] {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &p, 12040, cudaEnableDefault, &status) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &p, 12040, cudaEnableDefault, &status) !=
+            cudaSuccess ||
         status != cudaDriverEntryPointSuccess)
       p = nullptr;
     return reinterpret_cast<param_info_fn>(p);
@@ -84,7 +85,8 @@ std::vector<std::string> defines_of(const config::source_variant& v, const nlohm
     const std::string value = config::substitute_params(text, params);
     std::string shown = value;
     try { // an integer expression becomes its value; anything else (a type name) goes as written
-      shown = std::to_string(config::evaluate(value, [](const std::string&) -> std::optional<std::int64_t> { return std::nullopt; }));
+      shown = std::to_string(
+          config::evaluate(value, [](const std::string&) -> std::optional<std::int64_t> { return std::nullopt; }));
     } catch (const config::expression_error&) {
     }
     out.push_back(name + "=" + shown);
@@ -103,8 +105,9 @@ shared_bytes::handle shared_initial_contents(const config::source_arg& a, const 
     std::error_code ec;
     const auto size = std::filesystem::file_size(a.file, ec);
     const auto when = std::filesystem::last_write_time(a.file, ec);
-    if (ec) return std::make_shared<const shared_bytes::blocks>(
-                 shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index)}); // its own message
+    if (ec)
+      return std::make_shared<const shared_bytes::blocks>(
+          shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index)}); // its own message
     key += "\n" + a.file + "\n" + std::to_string(size) + "\n" + std::to_string(when.time_since_epoch().count());
   }
   if (auto hit = shared_bytes::process().find(key)) return hit;
@@ -123,7 +126,12 @@ struct buffer {
   shared_bytes::handle reset; ///< an output read by the kernel: its initial contents, restored before verifying
   buffer() = default;
   buffer(buffer&& o) noexcept
-      : block(std::exchange(o.block, {})), count(o.count), bytes(o.bytes), type(o.type), arg(o.arg), reset(std::move(o.reset)) {}
+      : block(std::exchange(o.block, {})),
+        count(o.count),
+        bytes(o.bytes),
+        type(o.type),
+        arg(o.arg),
+        reset(std::move(o.reset)) {}
   buffer& operator=(buffer&&) = delete;
   buffer(const buffer&) = delete;
   ~buffer() { launch::device_release(block); }
@@ -157,9 +165,12 @@ public:
   void poison_output() override {
     for (auto& b : m_buffers) {
       if (!b.arg->output) continue;
-      if (b.reset) BB_CUDA_CALL(cudaMemcpy(b.block.ptr, b.reset->front().data(), b.bytes, cudaMemcpyHostToDevice));
-      else if (b.arg->init_given) BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes)); // init: zeros
-      else BB_CUDA_CALL(cudaMemset(b.block.ptr, 0xff, b.bytes)); // NaN for floats
+      if (b.reset)
+        BB_CUDA_CALL(cudaMemcpy(b.block.ptr, b.reset->front().data(), b.bytes, cudaMemcpyHostToDevice));
+      else if (b.arg->init_given)
+        BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes)); // init: zeros
+      else
+        BB_CUDA_CALL(cudaMemset(b.block.ptr, 0xff, b.bytes)); // NaN for floats
     }
   }
 
@@ -208,7 +219,7 @@ private:
   std::size_t m_shared = 0;
   std::vector<buffer> m_buffers;
   std::vector<std::vector<unsigned char>> m_values; ///< each argument's bytes, as the kernel takes it
-  shared_bytes::handle m_expected; ///< each output's expected bytes
+  shared_bytes::handle m_expected;                  ///< each output's expected bytes
   std::uint64_t m_device_bytes = 0;
 
   void geometry(const std::string& where, const nlohmann::json& params) {
@@ -225,7 +236,8 @@ private:
     };
     m_grid = dims(m_variant.grid, "grid");
     m_block = dims(m_variant.block, "block");
-    const std::int64_t shared = config::evaluate_param_expression(m_variant.shared_bytes, params, where + ": shared_bytes");
+    const std::int64_t shared = config::evaluate_param_expression(m_variant.shared_bytes, params,
+                                                                  where + ": shared_bytes");
     if (shared < 0) throw unsupported_parameter(where + ": shared_bytes is " + std::to_string(shared));
     m_shared = static_cast<std::size_t>(shared);
     int device = 0, max_threads = 0, max_shared = 0, max_grid_y = 0, max_grid_z = 0;
@@ -239,35 +251,41 @@ private:
       throw unsupported_parameter(where + ": a block of " + std::to_string(threads) + " threads; the device allows " +
                                   std::to_string(max_threads));
     if (m_grid.y > static_cast<unsigned>(max_grid_y) || m_grid.z > static_cast<unsigned>(max_grid_z))
-      throw unsupported_parameter(where + ": grid (" + std::to_string(m_grid.x) + ", " + std::to_string(m_grid.y) + ", " +
-                                  std::to_string(m_grid.z) + ") exceeds the device's y/z limits (" +
+      throw unsupported_parameter(where + ": grid (" + std::to_string(m_grid.x) + ", " + std::to_string(m_grid.y) +
+                                  ", " + std::to_string(m_grid.z) + ") exceeds the device's y/z limits (" +
                                   std::to_string(max_grid_y) + ", " + std::to_string(max_grid_z) + ")");
     if (m_shared > static_cast<std::size_t>(max_shared))
-      throw unsupported_parameter(where + ": " + std::to_string(m_shared) + " bytes of dynamic shared memory; the device allows " +
-                                  std::to_string(max_shared) + " per block");
+      throw unsupported_parameter(where + ": " + std::to_string(m_shared) +
+                                  " bytes of dynamic shared memory; the device allows " + std::to_string(max_shared) +
+                                  " per block");
     if (m_shared > 48 * 1024)
       BB_CUDA_CALL(cudaKernelSetAttributeForDevice(m_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    static_cast<int>(m_shared), device));
   }
 
-  void prepare_arg(const std::string& where, const config::source_arg& a, std::size_t index, const nlohmann::json& params,
-                   std::uint64_t seed) {
+  void prepare_arg(const std::string& where, const config::source_arg& a, std::size_t index,
+                   const nlohmann::json& params, std::uint64_t seed) {
     const element_type& t = type_named(a.type);
     auto& value = m_values[index];
     if (!a.is_buffer) {
       value.resize(t.bytes);
       const std::string text = config::substitute_params(a.expression, params);
       double v = 0;
-      if (t.is_float && text.find_first_of(".eE") != std::string::npos) v = std::stod(text);
-      else v = static_cast<double>(config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
+      if (t.is_float && text.find_first_of(".eE") != std::string::npos)
+        v = std::stod(text);
+      else
+        v = static_cast<double>(
+            config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
       store_number(value, t, 0, v);
       return;
     }
-    const std::int64_t count = config::evaluate_param_expression(a.expression, params, where + ": buffer '" + a.name + "' count");
+    const std::int64_t count = config::evaluate_param_expression(a.expression, params,
+                                                                 where + ": buffer '" + a.name + "' count");
     std::uint64_t bytes = 0;
     if (count < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(count), t.bytes, &bytes))
-      throw unsupported_parameter(where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
-                                  (count < 0 ? " is negative" : " elements of " + std::to_string(t.bytes) + " bytes overflow 64 bits"));
+      throw unsupported_parameter(
+          where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
+          (count < 0 ? " is negative" : " elements of " + std::to_string(t.bytes) + " bytes overflow 64 bits"));
     buffer b;
     b.count = static_cast<std::size_t>(count);
     b.bytes = static_cast<std::size_t>(bytes);
@@ -296,9 +314,10 @@ private:
     for (std::size_t i = 0; same && i < m_values.size(); ++i) same = l.param_sizes[i] == m_values[i].size();
     if (!same)
       throw error(exit_code::usage, where + ": kernel '" + k.lowered_name + "' in " + m_variant.file + " takes " +
-                                        std::to_string(l.param_sizes.size()) + " parameter(s) of " + (got.empty() ? "-" : got) +
-                                        " bytes; args: lists " + std::to_string(m_values.size()) + " of " +
-                                        (want.empty() ? "-" : want) + " bytes (a buffer is a pointer, 8 bytes)");
+                                        std::to_string(l.param_sizes.size()) + " parameter(s) of " +
+                                        (got.empty() ? "-" : got) + " bytes; args: lists " +
+                                        std::to_string(m_values.size()) + " of " + (want.empty() ? "-" : want) +
+                                        " bytes (a buffer is a pointer, 8 bytes)");
   }
 
   void expected_outputs(const config::experiment& exp, const config::source_check& c, const nlohmann::json& params,
@@ -306,8 +325,8 @@ private:
     if (!c.reference.empty()) {
       const config::source_variant* ref = exp.find_source(c.reference);
       if (ref == nullptr) throw error(exit_code::usage, "no reference variant '" + c.reference + "'");
-      const std::string key =
-          "reference outputs\n" + exp.path + "\n" + exp.name + "\n" + c.reference + "\n" + params.dump() + "\n" + std::to_string(seed);
+      const std::string key = "reference outputs\n" + exp.path + "\n" + exp.name + "\n" + c.reference + "\n" +
+                              params.dump() + "\n" + std::to_string(seed);
       m_expected = shared_bytes::process().find(key);
       if (!m_expected) {
         source_problem reference(exp, *ref, params, seed, cache_dir, false);
@@ -316,12 +335,14 @@ private:
       std::size_t outputs = 0;
       for (const auto& b : m_buffers) outputs += b.arg->output ? 1 : 0;
       if (m_expected->size() != outputs)
-        throw error(exit_code::usage, "reference variant '" + c.reference + "' has " + std::to_string(m_expected->size()) +
-                                          " output buffer(s), '" + m_variant.name + "' " + std::to_string(outputs));
+        throw error(exit_code::usage, "reference variant '" + c.reference + "' has " +
+                                          std::to_string(m_expected->size()) + " output buffer(s), '" + m_variant.name +
+                                          "' " + std::to_string(outputs));
       std::size_t o = 0;
       for (const auto& b : m_buffers)
         if (b.arg->output && (*m_expected)[o++].size() != b.bytes)
-          throw error(exit_code::usage, "output '" + b.arg->name + "' of '" + m_variant.name + "' and its reference differ in size");
+          throw error(exit_code::usage,
+                      "output '" + b.arg->name + "' of '" + m_variant.name + "' and its reference differ in size");
     } else {
       std::ifstream in(c.file, std::ios::binary);
       if (!in) throw error(exit_code::usage, "cannot read the check file " + c.file);
@@ -332,8 +353,8 @@ private:
           shared_bytes::blocks{std::vector<unsigned char>(bytes.begin(), bytes.end())});
       for (const auto& b : m_buffers)
         if (b.arg->output && b.bytes != bytes.size())
-          throw error(exit_code::usage, "check file " + c.file + " holds " + std::to_string(bytes.size()) + " bytes; output '" +
-                                            b.arg->name + "' has " + std::to_string(b.bytes));
+          throw error(exit_code::usage, "check file " + c.file + " holds " + std::to_string(bytes.size()) +
+                                            " bytes; output '" + b.arg->name + "' has " + std::to_string(b.bytes));
     }
   }
 
@@ -372,7 +393,9 @@ std::vector<variant_info> variants_of(const config::experiment& exp, const std::
   for (const auto& v : exp.sources) {
     const config::source_variant* sv = &v;
     const config::experiment* e = &exp;
-    out.push_back({exp.family, v.name, v.kernel + " from " + v.file,
+    out.push_back({exp.family,
+                   v.name,
+                   v.kernel + " from " + v.file,
                    [e, sv, dir](const nlohmann::json& params, std::uint64_t seed) -> std::unique_ptr<problem> {
                      return std::make_unique<source_problem>(*e, *sv, params, seed, dir);
                    },

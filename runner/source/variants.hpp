@@ -22,7 +22,7 @@ std::string source_fingerprint(const config::experiment& exp);
 
 /// What `validate` found compiling an experiment's source variants.
 struct validate_result {
-  std::size_t kernels = 0;  ///< distinct (variant, kernel, defines) compiled
+  std::size_t kernels = 0; ///< distinct (variant, kernel, defines) compiled
   std::size_t cache_hits = 0;
   double compile_ms = 0;   ///< spent compiling (cache misses)
   double cache_hit_ms = 0; ///< spent finding cache hits: hashing the source and headers, reading the cubin

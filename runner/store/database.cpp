@@ -70,8 +70,8 @@ void set_pragmas(sqlite3* db, const std::string& path) {
   const std::string mode = switch_to_wal(db, path);
   // Some file systems (network mounts) cannot do WAL; SQLite then keeps its rollback journal.
   if (mode != "wal")
-    spdlog::warn("{}: WAL journal mode is not available here (journal mode {}); concurrent readers may wait",
-                 path, mode);
+    spdlog::warn("{}: WAL journal mode is not available here (journal mode {}); concurrent readers may wait", path,
+                 mode);
   sqlite::exec(db, path, "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL", "setting connection options");
   // BB_TEST_MAX_PAGE_COUNT=N: the file cannot grow past N pages, as on a full disk (tests only).
   if (const char* pages = std::getenv("BB_TEST_MAX_PAGE_COUNT"); pages != nullptr && *pages != '\0')
@@ -99,7 +99,7 @@ void database::check_persistent(const std::string& path) {
     throw store_error(fmt::format("--db {}: an in-memory database or an SQLite URI would not keep the results; "
                                   "give a file path, e.g. --db results/bankbench.sqlite",
                                   path));
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
     throw store_error(fmt::format("--db {}: not a regular file (a device, FIFO or socket would not keep the "
                                   "results); give a file path, e.g. --db results/bankbench.sqlite",
@@ -108,7 +108,7 @@ void database::check_persistent(const std::string& path) {
 
 void database::check_file_identity() const {
   if (m_inode == 0) return;
-  struct stat st{};
+  struct stat st {};
   if (::stat(m_path->c_str(), &st) != 0)
     throw store_error(fmt::format("{}: the database file was deleted or moved while bankbench was writing to it; "
                                   "nothing more is written (what was stored before is in the deleted file)",
@@ -126,8 +126,7 @@ database database::open(const std::string& path) {
   if (file.has_parent_path()) {
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec)
-      throw store_error(fmt::format("{}: creating the folder {}: {}", path, file.parent_path().string(),
-                                    ec.message()));
+      throw store_error(fmt::format("{}: creating the folder {}: {}", path, file.parent_path().string(), ec.message()));
   }
   return open_file(path, true);
 }
@@ -154,7 +153,7 @@ database database::open_file(const std::string& path, bool create) {
   schema::check(h, p, schema::k_version);
   set_pragmas(h, p);
   if (db.user_version() < schema::k_version) schema::upgrade(h, p, schema::current());
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     db.m_device = static_cast<std::uint64_t>(st.st_dev);
     db.m_inode = static_cast<std::uint64_t>(st.st_ino);

@@ -26,12 +26,21 @@ std::string mean_of(const char* metric) {
 // Every table's columns, in their order; "arch" is made from backend, cc_major and cc_minor,
 // which the query adds at its end.
 std::vector<long_column> columns_of(long_table table) {
-  std::vector<long_column> cols = {
-      {"c.run_id", "run_id"},         {"r.started_at", "started_at"}, {"r.git_commit", "git_commit"},
-      {"r.git_dirty", "git_dirty"},   {"r.host", "host"},             {"g.name", "gpu_name"},
-      {"g.uuid", "gpu_uuid"},         {"g.backend", "backend"},       {"NULL", "arch"},
-      {"r.experiment_name", "experiment"}, {"c.seq", "seq"},          {"c.variant", "variant"},
-      {"c.family", "family"},         {"c.params_json", "params_json"}, {"c.status", "status"}};
+  std::vector<long_column> cols = {{"c.run_id", "run_id"},
+                                   {"r.started_at", "started_at"},
+                                   {"r.git_commit", "git_commit"},
+                                   {"r.git_dirty", "git_dirty"},
+                                   {"r.host", "host"},
+                                   {"g.name", "gpu_name"},
+                                   {"g.uuid", "gpu_uuid"},
+                                   {"g.backend", "backend"},
+                                   {"NULL", "arch"},
+                                   {"r.experiment_name", "experiment"},
+                                   {"c.seq", "seq"},
+                                   {"c.variant", "variant"},
+                                   {"c.family", "family"},
+                                   {"c.params_json", "params_json"},
+                                   {"c.status", "status"}};
   switch (table) {
   case long_table::metrics:
     cols.insert(cols.end(), {{"m.launch_index", "launch_index"},
@@ -44,7 +53,8 @@ std::vector<long_column> columns_of(long_table table) {
     cols.insert(cols.end(), {{"s.sample_index", "sample_index"}, {"s.gpu_time_ns", "gpu_time_ns"}});
     break;
   case long_table::configurations:
-    cols.insert(cols.end(), {{"c.reason", "reason"}, {"c.bytes_moved", "bytes_moved"},
+    cols.insert(cols.end(), {{"c.reason", "reason"},
+                             {"c.bytes_moved", "bytes_moved"},
                              {"c.smem_access_bytes", "smem_access_bytes"}});
     for (const char* m : {"load_requests", "load_wavefronts_per_request", "load_conflicts_per_request",
                           "store_requests", "store_wavefronts_per_request", "store_conflicts_per_request"})
@@ -52,8 +62,8 @@ std::vector<long_column> columns_of(long_table table) {
     for (const char* t : {"samples", "median_ns", "min_ns", "max_ns", "mean_ns", "stddev_ns", "spread",
                           "bandwidth_gbps", "sm_clock_mhz", "throttled"})
       cols.push_back({std::string("t.") + t, t});
-    cols.push_back(
-        {"(SELECT count(*) FROM expectations e WHERE e.configuration_id = c.id AND e.passed = 0)", "expectations_failed"});
+    cols.push_back({"(SELECT count(*) FROM expectations e WHERE e.configuration_id = c.id AND e.passed = 0)",
+                    "expectations_failed"});
     break;
   }
   return cols;
@@ -109,8 +119,8 @@ void scan_long_rows(const database& db, long_table table, const std::vector<std:
     st.bind(run_id);
     while (st.step()) {
       for (std::size_t i = 0; i < n; ++i) cells[i] = cell_at(st, static_cast<int>(i));
-      cells[static_cast<std::size_t>(arch)] =
-          architecture(st.text(backend), static_cast<int>(st.int64(cc_major)), static_cast<int>(st.int64(cc_minor)));
+      cells[static_cast<std::size_t>(arch)] = architecture(st.text(backend), static_cast<int>(st.int64(cc_major)),
+                                                           static_cast<int>(st.int64(cc_minor)));
       row(cells);
     }
   }

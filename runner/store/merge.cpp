@@ -59,7 +59,11 @@ std::string run_identity_sql(sqlite3* db, const std::string& path) {
 class merger {
 public:
   merger(database& into, const database& source, bool bulk)
-      : m_into(into), m_source(source), m_dst(into.handle()), m_src(source.read_handle()), m_bulk(bulk),
+      : m_into(into),
+        m_source(source),
+        m_dst(into.handle()),
+        m_src(source.read_handle()),
+        m_bulk(bulk),
         m_gpus(m_src, m_dst, source.path(), into.path(), "gpus", "id", nullptr),
         m_runs(m_src, m_dst, source.path(), into.path(), "runs", "id", "gpu_id"),
         m_configurations(m_src, m_dst, source.path(), into.path(), "configurations", "id", "run_id"),

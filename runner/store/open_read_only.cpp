@@ -16,8 +16,8 @@ namespace bb::store {
 
 database database::open_uri(const std::string& path, const std::string& uri) {
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(uri.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                                 nullptr);
   database db(std::unique_ptr<sqlite3, closer>(raw), path);
   if (rc != SQLITE_OK) sqlite::fail(raw, path, "opening the database read-only");
   sqlite3_extended_result_codes(raw, 1);

@@ -17,17 +17,17 @@ struct gpu_record {
   int cc_major = 0, cc_minor = 0, sm_count = 0;
   std::uint64_t memory_bytes = 0, l2_bytes = 0;
   int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
-  std::string driver_version; ///< "580.159.04"
+  std::string driver_version;                            ///< "580.159.04"
   int cuda_driver_version = 0, cuda_runtime_version = 0; ///< 13000 for CUDA 13.0
-  std::string backend = "cupti"; ///< "cupti": measured; "model": predicted
+  std::string backend = "cupti";                         ///< "cupti": measured; "model": predicted
 };
 
 /// What a run was asked to do, written before its first configuration.
 struct run_record {
   std::string started_at, host, git_commit;
   bool git_dirty = false;
-  std::string bankbench_version, experiment_name, experiment_path, experiment_text, experiment_sha256,
-      command_line, metric_set;
+  std::string bankbench_version, experiment_name, experiment_path, experiment_text, experiment_sha256, command_line,
+      metric_set;
   std::vector<std::string> metrics; ///< CUPTI metric names, stored as a JSON list
   std::uint64_t seed = 0;
   int warmup = 0, samples = 0;
@@ -61,7 +61,7 @@ struct launch_record {
 struct timing_record {
   std::vector<double> samples_ns;
   double median_ns = 0, min_ns = 0, max_ns = 0, mean_ns = 0, stddev_ns = 0;
-  double spread = 0; ///< (max_ns - min_ns) / median_ns
+  double spread = 0;                          ///< (max_ns - min_ns) / median_ns
   int sm_clock_mhz = 0, sm_clock_max_mhz = 0; ///< 0: unknown, stored as NULL
   bool throttled = false;
   std::string throttle_reasons;
@@ -85,8 +85,8 @@ struct expectation_record {
 
 /// One point of the sweep with everything measured for it; written in one transaction.
 struct configuration_record {
-  int seq = 0; ///< 0-based position in the run
-  std::string variant, family; ///< variant is the full id "family/name"
+  int seq = 0;                    ///< 0-based position in the run
+  std::string variant, family;    ///< variant is the full id "family/name"
   std::string params_json = "{}"; ///< canonical JSON object, keys sorted
   config_status status = config_status::ok;
   std::string reason; ///< why the status is not ok
@@ -97,8 +97,8 @@ struct configuration_record {
   std::uint64_t host_rss_peak_bytes = 0; ///< peak resident memory of the measuring process; 0: unknown
   std::uint64_t device_used_bytes = 0;   ///< device memory in use after release; 0: unknown
   std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool; 0: none (stored as NULL)
-  std::string compile_key; ///< source variants: the compile cache key; empty: built in (NULL)
-  std::optional<double> compile_ms; ///< source variants: compile time, 0 on a cache hit
+  std::string compile_key;               ///< source variants: the compile cache key; empty: built in (NULL)
+  std::optional<double> compile_ms;      ///< source variants: compile time, 0 on a cache hit
   std::vector<launch_record> launches;
   std::optional<timing_record> timing;
   std::vector<expectation_record> expectations;
@@ -155,8 +155,8 @@ struct stored_configuration {
 
 /// One configuration as `bankbench show` prints it.
 struct configuration_row : stored_configuration {
-  std::map<std::string, double> metric_means; ///< every metric by name, mean over launches
-  std::optional<timing_record> timing; ///< summary only: samples_ns is left empty
+  std::map<std::string, double> metric_means;   ///< every metric by name, mean over launches
+  std::optional<timing_record> timing;          ///< summary only: samples_ns is left empty
   std::vector<expectation_record> expectations; ///< in the experiment's order
 };
 

@@ -24,10 +24,10 @@ struct run_info {
   bool git_dirty = false;
   std::int64_t gpu_id = 0;
   std::string gpu_name, gpu_uuid, backend, arch;
-  std::int64_t session_id = 0;    ///< 0: written before schema version 6 (each such run is a session of its own)
-  std::string fingerprint;        ///< empty: not known (before version 6)
-  std::string sources_sha256;     ///< empty: not known
-  std::int64_t pid = 0;           ///< 0: not known
+  std::int64_t session_id = 0; ///< 0: written before schema version 6 (each such run is a session of its own)
+  std::string fingerprint;     ///< empty: not known (before version 6)
+  std::string sources_sha256;  ///< empty: not known
+  std::int64_t pid = 0;        ///< 0: not known
   std::string slurm_job_id, slurm_array_task_id, cuda_visible_devices, shard;
 };
 
@@ -49,7 +49,7 @@ struct result_row : stored_configuration {
   std::string experiment, arch;
   std::map<std::string, metric_stats> metrics; ///< by metric name
   std::optional<double> median_ns, bandwidth_gbps;
-  std::vector<double> samples_ns; ///< only when result_query::samples
+  std::vector<double> samples_ns;    ///< only when result_query::samples
   std::vector<int> sample_placement; ///< the instance each sample timed, with samples_ns
   /// The median median_ns stores, from the samples: the fastest placement's.
   [[nodiscard]] double sample_median() const;

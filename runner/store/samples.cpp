@@ -53,9 +53,7 @@ timing_record summarize_samples(std::vector<double> samples_ns, std::vector<int>
   return t;
 }
 
-double bandwidth_gbps(std::uint64_t bytes, double ns) {
-  return ns > 0 ? static_cast<double>(bytes) / ns : 0.0;
-}
+double bandwidth_gbps(std::uint64_t bytes, double ns) { return ns > 0 ? static_cast<double>(bytes) / ns : 0.0; }
 
 std::string utc_now_iso8601() {
   using namespace std::chrono;
@@ -64,8 +62,8 @@ std::string utc_now_iso8601() {
   const auto millis = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm utc{};
   gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1,
-                     utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
 }
 
 } // namespace bb::store

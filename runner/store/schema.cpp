@@ -14,7 +14,7 @@ extern const char store_migration_3[];
 extern const char store_migration_4[];
 extern const char store_migration_5[];
 extern const char store_migration_6[];
-}
+} // namespace bb::embedded
 
 namespace bb::store::schema {
 
@@ -37,8 +37,8 @@ void widen_status_check(sqlite3* db, const std::string& path) {
   if (sql.find("'not_modelled'") != std::string::npos) return;
   const auto at = sql.find(before);
   if (at == std::string::npos)
-    throw store_error(fmt::format("{}: {}: the configurations table's status check is not the one bankbench wrote",
-                                  path, operation));
+    throw store_error(
+        fmt::format("{}: {}: the configurations table's status check is not the one bankbench wrote", path, operation));
   sql.replace(at, before.size(), after);
   int cookie = 0;
   {
@@ -47,8 +47,7 @@ void widen_status_check(sqlite3* db, const std::string& path) {
   }
   sqlite::exec(db, path, "PRAGMA writable_schema = ON", operation);
   {
-    sqlite::statement st(db, path,
-                         "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'configurations'",
+    sqlite::statement st(db, path, "UPDATE sqlite_master SET sql = ? WHERE type = 'table' AND name = 'configurations'",
                          operation);
     st.run(sql);
   }
@@ -80,20 +79,19 @@ void check_header(const header& h, const std::string& path, int known_version) {
   const bool empty = h.application_id == 0 && h.objects.empty();
   if (!ours && !empty) {
     std::string tables;
-    for (std::size_t i = 0; i < h.objects.size() && i < 5; ++i)
-      tables += (i == 0 ? "" : ", ") + h.objects[i];
+    for (std::size_t i = 0; i < h.objects.size() && i < 5; ++i) tables += (i == 0 ? "" : ", ") + h.objects[i];
     if (h.objects.size() > 5) tables += ", ...";
-    throw store_error(fmt::format(
-        "{} is not a bankbench database (application_id {:#010x}, expected {:#010x}; it holds: {}); "
-        "use another --db",
-        path, static_cast<std::uint32_t>(h.application_id), static_cast<std::uint32_t>(k_application_id),
-        tables.empty() ? "nothing" : tables));
+    throw store_error(
+        fmt::format("{} is not a bankbench database (application_id {:#010x}, expected {:#010x}; it holds: {}); "
+                    "use another --db",
+                    path, static_cast<std::uint32_t>(h.application_id), static_cast<std::uint32_t>(k_application_id),
+                    tables.empty() ? "nothing" : tables));
   }
   if (h.user_version > known_version)
-    throw store_error(fmt::format(
-        "{} was written by a newer bankbench (schema {}, this build knows {}); use a newer bankbench or "
-        "another --db",
-        path, h.user_version, known_version));
+    throw store_error(
+        fmt::format("{} was written by a newer bankbench (schema {}, this build knows {}); use a newer bankbench or "
+                    "another --db",
+                    path, h.user_version, known_version));
 }
 
 } // namespace
@@ -138,16 +136,16 @@ void upgrade(sqlite3* db, const std::string& path, const plan& p) {
   for (const migration& m : p.migrations) {
     if (m.version <= version) continue;
     if (m.version != version + 1)
-      throw store_error(fmt::format("{}: upgrading the schema: no migration from version {} to {}", path,
-                                    version, version + 1));
+      throw store_error(
+          fmt::format("{}: upgrading the schema: no migration from version {} to {}", path, version, version + 1));
     sqlite::exec(db, path, m.sql, fmt::format("upgrading the schema from version {} to {}", version, m.version));
     if (m.version == 6) widen_status_check(db, path);
     set_version(m.version);
     version = m.version;
   }
   if (version != p.version)
-    throw store_error(fmt::format("{}: upgrading the schema: no migration from version {} to {}", path, version,
-                                  p.version));
+    throw store_error(
+        fmt::format("{}: upgrading the schema: no migration from version {} to {}", path, version, p.version));
   sqlite::exec(db, path, fmt::format("PRAGMA application_id = {}", k_application_id), "upgrading the schema");
   tx.commit();
 }

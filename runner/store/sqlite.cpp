@@ -27,8 +27,7 @@ statement::statement(sqlite3* db, const std::string& path, const char* sql, std:
 statement::~statement() { sqlite3_finalize(m_stmt); }
 
 statement::statement(statement&& other) noexcept
-    : m_db(other.m_db), m_path(other.m_path), m_stmt(other.m_stmt),
-      m_operation(std::move(other.m_operation)) {
+    : m_db(other.m_db), m_path(other.m_path), m_stmt(other.m_stmt), m_operation(std::move(other.m_operation)) {
   other.m_stmt = nullptr;
 }
 
@@ -46,8 +45,7 @@ void statement::bind_real(int index, double value) {
 }
 
 void statement::bind_text(int index, std::string_view value) {
-  if (sqlite3_bind_text64(m_stmt, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8) !=
-      SQLITE_OK)
+  if (sqlite3_bind_text64(m_stmt, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8) != SQLITE_OK)
     fail(m_db, *m_path, m_operation);
 }
 

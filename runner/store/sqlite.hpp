@@ -76,9 +76,14 @@ private:
   template <class T> void bind_one(int index, const T& value) {
     if constexpr (std::is_same_v<T, std::nullptr_t>) {
       bind_null(index);
-    } else if constexpr (requires { value.has_value(); *value; }) {
-      if (value.has_value()) bind_one(index, *value);
-      else bind_null(index);
+    } else if constexpr (requires {
+                           value.has_value();
+                           *value;
+                         }) {
+      if (value.has_value())
+        bind_one(index, *value);
+      else
+        bind_null(index);
     } else if constexpr (std::is_integral_v<T>) {
       // uint64 values above 2^63 wrap to negative; SQLite integers are signed 64-bit.
       bind_int(index, static_cast<std::int64_t>(value));

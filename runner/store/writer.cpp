@@ -32,8 +32,7 @@ void insert_launches(sqlite3* db, const std::string& path, std::int64_t id, cons
                            "VALUES (?, ?, ?, ?, ?, ?)",
                            operation);
   for (const launch_record& launch : c.launches)
-    for (const metric_value& m : launch.values)
-      insert.run(id, m.name, launch.launch_index, m.unit, m.value, m.derived);
+    for (const metric_value& m : launch.values) insert.run(id, m.name, launch.launch_index, m.unit, m.value, m.derived);
 }
 
 void insert_timing(sqlite3* db, const std::string& path, std::int64_t id, const timing_record& t,
@@ -87,8 +86,8 @@ std::int64_t database::upsert_gpu(const gpu_record& g) {
       "RETURNING id",
       operation);
   st.bind(g.uuid, g.backend, g.name, null_if_empty(g.chip), g.cc_major, g.cc_minor, g.sm_count, g.memory_bytes,
-          g.l2_bytes, g.sm_clock_max_mhz, g.mem_clock_max_mhz, null_if_empty(g.driver_version),
-          g.cuda_driver_version, g.cuda_runtime_version, utc_now_iso8601());
+          g.l2_bytes, g.sm_clock_max_mhz, g.mem_clock_max_mhz, null_if_empty(g.driver_version), g.cuda_driver_version,
+          g.cuda_runtime_version, utc_now_iso8601());
   if (!st.step()) throw store_error(fmt::format("{}: {}: no row returned", *m_path, operation));
   const std::int64_t id = st.int64(0);
   while (st.step()) {
@@ -98,9 +97,9 @@ std::int64_t database::upsert_gpu(const gpu_record& g) {
 
 std::int64_t database::begin_session(const session_record& s) {
   const char* operation = "recording the start of the session";
-  sqlite::statement st(m_db.get(), *m_path,
-                       "INSERT INTO sessions (started_at, status, host, pid, command_line) VALUES (?, 'running', ?, ?, ?)",
-                       operation);
+  sqlite::statement st(
+      m_db.get(), *m_path,
+      "INSERT INTO sessions (started_at, status, host, pid, command_line) VALUES (?, 'running', ?, ?, ?)", operation);
   st.run(s.started_at.empty() ? utc_now_iso8601() : s.started_at, null_if_empty(s.host),
          s.pid == 0 ? std::nullopt : std::optional<std::int64_t>(s.pid), s.command_line);
   return sqlite3_last_insert_rowid(m_db.get());
@@ -128,16 +127,15 @@ std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
   st.run(gpu_id, r.started_at.empty() ? utc_now_iso8601() : r.started_at, null_if_empty(r.host),
          null_if_empty(r.git_commit), r.git_dirty, r.bankbench_version, r.experiment_name, r.experiment_path,
          r.experiment_text, r.experiment_sha256, r.command_line, null_if_empty(r.metric_set),
-         nlohmann::json(r.metrics).dump(), r.seed, r.warmup, r.samples, id_or_null(r.session_id),
-         id_or_null(r.pid), null_if_empty(r.sources_sha256), null_if_empty(r.fingerprint),
-         null_if_empty(r.slurm_job_id), null_if_empty(r.slurm_array_task_id), null_if_empty(r.cuda_visible_devices),
-         null_if_empty(r.shard));
+         nlohmann::json(r.metrics).dump(), r.seed, r.warmup, r.samples, id_or_null(r.session_id), id_or_null(r.pid),
+         null_if_empty(r.sources_sha256), null_if_empty(r.fingerprint), null_if_empty(r.slurm_job_id),
+         null_if_empty(r.slurm_array_task_id), null_if_empty(r.cuda_visible_devices), null_if_empty(r.shard));
   return sqlite3_last_insert_rowid(m_db.get());
 }
 
 std::int64_t database::add_configuration(std::int64_t run_id, const configuration_record& c) {
-  const std::string operation =
-      fmt::format("recording configuration {} ({} {}) of run {}", c.seq, c.variant, c.params_json, run_id);
+  const std::string operation = fmt::format("recording configuration {} ({} {}) of run {}", c.seq, c.variant,
+                                            c.params_json, run_id);
   sqlite3* db = m_db.get();
   sqlite::transaction tx(db, *m_path, operation);
   sqlite::statement st(
@@ -147,8 +145,8 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
       "device_used_bytes, pool_reserved_bytes, compile_key, compile_ms) "
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
-  st.run(run_id, c.seq, c.variant, c.family, c.params_json, std::string(name_of(c.status)), null_if_empty(c.reason), c.bytes_moved,
-         c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
+  st.run(run_id, c.seq, c.variant, c.family, c.params_json, std::string(name_of(c.status)), null_if_empty(c.reason),
+         c.bytes_moved, c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
          null_if_empty(c.finished_at), null_if_zero_bytes(c.host_rss_peak_bytes),
          null_if_zero_bytes(c.device_used_bytes), null_if_zero_bytes(c.pool_reserved_bytes),
          null_if_empty(c.compile_key), c.compile_ms);

@@ -136,7 +136,8 @@ void with_measuring_script(const std::string& html, const std::string& copy) {
 }
 
 // BB_REPORT_SCREENSHOTS=DIR keeps a picture of the page as DIR/name, for people to look at.
-void keep_screenshot(const std::string& browser, const std::string& html, const temp_folder& tmp, const std::string& name) {
+void keep_screenshot(const std::string& browser, const std::string& html, const temp_folder& tmp,
+                     const std::string& name) {
   if (const char* dir = std::getenv("BB_REPORT_SCREENSHOTS"); dir != nullptr)
     open(browser, html, tmp, "--screenshot='" + std::string(dir) + "/" + name + "'");
 }
@@ -196,10 +197,11 @@ namespace {
 
 TEST_F(browser, the_measuring_script_catches_a_label_that_leaves_its_chart) {
   const std::string page_file = m_tmp.file("clipped.html"), measured = m_tmp.file("clipped-measured.html");
-  std::ofstream(page_file) << "<!DOCTYPE html><html><body><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
-                              "width=\"200\" height=\"100\" aria-label=\"planted\"><text x=\"10\" y=\"20\">inside</text>"
-                              "<text transform=\"translate(20 90) rotate(-30)\" text-anchor=\"end\">n=4096 tile=32 "
-                              "type=float</text></svg></body></html>";
+  std::ofstream(page_file)
+      << "<!DOCTYPE html><html><body><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" "
+         "width=\"200\" height=\"100\" aria-label=\"planted\"><text x=\"10\" y=\"20\">inside</text>"
+         "<text transform=\"translate(20 90) rotate(-30)\" text-anchor=\"end\">n=4096 tile=32 "
+         "type=float</text></svg></body></html>";
   with_measuring_script(page_file, measured);
   const auto [texts, overflows] = measured_texts(open(m_browser, measured, m_tmp, "--dump-dom").dom);
   EXPECT_EQ(texts, 2);
@@ -216,7 +218,8 @@ TEST_F(browser, no_chart_text_leaves_its_chart_in_the_fixture_report) {
   const auto [texts, overflows] = measured_texts(dom.dom);
   EXPECT_GT(texts, 100) << dom.dom.substr(0, 500);
   keep_screenshot(m_browser, html, m_tmp, "report-fixture.png");
-  EXPECT_TRUE(overflows.empty()) << overflows.size() << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
+  EXPECT_TRUE(overflows.empty()) << overflows.size()
+                                 << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
   EXPECT_TRUE(console_messages(dom.log).empty()) << dom.log;
 }
 
@@ -227,7 +230,7 @@ TEST_F(browser, the_default_suite_on_the_model_has_line_charts_heat_maps_and_no_
   const std::string html = m_tmp.file("model.html"), measured = m_tmp.file("model-measured.html");
   ASSERT_EQ(bb::test::run_cli("--db '" + db + "' report --out '" + html + "'").exit_code, 0);
   const std::string text = read_file(html);
-  EXPECT_GE(count(text, "class=\"chart heat-map\""), 4U);   // stride x width, type x pitch, ...
+  EXPECT_GE(count(text, "class=\"chart heat-map\""), 4U);    // stride x width, type x pitch, ...
   EXPECT_GE(count(text, "class=\"chart line-chart\""), 10U); // a numeric size swept alone
   EXPECT_EQ(count(text, "scatter-chart"), 0U) << "the model is never plotted against itself";
   EXPECT_NE(text.find("every value is 0"), std::string::npos) << "an all-zero chart says so";
@@ -236,7 +239,8 @@ TEST_F(browser, the_default_suite_on_the_model_has_line_charts_heat_maps_and_no_
   const page dom = open(m_browser, measured, m_tmp, "--dump-dom");
   const auto [texts, overflows] = measured_texts(dom.dom);
   EXPECT_GT(texts, 2000);
-  EXPECT_TRUE(overflows.empty()) << overflows.size() << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
+  EXPECT_TRUE(overflows.empty()) << overflows.size()
+                                 << " overflow(s), the first: " << (overflows.empty() ? "" : overflows[0]);
   EXPECT_TRUE(console_messages(dom.log).empty()) << dom.log;
   keep_screenshot(m_browser, html, m_tmp, "report-model-suite.png");
 }

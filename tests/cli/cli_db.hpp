@@ -64,15 +64,16 @@ struct background_run {
   background_run(const std::filesystem::path& folder, const std::string& args,
                  const std::string& env = "CUDA_VISIBLE_DEVICES=")
       : dir(folder) {
-    const std::string cmd = "cd '" BB_SOURCE_DIR "' && (" + env + " '" BB_BINARY "' " + args +
-                            " >/dev/null 2>'" + (dir / "err").string() + "' & pid=$!; echo $pid > '" +
-                            (dir / "pid").string() + "'; wait $pid; echo $? > '" + (dir / "rc").string() +
-                            "') &";
+    const std::string cmd = "cd '" BB_SOURCE_DIR "' && (" + env + " '" BB_BINARY "' " + args + " >/dev/null 2>'" +
+                            (dir / "err").string() + "' & pid=$!; echo $pid > '" + (dir / "pid").string() +
+                            "'; wait $pid; echo $? > '" + (dir / "rc").string() + "') &";
     if (std::system(cmd.c_str()) == 0)
       for (int i = 0; i < 500 && pid == 0; ++i) {
         const auto text = slurp(dir / "pid");
-        if (!text.empty() && text.back() == '\n') pid = std::stoi(text);
-        else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!text.empty() && text.back() == '\n')
+          pid = std::stoi(text);
+        else
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
   }
   /// Waits until `db` holds `rows` configurations (or 10 s pass); returns how many it holds.

@@ -45,8 +45,8 @@ struct temp_dir {
 inline cli_result run_cli_binary(const std::string& binary, const std::string& args, const std::string& env = "") {
   temp_dir tmp;
   const auto out = tmp.path / "out", err = tmp.path / "err";
-  const std::string cmd = "cd '" BB_SOURCE_DIR "' && " + env + " '" + binary + "' " + args + " >'" +
-                          out.string() + "' 2>'" + err.string() + "'";
+  const std::string cmd = "cd '" BB_SOURCE_DIR "' && " + env + " '" + binary + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   cli_result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -22,9 +22,7 @@ void expect_example(const std::string& name, const std::string& options) {
 
 } // namespace
 
-TEST(cli_bankmap, naive_tile_matches_the_docs) {
-  expect_example("naive", "--rows 32 --cols 32 --type float --col 0");
-}
+TEST(cli_bankmap, naive_tile_matches_the_docs) { expect_example("naive", "--rows 32 --cols 32 --type float --col 0"); }
 TEST(cli_bankmap, padded_tile_matches_the_docs) {
   expect_example("padded", "--rows 32 --cols 32 --type float --pad 1 --col 0");
 }

@@ -76,8 +76,7 @@ TEST(cli, list_metrics_says_which_counters_a_chip_lacks) {
 TEST(cli, validate_accepts_the_shipped_experiments_without_a_gpu) {
   const auto r = run_cli("validate experiments", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("experiments/transpose/transpose.yaml: ok (transpose, 9 configurations"),
-            std::string::npos)
+  EXPECT_NE(r.out.find("experiments/transpose/transpose.yaml: ok (transpose, 9 configurations"), std::string::npos)
       << r.out;
 }
 

@@ -19,8 +19,10 @@ std::set<int> documented_codes() {
   bool in_table = false;
   const std::regex row(R"(^\| (\d+) \|)");
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("### Exit codes", 0) == 0) in_table = true;
-    else if (in_table && line.rfind("#", 0) == 0) break;
+    if (line.rfind("### Exit codes", 0) == 0)
+      in_table = true;
+    else if (in_table && line.rfind("#", 0) == 0)
+      break;
     std::smatch m;
     if (in_table && std::regex_search(line, m, row)) codes.insert(std::stoi(m[1]));
   }
@@ -34,7 +36,8 @@ TEST(cli_exit_codes, every_documented_code_comes_from_its_situation) {
   const auto db = (tmp.path / "e.sqlite").string();
   const std::string model = "CUDA_VISIBLE_DEVICES=";
   std::map<int, std::vector<std::string>> got; // code -> situations that gave it
-  const auto expect_code = [&](int code, const std::string& what, const std::string& args, const std::string& env = "") {
+  const auto expect_code = [&](int code, const std::string& what, const std::string& args,
+                               const std::string& env = "") {
     const auto r = bb::test::run_cli(args, env);
     EXPECT_EQ(r.exit_code, code) << what << ": " << args << "\n" << r.err;
     got[r.exit_code].push_back(what);
@@ -48,15 +51,18 @@ TEST(cli_exit_codes, every_documented_code_comes_from_its_situation) {
     std::ofstream f(tmp.path / "notes.sqlite");
     f << "not a database\n";
   }
-  expect_code(0, "a good model run", "-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml", model);
-  expect_code(1, "an expectation not met", "-q --db '" + db + "' run --backend model '" + (tmp.path / "fails.yaml").string() + "'", model);
+  expect_code(0, "a good model run", "-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml",
+              model);
+  expect_code(1, "an expectation not met",
+              "-q --db '" + db + "' run --backend model '" + (tmp.path / "fails.yaml").string() + "'", model);
   expect_code(2, "a bad experiment file", "validate tests/data/bad/duplicate_key.yaml");
   expect_code(2, "an unknown option", "run --no-such-option");
   expect_code(2, "bankmap --params n=abc", "bankmap --variant transpose/padded --params n=abc");
   expect_code(2, "a FIFO-like device as experiment", "validate /dev/zero");
   expect_code(3, "a GPU run without a GPU", "--db '" + db + "' run experiments/transpose/transpose.yaml", model);
   expect_code(4, "a foreign database", "--db '" + (tmp.path / "notes.sqlite").string() + "' list runs");
-  expect_code(4, "an in-memory database", "--db :memory: run --backend model experiments/transpose/transpose.yaml", model);
+  expect_code(4, "an in-memory database", "--db :memory: run --backend model experiments/transpose/transpose.yaml",
+              model);
   expect_code(6, "a full disk under -o", "--db '" + db + "' export -o '" + (tmp.path / "x.csv").string() + "'",
               "BB_TEST_WRITE_LIMIT=10");
   for (const int sig : {SIGHUP, SIGINT, SIGQUIT, SIGTERM}) {

@@ -40,7 +40,8 @@ TEST(cli_global_options, environment_variable_names_the_database_and_the_flag_wi
   const auto by_env = run_cli("run -b model " + k_file, "BANKBENCH_DB='" + env_db + "' " + k_no_gpu);
   ASSERT_EQ(by_env.exit_code, 0) << by_env.err;
   EXPECT_TRUE(std::filesystem::exists(env_db));
-  const auto by_flag = run_cli("run -b model " + k_file + " --db '" + flag_db + "'", "BANKBENCH_DB='" + env_db + "' " + k_no_gpu);
+  const auto by_flag = run_cli("run -b model " + k_file + " --db '" + flag_db + "'",
+                               "BANKBENCH_DB='" + env_db + "' " + k_no_gpu);
   ASSERT_EQ(by_flag.exit_code, 0) << by_flag.err;
   EXPECT_TRUE(std::filesystem::exists(flag_db));
   // the environment's database still holds one run, the flag's one

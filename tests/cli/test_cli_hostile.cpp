@@ -32,8 +32,8 @@ TEST(cli_hostile, a_foreign_file_as_database_is_refused_and_left_untouched) {
     f << "these are my notes, not a database\n";
   }
   const auto before = bb::test::slurp(db);
-  const auto r = bb::test::run_cli("--db '" + db.string() + "' run --backend model experiments/transpose/transpose.yaml",
-                                   "CUDA_VISIBLE_DEVICES=");
+  const auto r = bb::test::run_cli(
+      "--db '" + db.string() + "' run --backend model experiments/transpose/transpose.yaml", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("not a database"), std::string::npos) << r.err;
   EXPECT_EQ(bb::test::slurp(db), before);

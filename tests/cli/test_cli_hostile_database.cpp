@@ -39,9 +39,9 @@ TEST(cli_hostile_database, a_database_deleted_during_the_run_stops_it_with_an_er
 TEST(cli_hostile_database, a_database_replaced_during_the_run_stops_it_and_the_new_file_is_untouched) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "d.sqlite").string(), other = (tmp.path / "other.sqlite").string();
-  ASSERT_EQ(bb::test::run_cli("-q --db '" + other + "' run --backend model experiments/transpose/transpose.yaml")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      bb::test::run_cli("-q --db '" + other + "' run --backend model experiments/transpose/transpose.yaml").exit_code,
+      0);
   const auto exp = bb::test::sweep_experiment(tmp.path, "sweep", 3000);
   const bb::test::background_run run(tmp.path, "-q --db '" + db + "' run --backend model '" + exp + "'");
   ASSERT_GE(run.wait_for_rows(db, 100), 100);
@@ -81,9 +81,8 @@ TEST(cli_hostile_database, queries_read_a_database_in_a_folder_that_cannot_be_wr
   const auto folder = tmp.path / "archive";
   fs::create_directories(folder);
   const auto db = (folder / "a.sqlite").string();
-  ASSERT_EQ(bb::test::run_cli("-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      bb::test::run_cli("-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml").exit_code, 0);
   ASSERT_FALSE(fs::exists(db + "-wal"));
   bool mounted = false;
   if (::geteuid() == 0) { // root writes anywhere: only a read-only mount makes the folder unwritable
@@ -98,8 +97,10 @@ TEST(cli_hostile_database, queries_read_a_database_in_a_folder_that_cannot_be_wr
   const auto csv = bb::test::run_cli("--db '" + db + "' export");
   const auto compare = bb::test::run_cli("--db '" + db + "' compare variants");
   const bool only_db = !fs::exists(db + "-wal") && !fs::exists(db + "-shm");
-  if (mounted) ::umount(folder.c_str());
-  else ::chmod(folder.c_str(), 0755);
+  if (mounted)
+    ::umount(folder.c_str());
+  else
+    ::chmod(folder.c_str(), 0755);
   EXPECT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("completed"), std::string::npos) << list.out;
   EXPECT_EQ(show.exit_code, 0) << show.err;
@@ -112,13 +113,12 @@ TEST(cli_hostile_database, queries_read_a_database_in_a_folder_that_cannot_be_wr
 TEST(cli_hostile_database, queries_never_write_to_the_database) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "q.sqlite").string();
-  ASSERT_EQ(bb::test::run_cli("-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      bb::test::run_cli("-q --db '" + db + "' run --backend model experiments/transpose/transpose.yaml").exit_code, 0);
   const auto before = bb::test::slurp(db);
   const std::string report = "report --out '" + (tmp.path / "r.html").string() + "'";
   for (const std::string& args : {std::string("list runs"), std::string("list gpus"), std::string("show latest"),
-                                 std::string("export"), std::string("compare variants"), report}) {
+                                  std::string("export"), std::string("compare variants"), report}) {
     const auto r = bb::test::run_cli("--db '" + db + "' " + args);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
   }

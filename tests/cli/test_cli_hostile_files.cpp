@@ -39,14 +39,15 @@ TEST(cli_hostile_files, two_files_of_one_name_are_refused_naming_both) {
   write(tmp.path / "b.yaml", std::string("# the second\nname: same\n") + k_transpose);
   const auto r = validate("'" + tmp.path.string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find((tmp.path / "b.yaml").string() + ":2:1: error: name: experiment name 'same' is already used by " +
+  EXPECT_NE(r.err.find((tmp.path / "b.yaml").string() +
+                       ":2:1: error: name: experiment name 'same' is already used by " +
                        (tmp.path / "a.yaml").string()),
             std::string::npos)
       << r.err;
   // run refuses the same before writing anything
   const auto db = tmp.path / "never.sqlite";
-  const auto run = bb::test::run_cli("--db '" + db.string() + "' run --backend model '" + (tmp.path / "a.yaml").string() +
-                                     "' '" + (tmp.path / "b.yaml").string() + "'");
+  const auto run = bb::test::run_cli("--db '" + db.string() + "' run --backend model '" +
+                                     (tmp.path / "a.yaml").string() + "' '" + (tmp.path / "b.yaml").string() + "'");
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_FALSE(fs::exists(db));
 }
@@ -57,7 +58,8 @@ TEST(cli_hostile_files, fifos_devices_and_sockets_are_refused_at_once) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   auto r = validate("'" + fifo.string() + "'");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find(fifo.string() + ": error: a FIFO (named pipe), not an experiment file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(fifo.string() + ": error: a FIFO (named pipe), not an experiment file"), std::string::npos)
+      << r.err;
 
   r = validate("/dev/zero");
   EXPECT_EQ(r.exit_code, 2) << r.err;

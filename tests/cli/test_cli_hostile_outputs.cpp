@@ -54,8 +54,8 @@ TEST_F(hostile_outputs, every_output_file_is_kept_whole_on_a_full_disk) {
   expect_refused_and_kept(in("5", "b.json"), "baseline export model-base --out '" + in("5", "b.json").string() + "'");
   expect_refused_and_kept(in("6", "h.svg"), "history naive -p n=1024 -m load_wavefronts_per_request --svg '" +
                                                 in("6", "h.svg").string() + "'");
-  expect_refused_and_kept(in("7", "k.svg"), "bankmap --rows 32 --cols 32 --type float --col 0 --svg '" +
-                                                in("7", "k.svg").string() + "'");
+  expect_refused_and_kept(in("7", "k.svg"),
+                          "bankmap --rows 32 --cols 32 --type float --col 0 --svg '" + in("7", "k.svg").string() + "'");
 }
 
 TEST_F(hostile_outputs, without_a_fault_the_same_commands_replace_the_file) {

@@ -49,8 +49,9 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
 
   const auto show = run_cli("--db '" + db + "' show", "CUDA_VISIBLE_DEVICES=");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find("gpu:      bank model (rules v2: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B, paired loads "
-                          "twice as wide; predicted, no GPU)"),
+  EXPECT_NE(show.out.find(
+                "gpu:      bank model (rules v2: 32 banks x 4 B, half-warp 8 B, quarter-warp 16 B, paired loads "
+                "twice as wide; predicted, no GPU)"),
             std::string::npos)
       << show.out;
   // The predictions are the run's own numbers: no prediction column beside them, no times.
@@ -63,10 +64,11 @@ TEST(cli_model, transpose_runs_stores_and_shows_without_a_gpu) {
   };
   const std::vector<std::string> naive{"naive", params(1024), "ok", "32768", "32.00", "31.00", "1.00", "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=1024")), naive) << show.out;
-  const std::vector<std::string> padded{"padded", params(8192), "ok", "2097152", "1.00", "0.00", "1.00", "0.00", "pass"};
+  const std::vector<std::string> padded{"padded", params(8192), "ok",   "2097152", "1.00",
+                                        "0.00",   "1.00",       "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "padded", "n=8192")), padded) << show.out;
-  const std::vector<std::string> swizzled{"swizzled", params(4096), "ok", "524288", "1.00", "0.00", "1.00",
-                                          "0.00", "pass"};
+  const std::vector<std::string> swizzled{"swizzled", params(4096), "ok",   "524288", "1.00",
+                                          "0.00",     "1.00",       "0.00", "pass"};
   EXPECT_EQ(cells_of(row_of(show.out, "swizzled", "n=4096")), swizzled) << show.out;
   EXPECT_NE(show.out.find("configurations: 9 ok; expectations:"), std::string::npos) << show.out;
   EXPECT_NE(show.out.find(" 0 failed"), std::string::npos) << show.out;
@@ -87,8 +89,8 @@ TEST(cli_model, partial_tiles_are_predicted_and_refused_sizes_recorded) {
   const auto run = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(run.exit_code, 1) << run.err; // a configuration did not run
   const auto show = run_cli("--db '" + db + "' show");
-  const std::vector<std::string> n100{"naive", "block_rows=8 n=100 tile=32 type=float", "ok", "400", "25.00",
-                                      "24.00", "1.00", "0.00", "-"};
+  const std::vector<std::string> n100{
+      "naive", "block_rows=8 n=100 tile=32 type=float", "ok", "400", "25.00", "24.00", "1.00", "0.00", "-"};
   EXPECT_EQ(cells_of(row_of(show.out, "naive", "n=100")), n100) << show.out;
   EXPECT_NE(row_of(show.out, "naive", "n=46341").find("unsupported: n = 46341 is outside 1..46340"), std::string::npos)
       << show.out;

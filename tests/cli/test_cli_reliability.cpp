@@ -19,8 +19,7 @@ TEST(cli_reliability, kill_9_leaves_a_sound_database_and_resume_completes_it) {
   const auto db = (tmp.path / "r.sqlite").string();
   const auto pid_file = tmp.path / "pid";
   const std::string cmd = "cd '" BB_SOURCE_DIR "' && CUDA_VISIBLE_DEVICES= '" BB_BINARY "' -q --db '" + db +
-                          "' run --backend model '" + exp + "' >/dev/null 2>&1 & echo $! > '" +
-                          pid_file.string() + "'";
+                          "' run --backend model '" + exp + "' >/dev/null 2>&1 & echo $! > '" + pid_file.string() + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   // Kill once some configurations are stored, well before the run can finish.
   int stored = 0;

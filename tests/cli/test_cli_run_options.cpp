@@ -60,5 +60,6 @@ TEST(cli_run_options, bb_git_commit_names_the_commit_of_a_copied_checkout) {
                            "CUDA_VISIBLE_DEVICES= BB_GIT_COMMIT=0123456789abcdef0123456789abcdef01234567");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto show = run_cli("--db '" + db + "' show");
-  EXPECT_NE(show.out.find("commit:   0123456789abcdef0123456789abcdef01234567, fingerprint "), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("commit:   0123456789abcdef0123456789abcdef01234567, fingerprint "), std::string::npos)
+      << show.out;
 }

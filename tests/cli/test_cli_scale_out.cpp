@@ -75,7 +75,8 @@ TEST(cli_scale_out, a_bad_share_is_a_usage_error) {
 TEST(cli_scale_out, a_run_records_its_share_slurm_task_and_visible_devices) {
   temp_folder tmp;
   const auto db = tmp.file("shard.sqlite");
-  model(db, "--shard 2/4 " + k_files, "SLURM_JOB_ID=91 SLURM_ARRAY_JOB_ID=90 SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=3");
+  model(db, "--shard 2/4 " + k_files,
+        "SLURM_JOB_ID=91 SLURM_ARRAY_JOB_ID=90 SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=3");
   const auto expected = lines_of(run_cli("run --dry-run --shard 2/4 " + k_files).out).size();
   EXPECT_EQ(scalar(db, "SELECT count(*) FROM configurations"), std::to_string(expected));
   EXPECT_EQ(scalar(db, "SELECT group_concat(DISTINCT slurm_job_id || ' ' || slurm_array_task_id || ' ' || "
@@ -131,7 +132,8 @@ TEST(cli_scale_out, devices_spread_the_configurations_over_one_database) {
   EXPECT_EQ(scalar(by_variant, "SELECT count(*) FROM configurations"), "36");
   EXPECT_EQ(scalar(by_variant, "SELECT count(*) FROM (SELECT variant FROM configurations c JOIN runs r ON "
                                "r.id = c.run_id GROUP BY variant HAVING count(DISTINCT r.id) > 1)"),
-            "0") << "a variant's sizes spread over two devices";
+            "0")
+      << "a variant's sizes spread over two devices";
 
   const auto many = tmp.file("many.sqlite"); // more devices than configurations: no empty runs
   model(many, "--devices 0,1,2,3,4,5,6,7,8,9,10,11 experiments/transpose/transpose.yaml");
@@ -158,13 +160,17 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   fs::permissions(tmp.file("bin/sbatch"), fs::perms::owner_all);
   { // and a stand-in squeue: task 2 of job 100 waits in the queue while the file "queued" is there
     std::ofstream sq(tmp.file("bin/squeue"));
-    sq << "#!/bin/sh\n[ -e '" << tmp.file("queued") << "' ] && [ \"$4\" = --jobs=100 ] && echo '100_2|PENDING'\nexit 0\n";
+    sq << "#!/bin/sh\n[ -e '" << tmp.file("queued")
+       << "' ] && [ \"$4\" = --jobs=100 ] && echo '100_2|PENDING'\nexit 0\n";
   }
   fs::permissions(tmp.file("bin/squeue"), fs::perms::owner_all);
   const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
   const auto sweep = tmp.file("sweep");
-  const auto submit = run_cli("slurm submit --sweep '" + sweep + "' --tasks 4 --throttle 2 --gres gpu:a100:1 -p gpu "
-                              "--sbatch-option=--account=lab --backend model " + k_files, env);
+  const auto submit = run_cli("slurm submit --sweep '" + sweep +
+                                  "' --tasks 4 --throttle 2 --gres gpu:a100:1 -p gpu "
+                                  "--sbatch-option=--account=lab --backend model " +
+                                  k_files,
+                              env);
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
   EXPECT_NE(submit.out.find("submitted array job 100 (tasks 0-3) and merge job 101 (afterany:100)"), std::string::npos)
       << submit.out;
@@ -189,7 +195,8 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   EXPECT_EQ(waiting.exit_code, 1) << waiting.err;
   EXPECT_NE(waiting.out.find("\n    2  pending        -  -\n"), std::string::npos) << waiting.out;
   EXPECT_NE(waiting.out.find("\n3 of 4 done; in Slurm's queue: 2\n"), std::string::npos) << waiting.out;
-  EXPECT_EQ(waiting.out.find("slurm resubmit"), std::string::npos) << "a queued task is not to run twice: " << waiting.out;
+  EXPECT_EQ(waiting.out.find("slurm resubmit"), std::string::npos)
+      << "a queued task is not to run twice: " << waiting.out;
   const auto not_yet = run_cli("slurm resubmit '" + sweep + "'", env);
   EXPECT_EQ(not_yet.exit_code, 0) << not_yet.err;
   EXPECT_NE(not_yet.out.find("nothing to resubmit"), std::string::npos) << not_yet.out;

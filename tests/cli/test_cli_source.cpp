@@ -17,9 +17,10 @@ const std::string k_dir = std::string(BB_TEST_DATA) + "/source";
 
 // A private cache, so the first validate compiles and the second finds every kernel cached.
 struct private_cache {
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     (std::string("bb_cli_source_cache_") + ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                        .string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() /
+       (std::string("bb_cli_source_cache_") + ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+          .string();
   private_cache() {
     std::filesystem::remove_all(dir);
     setenv("BB_CACHE_DIR", dir.c_str(), 1);
@@ -35,8 +36,9 @@ TEST(cli_source, validate_compiles_a_good_source_kernel_for_sm90) {
   const auto r = run_cli("validate " + k_dir + "/validate/good.yaml");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // k in {2, 3}: scale<2> (twice, and k_times at k = 2: one instance) and scale<3>.
-  EXPECT_NE(r.out.find("good.yaml: ok (source_good, 8 configurations, 0 expectations, 2 kernel(s) compiled for sm_90 (0 from "
-                       "the cache"),
+  EXPECT_NE(r.out.find(
+                "good.yaml: ok (source_good, 8 configurations, 0 expectations, 2 kernel(s) compiled for sm_90 (0 from "
+                "the cache"),
             std::string::npos)
       << r.out;
   const auto again = run_cli("validate --arch sm_90 " + k_dir + "/validate/good.yaml");
@@ -79,16 +81,19 @@ TEST(cli_source, validate_evaluates_every_configuration_and_refuses_overflow) {
   const auto r = run_cli("validate " + k_dir + "/validate/overflow.yaml");
   EXPECT_EQ(r.exit_code, 2);
   const std::string file = k_dir + "/validate/overflow.yaml";
-  EXPECT_NE(r.err.find(file + ":14: error: variants.elements: source_overflow/elements: buffer 'in' count 'n * n * n * 4' = "
-                              "4611686018427387904 elements of 8 bytes overflow 64 bits"),
+  EXPECT_NE(r.err.find(file +
+                       ":14: error: variants.elements: source_overflow/elements: buffer 'in' count 'n * n * n * 4' = "
+                       "4611686018427387904 elements of 8 bytes overflow 64 bits"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(file + ":19: error: variants.expression: source_overflow/expression: grid: in 'n * n * n * n': 64-bit "
-                              "integer overflow at column 11"),
+  EXPECT_NE(r.err.find(file +
+                       ":19: error: variants.expression: source_overflow/expression: grid: in 'n * n * n * n': 64-bit "
+                       "integer overflow at column 11"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find(file + ":20: error: variants.empty_grid: source_overflow/empty_grid: grid 'n / 2097152' is 0; each "
-                              "dimension must be 1 .. 2^31-1"),
+  EXPECT_NE(r.err.find(file +
+                       ":20: error: variants.empty_grid: source_overflow/empty_grid: grid 'n / 2097152' is 0; each "
+                       "dimension must be 1 .. 2^31-1"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("variants.fine"), std::string::npos) << r.err;
@@ -124,7 +129,8 @@ TEST(cli_source, the_readme_example_kernel_and_yaml_validate) {
   std::ofstream(dir / "tile.yaml") << yaml;
   const auto r = run_cli("validate " + (dir / "tile.yaml").string());
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("ok (my_tile, 2 configurations, 0 expectations, 1 kernel(s) compiled for sm_90"), std::string::npos)
+  EXPECT_NE(r.out.find("ok (my_tile, 2 configurations, 0 expectations, 1 kernel(s) compiled for sm_90"),
+            std::string::npos)
       << r.out;
   std::filesystem::remove_all(dir);
 }

@@ -14,7 +14,8 @@ std::string write(const bb::test::temp_dir& tmp, const std::string& name, const 
   std::ofstream(path) << text;
   return path;
 }
-const std::string k_head = "name: t\ndescription: x\nfamily: transpose\nvariants: [naive, padded]\naxes:\n  n: [1024, 2048]\n";
+const std::string k_head =
+    "name: t\ndescription: x\nfamily: transpose\nvariants: [naive, padded]\naxes:\n  n: [1024, 2048]\n";
 } // namespace
 
 TEST(cli_validate_params, a_tile_side_no_kernel_has_is_refused_at_its_value) {
@@ -34,7 +35,8 @@ TEST(cli_validate_params, a_tile_side_no_kernel_has_is_refused_at_its_value) {
 
 TEST(cli_validate_params, block_rows_above_the_tile_is_refused) {
   bb::test::temp_dir tmp;
-  const auto file = write(tmp, "rows.yaml", k_head + "  tile: [16, 32]\n  block_rows: [8, 32]\nmetrics: bank_conflicts\n");
+  const auto file = write(tmp, "rows.yaml",
+                          k_head + "  tile: [16, 32]\n  block_rows: [8, 32]\nmetrics: bank_conflicts\n");
   const auto r = run_cli("validate '" + file + "'", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.err.find(file + ":8:19: error: axes.block_rows[1]: the transpose kernels refuse this: block_rows = 32 "
@@ -45,8 +47,9 @@ TEST(cli_validate_params, block_rows_above_the_tile_is_refused) {
 
 TEST(cli_validate_params, the_same_values_pass_once_excluded) {
   bb::test::temp_dir tmp;
-  const auto file = write(tmp, "ok.yaml", k_head + "  tile: [16, 32]\n  block_rows: [8, 32]\nexclude:\n"
-                                                   "  - {tile: 16, block_rows: 32}\nmetrics: bank_conflicts\n");
+  const auto file = write(tmp, "ok.yaml",
+                          k_head + "  tile: [16, 32]\n  block_rows: [8, 32]\nexclude:\n"
+                                   "  - {tile: 16, block_rows: 32}\nmetrics: bank_conflicts\n");
   const auto r = run_cli("validate '" + file + "'", "CUDA_VISIBLE_DEVICES=");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("ok (t, 12 configurations"), std::string::npos) << r.out;

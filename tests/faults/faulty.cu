@@ -13,7 +13,8 @@ namespace bb::faulty {
 enum class fault { none, illegal_address, trap, hang, wrong_result };
 
 inline const family_info& family() {
-  static const family_info f{"faulty", "kernels that fault, hang or compute wrong results (tests only)",
+  static const family_info f{"faulty",
+                             "kernels that fault, hang or compute wrong results (tests only)",
                              {{"n", 1024, "elements"}}};
   return f;
 }

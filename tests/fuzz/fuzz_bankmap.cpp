@@ -23,7 +23,10 @@ struct reader {
   int small(int mod) { return size == 0 ? 0 : (--size, static_cast<int>(*data++) % mod); }
   int wide() { // mostly small values, now and then anything
     const int a = small(256), b = small(256), c = small(4);
-    return c == 0 ? a - 64 : c == 1 ? a : c == 2 ? (a << 8 | b) : static_cast<int>(0x7fffff00u + static_cast<unsigned>(a));
+    return c == 0   ? a - 64
+           : c == 1 ? a
+           : c == 2 ? (a << 8 | b)
+                    : static_cast<int>(0x7fffff00u + static_cast<unsigned>(a));
   }
   std::string rest() {
     std::string s(reinterpret_cast<const char*>(data), size);
@@ -65,8 +68,10 @@ void fuzz_params(reader& in) {
   std::vector<std::string> given;
   std::string text = in.rest(), item;
   for (const char c : text) {
-    if (c == '\n') given.push_back(std::exchange(item, {}));
-    else item += c;
+    if (c == '\n')
+      given.push_back(std::exchange(item, {}));
+    else
+      item += c;
   }
   if (!item.empty()) given.push_back(item);
   try {
@@ -86,7 +91,9 @@ void fuzz_params(reader& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader in{data, size};
-  if (in.small(2) == 0) fuzz_tile(in);
-  else fuzz_params(in);
+  if (in.small(2) == 0)
+    fuzz_tile(in);
+  else
+    fuzz_params(in);
   return 0;
 }

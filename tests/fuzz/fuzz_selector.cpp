@@ -18,7 +18,8 @@ namespace {
 
 const bb::store::database& fuzz_database() {
   static const bb::store::database db = [] {
-    const auto path = std::filesystem::temp_directory_path() / ("bb-fuzz-selector-" + std::to_string(::getpid()) + ".sqlite");
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("bb-fuzz-selector-" + std::to_string(::getpid()) + ".sqlite");
     std::filesystem::remove(path);
     auto d = bb::store::database::open(path.string());
     bb::store::gpu_record gpu;

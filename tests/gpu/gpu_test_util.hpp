@@ -12,7 +12,7 @@ inline bool gpu_available() {
 
 } // namespace bb::test
 
-#define BB_REQUIRE_GPU()                                                                         \
-  do {                                                                                           \
-    if (!::bb::test::gpu_available()) GTEST_SKIP() << "no CUDA device visible";                  \
+#define BB_REQUIRE_GPU()                                                        \
+  do {                                                                          \
+    if (!::bb::test::gpu_available()) GTEST_SKIP() << "no CUDA device visible"; \
   } while (false)

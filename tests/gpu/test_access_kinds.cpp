@@ -31,7 +31,8 @@ bb::profile::session& counters() {
 }
 
 /// The derived values (metrics::derive) of one launch of `family/variant` at `params`.
-std::map<std::string, double> measure(const std::string& family, const std::string& variant, const nlohmann::json& params) {
+std::map<std::string, double> measure(const std::string& family, const std::string& variant,
+                                      const nlohmann::json& params) {
   const auto* v = bb::registry::instance().find_variant(family, variant);
   EXPECT_NE(v, nullptr) << family << "/" << variant;
   if (!v) return {};
@@ -68,8 +69,8 @@ double check_kind(const std::string& family, const std::string& variant, const n
   const double pred_wf = it == p.kinds.end() || it->second.requests == 0
                              ? 0
                              : static_cast<double>(it->second.wavefronts) / static_cast<double>(it->second.requests);
-  std::printf("%-26s %-40s %-6s req %10.0f (pred %10.0f)  wf/req %8.3f (pred %8.3f)\n", (family + "/" + variant).c_str(),
-              params.dump().c_str(), kind.c_str(), req, pred_req, wf, pred_wf);
+  std::printf("%-26s %-40s %-6s req %10.0f (pred %10.0f)  wf/req %8.3f (pred %8.3f)\n",
+              (family + "/" + variant).c_str(), params.dump().c_str(), kind.c_str(), req, pred_req, wf, pred_wf);
   std::fflush(stdout);
   EXPECT_EQ(req, pred_req) << kind << " requests";
   // Lost arbitrations (no address cause) widen the allowance upwards (model/rules.hpp).

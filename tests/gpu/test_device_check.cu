@@ -43,7 +43,9 @@ std::string describe(std::size_t i, float got) {
   return "out[" + std::to_string(i) + "] = " + std::to_string(got) + ", expected " + std::to_string(quarter(i));
 }
 
-void put(float* d, std::size_t i, float v) { ASSERT_EQ(cudaMemcpy(d + i, &v, sizeof v, cudaMemcpyHostToDevice), cudaSuccess); }
+void put(float* d, std::size_t i, float v) {
+  ASSERT_EQ(cudaMemcpy(d + i, &v, sizeof v, cudaMemcpyHostToDevice), cudaSuccess);
+}
 
 bb::verify_result check(const bb::device_buffer<float>& d) {
   return bb::verify_on_device(d.get(), d.size(), is_quarter{}, describe);

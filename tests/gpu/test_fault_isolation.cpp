@@ -14,8 +14,8 @@ std::map<std::string, std::pair<std::string, std::string>> statuses(const std::s
   sqlite3* db = nullptr;
   sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(db, "select variant || ' ' || params_json, status, coalesce(reason, '') from configurations",
-                     -1, &st, nullptr);
+  sqlite3_prepare_v2(db, "select variant || ' ' || params_json, status, coalesce(reason, '') from configurations", -1,
+                     &st, nullptr);
   std::map<std::string, std::pair<std::string, std::string>> out;
   while (sqlite3_step(st) == SQLITE_ROW)
     out[reinterpret_cast<const char*>(sqlite3_column_text(st, 0))] = {
@@ -32,8 +32,8 @@ TEST(gpu_faults, faults_and_hangs_cost_one_configuration_each) {
   BB_REQUIRE_GPU();
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "faults.sqlite").string();
-  const auto r = bb::test::run_cli_binary(BB_FAULTS_BINARY, "--db '" + db + "' run --time-limit 8 '" BB_TEST_DATA
-                                                            "/faults/faults.yaml'");
+  const auto r = bb::test::run_cli_binary(BB_FAULTS_BINARY,
+                                          "--db '" + db + "' run --time-limit 8 '" BB_TEST_DATA "/faults/faults.yaml'");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto s = statuses(db);
   ASSERT_EQ(s.size(), 9u) << r.err;

@@ -80,8 +80,7 @@ TEST(gpu_inputs, pieces_report_every_wrong_element_and_the_first) {
   bb::fill_uniform_device(d.get(), k_count, 5);
   auto check = [&](std::size_t piece) {
     return bb::verify_elements(
-        d.get(), k_count,
-        [](std::size_t i, float got) { return !bb::same_bytes(got, bb::host::uniform_at(5, i)); },
+        d.get(), k_count, [](std::size_t i, float got) { return !bb::same_bytes(got, bb::host::uniform_at(5, i)); },
         [](std::size_t i, float) { return "out[" + std::to_string(i) + "]"; }, piece);
   };
   for (const std::size_t piece : {std::size_t{0}, std::size_t{1000}, std::size_t{65537}}) {

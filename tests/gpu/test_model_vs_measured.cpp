@@ -83,9 +83,10 @@ compared_case compare_case(const bb::variant_info& v, const nlohmann::json& para
   std::tie(c.ld, c.st) = measure(v, params);
   c.ld_pred = per_request(p.load);
   c.st_pred = per_request(p.store);
-  std::printf("%-34s %-14s %12llu %12.0f %9.3f %9.3f %12llu %12.0f %9.3f %9.3f\n", v.id().c_str(), params.dump().c_str(),
-              static_cast<unsigned long long>(p.load.requests), c.ld.requests, c.ld_pred, c.ld.per_request(),
-              static_cast<unsigned long long>(p.store.requests), c.st.requests, c.st_pred, c.st.per_request());
+  std::printf("%-34s %-14s %12llu %12.0f %9.3f %9.3f %12llu %12.0f %9.3f %9.3f\n", v.id().c_str(),
+              params.dump().c_str(), static_cast<unsigned long long>(p.load.requests), c.ld.requests, c.ld_pred,
+              c.ld.per_request(), static_cast<unsigned long long>(p.store.requests), c.st.requests, c.st_pred,
+              c.st.per_request());
   return c;
 }
 
@@ -106,8 +107,8 @@ void compare_all(int n, bool only_families_with_n) {
       }
       // ldmatrix, stmatrix, atomics and cp.async need the access_kinds counters, and TMA's writes are
       // outside the plan: test_access_kinds.cpp compares those kinds with their own counters.
-      if (f->name == "tma" ||
-          std::any_of(p.kinds.begin(), p.kinds.end(), [](const auto& k) { return k.first != "lds" && k.first != "sts"; }))
+      if (f->name == "tma" || std::any_of(p.kinds.begin(), p.kinds.end(),
+                                          [](const auto& k) { return k.first != "lds" && k.first != "sts"; }))
         continue;
       const auto [ld, st, ld_pred, st_pred] = compare_case(*v, params, p);
       // Requests are instruction counts: the plan must have every one of them.

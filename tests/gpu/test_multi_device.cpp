@@ -59,7 +59,8 @@ TEST(gpu_devices, every_gpu_runs_its_share_into_one_database) {
   EXPECT_EQ(rows(spread, "SELECT count(*), count(DISTINCT variant || params_json) FROM configurations"),
             std::vector<std::string>{"9|9"});
   EXPECT_EQ(rows(spread, "SELECT count(*), count(DISTINCT gpu_id) FROM runs"),
-            std::vector<std::string>{std::to_string(n) + "|" + std::to_string(n)}) << r.err;
+            std::vector<std::string>{std::to_string(n) + "|" + std::to_string(n)})
+      << r.err;
   if (n > 1)
     EXPECT_EQ(rows(spread, "SELECT count(*) FROM runs WHERE shard GLOB '[0-9]*/" + std::to_string(n) + "'"),
               std::vector<std::string>{std::to_string(n)});
@@ -88,11 +89,13 @@ TEST(gpu_devices, a_fault_costs_its_configuration_on_whichever_gpu) {
   BB_REQUIRE_GPU();
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "faults.sqlite").string();
-  const auto r = bb::test::run_cli_binary(BB_FAULTS_BINARY, "--db '" + db + "' run --devices all --time-limit 8 '" BB_TEST_DATA
-                                                            "/faults/faults.yaml'");
+  const auto r = bb::test::run_cli_binary(BB_FAULTS_BINARY, "--db '" + db +
+                                                                "' run --devices all --time-limit 8 '" BB_TEST_DATA
+                                                                "/faults/faults.yaml'");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(rows(db, "SELECT status, count(*) FROM configurations GROUP BY status ORDER BY status"),
             (std::vector<std::string>{"failed|5", "ok|2", "wrong_result|2"}))
       << r.err;
-  EXPECT_EQ(rows(db, "SELECT count(DISTINCT variant || params_json) FROM configurations"), std::vector<std::string>{"9"});
+  EXPECT_EQ(rows(db, "SELECT count(DISTINCT variant || params_json) FROM configurations"),
+            std::vector<std::string>{"9"});
 }

@@ -32,7 +32,8 @@ TEST(gpu_run_resources, every_sample_carries_its_clock_and_configurations_their_
                     "(select count(*) from timing_samples s where s.configuration_id = timings.configuration_id "
                     "and s.throttled = 1)"),
             "9");
-  EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"), "9");
+  EXPECT_EQ(one(db, "select count(*) from configurations where host_rss_peak_bytes > 0 and device_used_bytes > 0"),
+            "9");
   // Kernels of a few microseconds are timed in batches that fill 200 us: as many launches as a
   // sample needs to last that long (from a probe batch, so within a factor of two of it) and no more.
   EXPECT_GT(std::stoi(one(db, "select min(t.launches_per_sample) from timings t join configurations c on "
@@ -55,7 +56,8 @@ TEST(gpu_run_resources, min_sample_us_sets_the_launches_per_sample) {
   const std::string db = (tmp.path / "batch.sqlite").string();
   // A sample of at least 1 us is one launch of any kernel; the same kernels batched into 200 us
   // samples (the default) take several launches each, the 1024 x 1024 ones more than 3.
-  auto r = run_cli("--db '" + db + "' -q run --no-counters --samples 3 --min-sample-us 1 experiments/transpose/transpose.yaml");
+  auto r = run_cli("--db '" + db +
+                   "' -q run --no-counters --samples 3 --min-sample-us 1 experiments/transpose/transpose.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(one(db, "select count(*) || ' ' || max(launches_per_sample) from timings"), "9 1");
   r = run_cli("--db '" + db + "' -q run --no-counters --samples 3 experiments/transpose/transpose.yaml");

@@ -109,7 +109,8 @@ TEST(gpu_source, argument_and_geometry_mismatches_are_recorded_failures) {
   auto vs = bb::source::variants_of(e, cache_dir());
   auto r = run(find(vs, "naive"), {{"n", 256}, {"tile", 32}, {"block_rows", 8}});
   EXPECT_EQ(r.status, bb::config_status::failed);
-  EXPECT_NE(r.reason.find("takes 3 parameter(s) of 8, 8, 4 bytes; args: lists 2 of 8, 8 bytes"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("takes 3 parameter(s) of 8, 8, 4 bytes; args: lists 2 of 8, 8 bytes"), std::string::npos)
+      << r.reason;
 
   e = example("transpose.yaml");
   e.sources[1].check.reset();

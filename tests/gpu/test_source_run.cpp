@@ -27,22 +27,25 @@ TEST(gpu_source_run, examples_run_with_their_expectations_and_record_compile_key
   const auto r = run_cli(cmd);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto statuses = query_column(db, "SELECT variant || ' ' || status FROM configurations ORDER BY run_id, seq");
-  const std::vector<std::string> want = {"source/one_copy ok",       "source/eight_copies ok", "source/direct unverified",
-                                         "source/direct unverified", "source/naive ok",        "source/naive ok",
-                                         "source/padded ok",         "source/padded ok",       "source/swizzled ok",
-                                         "source/swizzled ok"};
+  const std::vector<std::string> want = {"source/one_copy ok",       "source/eight_copies ok",
+                                         "source/direct unverified", "source/direct unverified",
+                                         "source/naive ok",          "source/naive ok",
+                                         "source/padded ok",         "source/padded ok",
+                                         "source/swizzled ok",       "source/swizzled ok"};
   EXPECT_EQ(statuses, want);
   EXPECT_EQ(query_column(db, "SELECT count(*) FROM configurations WHERE length(compile_key) = 64 AND compile_ms >= 0"),
             std::vector<std::string>{"10"});
   EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations WHERE passed = 0"), std::vector<std::string>{"0"});
-  EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations"), std::vector<std::string>{"14"}); // histogram 2, transpose 2 + 4 + 6
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations"),
+            std::vector<std::string>{"14"}); // histogram 2, transpose 2 + 4 + 6
 
   // Again: every kernel comes from the cache.
   const auto again = run_cli(cmd);
   EXPECT_EQ(again.exit_code, 0) << again.err;
   // The second session's ten configurations (two experiments, so two runs of one session).
-  EXPECT_EQ(query_column(db, "SELECT count(*) FROM configurations WHERE compile_ms = 0 AND run_id IN (SELECT id FROM runs "
-                       "WHERE session_id = (SELECT max(session_id) FROM runs))"),
+  EXPECT_EQ(query_column(db,
+                         "SELECT count(*) FROM configurations WHERE compile_ms = 0 AND run_id IN (SELECT id FROM runs "
+                         "WHERE session_id = (SELECT max(session_id) FROM runs))"),
             std::vector<std::string>{"10"});
   unsetenv("BB_CACHE_DIR");
 }

@@ -40,8 +40,8 @@ signature measure(const std::string& variant, int n) {
   EXPECT_EQ(r.ranges.size(), 2u);
   EXPECT_EQ(r.samples_ns.size(), 3u);
   const auto d = bb::metrics::derive(r.ranges.at(0), r.smem_access_bytes);
-  return {d.at("load_wavefronts_per_request"), d.at("store_wavefronts_per_request"),
-          d.at("load_conflicts_per_request"), d.at("load_requests")};
+  return {d.at("load_wavefronts_per_request"), d.at("store_wavefronts_per_request"), d.at("load_conflicts_per_request"),
+          d.at("load_requests")};
 }
 
 } // namespace

@@ -101,7 +101,7 @@ TEST_F(atomic_file, keeps_the_permissions_of_the_file_it_replaces) {
   bb::write_file_atomically(file, "1");
   ::chmod(file.c_str(), 0640);
   bb::write_file_atomically(file, "2");
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
   EXPECT_EQ(read(file), "2");
@@ -111,7 +111,7 @@ TEST_F(atomic_file, a_script_is_executable_by_whoever_may_read_it) {
   const auto file = dir / "task.sh";
   const mode_t mask = ::umask(022);
   bb::write_file_atomically(file, "#!/bin/sh\n", bb::file_kind::script);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0755u);
   ::chmod(file.c_str(), 0640);

@@ -29,10 +29,10 @@ TEST(common_metrics, ideal_wavefronts_follow_the_access_width) {
 
 TEST(common_metrics, derive_per_request_and_excess) {
   // A naive 1024^2 transpose as measured on an H200.
-  const std::map<std::string, double> raw = {
-      {m::k_ld_requests, 32768},   {m::k_ld_wavefronts, 1050568}, {m::k_ld_conflicts, 1017800},
-      {m::k_st_requests, 32768},   {m::k_st_wavefronts, 32768},   {m::k_st_conflicts, 0},
-      {m::k_gpu_time, 9120}};
+  const std::map<std::string, double> raw = {{m::k_ld_requests, 32768},    {m::k_ld_wavefronts, 1050568},
+                                             {m::k_ld_conflicts, 1017800}, {m::k_st_requests, 32768},
+                                             {m::k_st_wavefronts, 32768},  {m::k_st_conflicts, 0},
+                                             {m::k_gpu_time, 9120}};
   const auto d = m::derive(raw, 4);
   EXPECT_DOUBLE_EQ(d.at("load_wavefronts_per_request"), 1050568.0 / 32768);
   EXPECT_DOUBLE_EQ(d.at("load_conflicts_per_request"), 1017800.0 / 32768);
@@ -56,10 +56,11 @@ TEST(common_metrics, derive_leaves_out_what_cannot_be_computed) {
 
 TEST(common_metrics, an_ldmatrix_only_kernel_gets_a_full_row) {
   // Measured on an H100: ldmatrix.x4 over 128-byte rows, 65,536 LDSM and no LDS (issue 22).
-  const std::map<std::string, double> raw = {
-      {m::k_ld_requests, 0},          {m::k_ld_wavefronts, 2097152},   {m::k_ld_conflicts, 1835008},
-      {m::k_ldsm_requests, 65536},    {m::k_ldsm_wavefronts, 2097152}, {m::k_ldsm_conflicts, 1835008},
-      {m::k_st_requests, 0},          {m::k_st_wavefronts, 0},         {m::k_st_conflicts, 0}};
+  const std::map<std::string, double> raw = {{m::k_ld_requests, 0},           {m::k_ld_wavefronts, 2097152},
+                                             {m::k_ld_conflicts, 1835008},    {m::k_ldsm_requests, 65536},
+                                             {m::k_ldsm_wavefronts, 2097152}, {m::k_ldsm_conflicts, 1835008},
+                                             {m::k_st_requests, 0},           {m::k_st_wavefronts, 0},
+                                             {m::k_st_conflicts, 0}};
   const auto d = m::derive(raw, 16); // x4: 16 bytes per lane, 4 wavefronts ideal
   EXPECT_DOUBLE_EQ(d.at("load_requests"), 65536.0);
   EXPECT_DOUBLE_EQ(d.at("load_wavefronts_per_request"), 32.0);
@@ -71,14 +72,14 @@ TEST(common_metrics, an_ldmatrix_only_kernel_gets_a_full_row) {
   EXPECT_DOUBLE_EQ(d.at("lds_requests"), 0.0);
   EXPECT_DOUBLE_EQ(d.at("lds_wavefronts"), 0.0);
   EXPECT_EQ(d.count("lds_wavefronts_per_request"), 0u); // no LDS request: no ratio
-  EXPECT_EQ(d.count("stsm_requests"), 0u);               // not measured: absent, not 0
+  EXPECT_EQ(d.count("stsm_requests"), 0u);              // not measured: absent, not 0
   EXPECT_EQ(d.count("sts_requests"), 0u);
 }
 
 TEST(common_metrics, mixing_lds_and_ldsm_does_not_inflate_loads) {
   // 1000 conflict-free LDS (1 wavefront each) and 1000 conflict-free LDSM.x4 (4 each).
-  const std::map<std::string, double> raw = {{m::k_ld_requests, 1000},    {m::k_ld_wavefronts, 5000},
-                                             {m::k_ld_conflicts, 10},     {m::k_ldsm_requests, 1000},
+  const std::map<std::string, double> raw = {{m::k_ld_requests, 1000},     {m::k_ld_wavefronts, 5000},
+                                             {m::k_ld_conflicts, 10},      {m::k_ldsm_requests, 1000},
                                              {m::k_ldsm_wavefronts, 4000}, {m::k_ldsm_conflicts, 0}};
   const auto d = m::derive(raw, 4);
   EXPECT_DOUBLE_EQ(d.at("load_wavefronts_per_request"), 2.5); // 5.0 before LDSM was counted

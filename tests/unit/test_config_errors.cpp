@@ -61,9 +61,7 @@ TEST_P(config_bad_file, reports_exactly_the_expected_diagnostics) {
 }
 
 INSTANTIATE_TEST_SUITE_P(corpus, config_bad_file, ::testing::ValuesIn(bad_files()),
-                         [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           return param_info.param;
-                         });
+                         [](const ::testing::TestParamInfo<std::string>& param_info) { return param_info.param; });
 
 TEST(config_errors, corpus_is_large_and_complete) {
   const auto names = bad_files();
@@ -92,12 +90,11 @@ TEST(config_errors, diagnostic_fields) {
 TEST(config_errors, all_errors_of_a_file_sorted_by_line) {
   const auto diags = diagnostics_of((k_bad_dir / "multiple_errors.yaml").string());
   ASSERT_EQ(diags.size(), 6U);
-  EXPECT_TRUE(std::is_sorted(diags.begin(), diags.end(),
-                             [](const auto& a, const auto& b) { return a.line < b.line; }));
+  EXPECT_TRUE(std::is_sorted(diags.begin(), diags.end(), [](const auto& a, const auto& b) { return a.line < b.line; }));
   std::vector<std::string> keys;
   for (const auto& d : diags) keys.push_back(d.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"variants[1]", "axes.n[1]", "zip[0]", "repeat.samples",
-                                            "seeed", "expect[0].metric"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"variants[1]", "axes.n[1]", "zip[0]", "repeat.samples", "seeed",
+                                            "expect[0].metric"}));
 }
 
 // Odd documents must end in a config_error with a position, never in another exception.

@@ -17,10 +17,8 @@ namespace {
 using bb::config::configuration;
 using bb::config::expand;
 
-bb::config::experiment load(const std::string& family, const std::string& variants,
-                            const std::string& rest) {
-  const std::string text =
-      "name: sweep\ndescription: d\nfamily: " + family + "\nvariants: " + variants + "\n" + rest;
+bb::config::experiment load(const std::string& family, const std::string& variants, const std::string& rest) {
+  const std::string text = "name: sweep\ndescription: d\nfamily: " + family + "\nvariants: " + variants + "\n" + rest;
   return bb::config::load_experiment_text(text, "sweep.yaml", bb_test::fake_registry());
 }
 
@@ -33,8 +31,7 @@ std::vector<std::tuple<std::string, int, int>> points(const std::vector<configur
 }
 
 TEST(config_expand, cartesian_product_variants_outermost_first_axis_slowest) {
-  const auto configs =
-      expand(load("transpose", "[padded, naive]", "axes:\n  n: [1, 2, 3]\n  tile: [8, 16]\n"));
+  const auto configs = expand(load("transpose", "[padded, naive]", "axes:\n  n: [1, 2, 3]\n  tile: [8, 16]\n"));
   using p = std::tuple<std::string, int, int>;
   EXPECT_EQ(points(configs), (std::vector<p>{{"padded", 1, 8},
                                              {"padded", 1, 16},
@@ -52,17 +49,14 @@ TEST(config_expand, cartesian_product_variants_outermost_first_axis_slowest) {
 }
 
 TEST(config_expand, axis_order_follows_the_file) {
-  const auto configs =
-      expand(load("transpose", "[naive]", "axes:\n  tile: [8, 16]\n  n: [1, 2]\n"));
+  const auto configs = expand(load("transpose", "[naive]", "axes:\n  tile: [8, 16]\n  n: [1, 2]\n"));
   using p = std::tuple<std::string, int, int>;
-  EXPECT_EQ(points(configs),
-            (std::vector<p>{{"naive", 1, 8}, {"naive", 2, 8}, {"naive", 1, 16}, {"naive", 2, 16}}));
+  EXPECT_EQ(points(configs), (std::vector<p>{{"naive", 1, 8}, {"naive", 2, 8}, {"naive", 1, 16}, {"naive", 2, 16}}));
 }
 
 TEST(config_expand, zip_advances_together) {
-  const auto configs =
-      expand(load("transpose", "[naive, padded]",
-                  "axes:\n  n: [1, 2, 3]\n  tile: [8, 16, 32]\nzip:\n  - [n, tile]\n"));
+  const auto configs = expand(
+      load("transpose", "[naive, padded]", "axes:\n  n: [1, 2, 3]\n  tile: [8, 16, 32]\nzip:\n  - [n, tile]\n"));
   using p = std::tuple<std::string, int, int>;
   EXPECT_EQ(points(configs), (std::vector<p>{{"naive", 1, 8},
                                              {"naive", 2, 16},
@@ -74,15 +68,13 @@ TEST(config_expand, zip_advances_together) {
 
 TEST(config_expand, zip_group_takes_the_place_of_its_first_axis) {
   // n and alpha are zipped; the group sits where n is, so dtype varies fastest.
-  const auto configs =
-      expand(load("reduce", "[tree]",
-                  "axes:\n  n: [64, 128]\n  dtype: [float, half]\n  alpha: [0.5, 2]\n"
-                  "zip:\n  - [alpha, n]\n"));
+  const auto configs = expand(load("reduce", "[tree]",
+                                   "axes:\n  n: [64, 128]\n  dtype: [float, half]\n  alpha: [0.5, 2]\n"
+                                   "zip:\n  - [alpha, n]\n"));
   std::vector<std::string> got;
   for (const auto& c : configs) got.push_back(bb::config::describe_params(c.params));
-  EXPECT_EQ(got,
-            (std::vector<std::string>{"alpha=0.5 dtype=float n=64", "alpha=0.5 dtype=half n=64",
-                                      "alpha=2 dtype=float n=128", "alpha=2 dtype=half n=128"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"alpha=0.5 dtype=float n=64", "alpha=0.5 dtype=half n=64",
+                                           "alpha=2 dtype=float n=128", "alpha=2 dtype=half n=128"}));
 }
 
 TEST(config_expand, exclude_drops_every_match_and_renumbers) {
@@ -116,9 +108,8 @@ TEST(config_expand, no_axes_gives_one_configuration_per_variant) {
 }
 
 TEST(config_expand, describe_params) {
-  EXPECT_EQ(
-      bb::config::describe_params({{"tile", 32}, {"n", 1024}, {"dtype", "half"}, {"alpha", 0.25}}),
-      "alpha=0.25 dtype=half n=1024 tile=32");
+  EXPECT_EQ(bb::config::describe_params({{"tile", 32}, {"n", 1024}, {"dtype", "half"}, {"alpha", 0.25}}),
+            "alpha=0.25 dtype=half n=1024 tile=32");
   EXPECT_EQ(bb::config::describe_params(nlohmann::json::object()), "");
 }
 
@@ -129,8 +120,7 @@ std::string values(int count) {
 }
 
 TEST(config_expand, sweep_at_the_limit_loads) {
-  const auto e = load("transpose", "[naive]",
-                      "axes:\n  n: " + values(400) + "\n  tile: " + values(250) + "\n");
+  const auto e = load("transpose", "[naive]", "axes:\n  n: " + values(400) + "\n  tile: " + values(250) + "\n");
   EXPECT_EQ(expand(e).size(), bb::config::k_max_configurations);
 }
 

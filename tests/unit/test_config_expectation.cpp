@@ -25,8 +25,7 @@ constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
 TEST(config_expectation, between_is_inclusive) {
-  const auto e =
-      load_expectations("  - metric: load_wavefronts_per_request\n    between: [31, 33]\n")[0];
+  const auto e = load_expectations("  - metric: load_wavefronts_per_request\n    between: [31, 33]\n")[0];
   EXPECT_TRUE(e.holds(31.0));
   EXPECT_TRUE(e.holds(32.5));
   EXPECT_TRUE(e.holds(33.0));

@@ -60,7 +60,8 @@ TEST(config_expression, exact_beyond_double_precision) {
 TEST(config_expression, overflow_is_an_error) {
   EXPECT_EQ(error_of("big * 2"), "in 'big * 2': 64-bit integer overflow at column 5");
   EXPECT_EQ(error_of("big + big"), "in 'big + big': 64-bit integer overflow at column 5");
-  EXPECT_EQ(error_of("99999999999999999999"), "in '99999999999999999999': the number does not fit in 64 bits at column 1");
+  EXPECT_EQ(error_of("99999999999999999999"),
+            "in '99999999999999999999': the number does not fit in 64 bits at column 1");
   EXPECT_EQ(error_of("(0 - big - big) / -1"), "in '(0 - big - big) / -1': 64-bit integer overflow at column 17");
 }
 

@@ -18,14 +18,11 @@ namespace bb_test {
 // Shared by every test_config_*.cpp (one binary): a registry with two fake families.
 bb::registry fake_registry() {
   bb::registry reg;
-  reg.add_family(
-      {"transpose", "fake transpose", {{"n", 1024, "matrix side"}, {"tile", 32, "tile side"}}});
-  for (const char* v : {"naive", "padded", "swizzled"})
-    reg.add_variant({"transpose", v, "fake", nullptr});
-  reg.add_family(
-      {"reduce",
-       "fake reduction",
-       {{"n", 1 << 20, "elements"}, {"dtype", "float", "element type"}, {"alpha", 0.5, "scale"}}});
+  reg.add_family({"transpose", "fake transpose", {{"n", 1024, "matrix side"}, {"tile", 32, "tile side"}}});
+  for (const char* v : {"naive", "padded", "swizzled"}) reg.add_variant({"transpose", v, "fake", nullptr});
+  reg.add_family({"reduce",
+                  "fake reduction",
+                  {{"n", 1 << 20, "elements"}, {"dtype", "float", "element type"}, {"alpha", 0.5, "scale"}}});
   for (const char* v : {"tree", "warp_shuffle"}) reg.add_variant({"reduce", v, "fake", nullptr});
   return reg;
 }
@@ -54,8 +51,7 @@ TEST(config_load, real_transpose_experiment) {
   EXPECT_EQ(e.text, read(path));
   EXPECT_EQ(e.name, "transpose");
   EXPECT_EQ(e.family, "transpose");
-  EXPECT_EQ(e.description.rfind("32x32 shared-tile transpose of a float matrix", 0), 0U)
-      << e.description;
+  EXPECT_EQ(e.description.rfind("32x32 shared-tile transpose of a float matrix", 0), 0U) << e.description;
   EXPECT_EQ(e.variants, (std::vector<std::string>{"naive", "padded", "swizzled"}));
   ASSERT_EQ(e.axes.size(), 1U);
   EXPECT_EQ(e.axes[0].name, "n");
@@ -100,9 +96,8 @@ TEST(config_load, every_key) {
   ASSERT_EQ(e.exclude.size(), 1U);
   EXPECT_EQ(e.exclude[0], (nlohmann::json{{"variant", "naive"}, {"tile", 16}}));
   EXPECT_EQ(e.metric_set, "");
-  EXPECT_EQ(e.metrics,
-            (std::vector<std::string>{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                                      "smsp__sass_inst_executed_op_shared_ld.sum"}));
+  EXPECT_EQ(e.metrics, (std::vector<std::string>{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                                 "smsp__sass_inst_executed_op_shared_ld.sum"}));
   EXPECT_EQ(e.repeat.warmup, 0);
   EXPECT_EQ(e.repeat.samples, 5);
   EXPECT_EQ(e.repeat.placements, 2);
@@ -155,8 +150,7 @@ TEST(config_load, minimal_file_gets_defaults) {
 }
 
 TEST(config_load, string_and_float_params) {
-  const experiment e =
-      load_experiment_file(data("good/mixed_params.yaml"), bb_test::fake_registry());
+  const experiment e = load_experiment_file(data("good/mixed_params.yaml"), bb_test::fake_registry());
   EXPECT_EQ(e.metric_set, "duration");
   EXPECT_EQ(e.metrics, (std::vector<std::string>{bb::metrics::k_gpu_time}));
   ASSERT_EQ(e.axes.size(), 2U);

@@ -61,7 +61,8 @@ TEST(config_source, substitute_and_evaluate_over_params) {
     (void)bb::config::evaluate_param_expression("n * type", params, "e/v: buffer 'x' count");
     FAIL() << "no error";
   } catch (const bb::error& err) {
-    EXPECT_EQ(std::string(err.what()), "e/v: buffer 'x' count: in 'n * type': axis 'type' is \"double\", not an integer at column 1");
+    EXPECT_EQ(std::string(err.what()),
+              "e/v: buffer 'x' count: in 'n * type': axis 'type' is \"double\", not an integer at column 1");
     EXPECT_EQ(err.code(), bb::exit_code::usage);
   }
 }

@@ -32,7 +32,9 @@ TEST(kernels_params, a_set_gives_the_value_or_lists_the_choices) {
   EXPECT_EQ(bb::param::one_of(p, "width", {1, 2, 4, 8, 16}), 8);
   EXPECT_EQ(bb::param::one_of(p, "cache", {"ca", "cg"}), "cg");
   EXPECT_EQ(refusal([&] { bb::param::one_of(p, "matrices", {1, 2, 4}); }), "matrices = 3 is not one of 1, 2, 4");
-  EXPECT_EQ(refusal([&] { bb::param::one_of(p, "walk", {"rows", "columns"}); }),
+  EXPECT_EQ(refusal([&] {
+              bb::param::one_of(p, "walk", {"rows", "columns"});
+            }),
             "walk = 'diagonal' is not one of rows, columns");
 }
 

@@ -21,10 +21,10 @@ constexpr tma_swizzle k_modes[] = {tma_swizzle::none, tma_swizzle::b32, tma_swiz
 // Start address >> 4 in bits 0-13, LBO >> 4 in 16-29, SBO >> 4 in 32-45, base offset 0, layout
 // type in 62-63 (0 interleave, 1 128B, 2 64B, 3 32B).
 TEST(kernels_wgmma, descriptors_field_by_field) {
-  EXPECT_EQ(w::descriptor(0, tma_swizzle::none), 0x0000'0010'0008'0000ull);  // LBO 128, SBO 256
-  EXPECT_EQ(w::descriptor(0, tma_swizzle::b32), 0xC000'0010'0001'0000ull);   // LBO 1, SBO 256
-  EXPECT_EQ(w::descriptor(0, tma_swizzle::b64), 0x8000'0020'0001'0000ull);   // SBO 512
-  EXPECT_EQ(w::descriptor(0, tma_swizzle::b128), 0x4000'0040'0001'0000ull);  // SBO 1024
+  EXPECT_EQ(w::descriptor(0, tma_swizzle::none), 0x0000'0010'0008'0000ull); // LBO 128, SBO 256
+  EXPECT_EQ(w::descriptor(0, tma_swizzle::b32), 0xC000'0010'0001'0000ull);  // LBO 1, SBO 256
+  EXPECT_EQ(w::descriptor(0, tma_swizzle::b64), 0x8000'0020'0001'0000ull);  // SBO 512
+  EXPECT_EQ(w::descriptor(0, tma_swizzle::b128), 0x4000'0040'0001'0000ull); // SBO 1024
   // A K step 32 bytes on from a tile at 0x400: start field 0x42; the address keeps 18 bits.
   EXPECT_EQ(w::descriptor(0x400 + 32, tma_swizzle::b128) & 0x3FFFull, 0x42ull);
   EXPECT_EQ(w::descriptor(0x40000 + 0x400, tma_swizzle::b128) & 0x3FFFull, 0x40ull);

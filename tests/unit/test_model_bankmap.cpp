@@ -63,8 +63,8 @@ TEST(model_bankmap, svg_draws_the_grid_the_outlines_and_the_caption) {
     for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
     return n;
   };
-  EXPECT_EQ(count("fill=\"#e6e6e6\""), 32u);           // one padding cell per row
-  EXPECT_EQ(count(">L"), 32u);                         // one lane label per outlined element
+  EXPECT_EQ(count("fill=\"#e6e6e6\""), 32u);                               // one padding cell per row
+  EXPECT_EQ(count(">L"), 32u);                                             // one lane label per outlined element
   EXPECT_EQ(count("font-weight=\"bold\" text-anchor=\"middle\">1<"), 32u); // one word in each bank
 }
 

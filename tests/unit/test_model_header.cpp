@@ -17,7 +17,9 @@ struct float4_like {
 };
 
 /// The check people are told to write: "make the row length not a multiple of 128 bytes".
-template <class T> constexpr bool quoted_padding_check(int cols, int pad) { return (cols + pad) * sizeof(T) % 128 != 0; }
+template <class T> constexpr bool quoted_padding_check(int cols, int pad) {
+  return (cols + pad) * sizeof(T) % 128 != 0;
+}
 
 // The counter-example: float[32][34] passes the quoted check and is 2-way.
 static_assert(quoted_padding_check<float>(32, 2), "136-byte rows pass the quoted check");
@@ -54,7 +56,9 @@ TEST(model_header, the_quoted_check_accepts_conflicted_tiles) {
     const bool quoted = quoted_padding_check<float>(32, pad);
     const bool free = bankbench::column_conflict_free<float>(32, pad);
     if (quoted && !free) ++wrongly_accepted;
-    if (!quoted) { EXPECT_FALSE(free) << pad; } // it never rejects a good one: 128-byte rows are 32-way
+    if (!quoted) {
+      EXPECT_FALSE(free) << pad;
+    } // it never rejects a good one: 128-byte rows are 32-way
     EXPECT_EQ(free, (32 + pad) % 2 == 1) << pad;
   }
   EXPECT_EQ(wrongly_accepted, 15); // pads 2, 4, ..., 30
@@ -68,8 +72,10 @@ TEST(model_header, agrees_with_the_model_library) {
         for (int lanes : {32, 17, 4}) {
           const auto tile = make_tile({32, cols, bytes, "t", pad, 0});
           const auto c = evaluate(make_access(tile, {access_pattern::along::column, 0, lanes}));
-          EXPECT_EQ(bankbench::column_wavefronts(cols, bytes, pad, lanes), c.wavefronts) << bytes << " " << cols << " " << pad;
-          EXPECT_EQ(bankbench::column_conflict_degree(cols, bytes, pad, lanes), c.degree) << bytes << " " << cols << " " << pad;
+          EXPECT_EQ(bankbench::column_wavefronts(cols, bytes, pad, lanes), c.wavefronts)
+              << bytes << " " << cols << " " << pad;
+          EXPECT_EQ(bankbench::column_conflict_degree(cols, bytes, pad, lanes), c.degree)
+              << bytes << " " << cols << " " << pad;
         }
 }
 
@@ -79,7 +85,8 @@ TEST(model_header, strided_matches_the_model_at_every_width) {
     for (int stride = 0; stride <= 64; ++stride) {
       warp_access a;
       a.width = width;
-      for (int l = 0; l < 32; ++l) a.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * stride * width);
+      for (int l = 0; l < 32; ++l)
+        a.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * stride * width);
       EXPECT_EQ(bankbench::strided_wavefronts(stride * width, width), evaluate(a).wavefronts) << width << " " << stride;
     }
 }

@@ -56,7 +56,7 @@ TEST(model_kinds, tma_swizzle_modes_xor_16_byte_chunks_within_the_span) {
   EXPECT_EQ(tma_swizzled(3 * 128 + 16, tma_swizzle::b64), 3u * 128 + (1 ^ 3) * 16); // 2 bits of row
   EXPECT_EQ(tma_swizzled(3 * 128 + 16, tma_swizzle::b32), 3u * 128 + (1 ^ 1) * 16); // 1 bit of row
   EXPECT_EQ(tma_swizzled(7 * 128 + 5, tma_swizzle::b128), 7u * 128 + 7 * 16 + 5);   // bytes within a chunk stay
-  EXPECT_EQ(cute_swizzle(1024 + 130, 3, 4, 3), 1024u + 128 + (0 ^ 1) * 16 + 2);       // period 1024 bytes
+  EXPECT_EQ(cute_swizzle(1024 + 130, 3, 4, 3), 1024u + 128 + (0 ^ 1) * 16 + 2);     // period 1024 bytes
 }
 
 // An H100 read 1.00 atom wavefronts per request for 32 lanes adding to one word (histogram/
@@ -91,9 +91,9 @@ TEST(model_kinds, predict_keeps_kinds_apart_and_load_counts_ldsm) {
   EXPECT_DOUBLE_EQ(rows_out.at("predicted_ldsm_wavefronts_per_request"), 32.0);
   EXPECT_DOUBLE_EQ(rows_out.at("predicted_atom_wavefronts_per_request"), 32.0);
   EXPECT_DOUBLE_EQ(rows_out.at("predicted_lds_wavefronts_per_request"), 1.0);
-  const auto raw = predicted_counters(p, {"smsp__sass_inst_executed_op_shared_ld.sum",
-                                          "smsp__inst_executed_op_ldsm.sum",
-                                          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"});
+  const auto raw = predicted_counters(p,
+                                      {"smsp__sass_inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_ldsm.sum",
+                                       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"});
   EXPECT_DOUBLE_EQ(raw.at("smsp__sass_inst_executed_op_shared_ld.sum"), 5.0); // LDS alone, as the SASS counter
   EXPECT_DOUBLE_EQ(raw.at("smsp__inst_executed_op_ldsm.sum"), 10.0);
   EXPECT_DOUBLE_EQ(raw.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), 325.0); // op_ld holds both

@@ -31,7 +31,8 @@ std::vector<std::complex<double>> dft(const std::vector<float>& in) {
   std::vector<std::complex<double>> X(k_points);
   for (int k = 0; k < k_points; ++k)
     for (int j = 0; j < k_points; ++j)
-      X[k] += std::complex<double>(in[2 * j], in[2 * j + 1]) * std::polar(1.0, -2 * pi * ((j * k) % k_points) / k_points);
+      X[k] += std::complex<double>(in[2 * j], in[2 * j + 1]) *
+              std::polar(1.0, -2 * pi * ((j * k) % k_points) / k_points);
   return X;
 }
 

@@ -21,20 +21,46 @@ struct expected_column {
 // elements are served per half- or quarter-warp; char and short columns depend on the column's
 // place in its word (char[32][33]: columns 0, 4, ... conflict-free, others 2-way: mean 1.75).
 const expected_column k_columns[] = {
-    {"char", 32, 32, 8, 1},       {"char", 32, 33, 1.75, 1},    {"char", 32, 34, 2, 1},
-    {"char", 32, 35, 3, 1},       {"char", 32, 36, 1, 1},       {"short", 32, 32, 16, 1},
-    {"short", 32, 33, 1.5, 1},    {"short", 32, 34, 1, 1},      {"short", 32, 35, 2, 1},
-    {"short", 32, 36, 2, 1},      {"float", 32, 32, 32, 1},     {"float", 32, 33, 1, 1},
-    {"float", 32, 34, 2, 1},      {"float", 32, 35, 1, 1},      {"float", 32, 36, 4, 1},
-    {"double", 32, 32, 32, 2},    {"double", 32, 33, 2, 2},     {"double", 32, 34, 4, 2},
-    {"double", 32, 35, 2, 2},     {"double", 32, 36, 8, 2},     {"float4", 32, 32, 32, 4},
-    {"float4", 32, 33, 4, 4},     {"float4", 32, 34, 8, 4},     {"float4", 32, 35, 4, 4},
-    {"float4", 32, 36, 16, 4},    {"struct12", 32, 32, 32, 1},  {"struct12", 32, 33, 1, 1},
-    {"struct12", 32, 34, 2, 1},   {"struct12", 32, 35, 1, 1},   {"struct12", 32, 36, 4, 1},
+    {"char", 32, 32, 8, 1},
+    {"char", 32, 33, 1.75, 1},
+    {"char", 32, 34, 2, 1},
+    {"char", 32, 35, 3, 1},
+    {"char", 32, 36, 1, 1},
+    {"short", 32, 32, 16, 1},
+    {"short", 32, 33, 1.5, 1},
+    {"short", 32, 34, 1, 1},
+    {"short", 32, 35, 2, 1},
+    {"short", 32, 36, 2, 1},
+    {"float", 32, 32, 32, 1},
+    {"float", 32, 33, 1, 1},
+    {"float", 32, 34, 2, 1},
+    {"float", 32, 35, 1, 1},
+    {"float", 32, 36, 4, 1},
+    {"double", 32, 32, 32, 2},
+    {"double", 32, 33, 2, 2},
+    {"double", 32, 34, 4, 2},
+    {"double", 32, 35, 2, 2},
+    {"double", 32, 36, 8, 2},
+    {"float4", 32, 32, 32, 4},
+    {"float4", 32, 33, 4, 4},
+    {"float4", 32, 34, 8, 4},
+    {"float4", 32, 35, 4, 4},
+    {"float4", 32, 36, 16, 4},
+    {"struct12", 32, 32, 32, 1},
+    {"struct12", 32, 33, 1, 1},
+    {"struct12", 32, 34, 2, 1},
+    {"struct12", 32, 35, 1, 1},
+    {"struct12", 32, 36, 4, 1},
     // The paddings people are told to use, and the same shapes unpadded.
-    {"double", 32, 33, 2, 2},     {"char", 128, 129, 4, 1},     {"struct12", 10, 11, 1, 1},
-    {"float4", 8, 9, 4, 4},       {"char", 128, 128, 32, 1},    {"struct12", 10, 10, 2, 1},
-    {"float4", 8, 8, 32, 4},      {"char", 128, 130, 2, 1},     {"char", 128, 132, 1, 1},
+    {"double", 32, 33, 2, 2},
+    {"char", 128, 129, 4, 1},
+    {"struct12", 10, 11, 1, 1},
+    {"float4", 8, 9, 4, 4},
+    {"char", 128, 128, 32, 1},
+    {"struct12", 10, 10, 2, 1},
+    {"float4", 8, 8, 32, 4},
+    {"char", 128, 130, 2, 1},
+    {"char", 128, 132, 1, 1},
 };
 
 TEST(padding_host, column_signatures_follow_the_row_length_in_words) {
@@ -94,8 +120,8 @@ TEST(padding_host, bad_parameters_are_refused_before_any_allocation) {
     EXPECT_THROW(v.plan(bb::test::params_of("padding", o)), bb::unsupported_parameter) << o.dump();
   };
   refused({{"type", "int"}});
-  refused({{"pitch", 31}});                       // less than cols
-  refused({{"type", "float4"}, {"pitch", 97}});   // 49664 bytes of shared memory
+  refused({{"pitch", 31}});                     // less than cols
+  refused({{"type", "float4"}, {"pitch", 97}}); // 49664 bytes of shared memory
   refused({{"batch", 0}});
   refused({{"type", "float4"}, {"batch", 1 << 17}}); // 2 GiB of input
 }

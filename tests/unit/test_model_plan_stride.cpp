@@ -40,17 +40,19 @@ TEST(stride_host, four_byte_strides_are_gcd_with_32_way) {
 }
 
 TEST(stride_host, narrow_and_wide_elements) {
-  auto wf = [](const char* v, int s, int w) { return per_request(predict_of("stride", v, {{"stride", s}, {"width", w}}).load); };
+  auto wf = [](const char* v, int s, int w) {
+    return per_request(predict_of("stride", v, {{"stride", s}, {"width", w}}).load);
+  };
   EXPECT_DOUBLE_EQ(wf("strided", 1, 1), 1);   // 32 bytes: 8 words
   EXPECT_DOUBLE_EQ(wf("strided", 4, 1), 1);   // one byte of each word
   EXPECT_DOUBLE_EQ(wf("strided", 5, 1), 2);   // 160 bytes wrap past bank 31
   EXPECT_DOUBLE_EQ(wf("strided", 64, 1), 16); // words 16 apart: banks 0 and 16
   EXPECT_DOUBLE_EQ(wf("strided", 2, 2), 1);
   EXPECT_DOUBLE_EQ(wf("strided", 64, 2), 32);
-  EXPECT_DOUBLE_EQ(wf("strided", 1, 8), 2);   // per half-warp: 1 each
+  EXPECT_DOUBLE_EQ(wf("strided", 1, 8), 2); // per half-warp: 1 each
   EXPECT_DOUBLE_EQ(wf("strided", 2, 8), 4);
   EXPECT_DOUBLE_EQ(wf("strided", 16, 8), 32);
-  EXPECT_DOUBLE_EQ(wf("strided", 1, 16), 4);  // per quarter-warp: 1 each
+  EXPECT_DOUBLE_EQ(wf("strided", 1, 16), 4); // per quarter-warp: 1 each
   EXPECT_DOUBLE_EQ(wf("strided", 3, 16), 4);
   EXPECT_DOUBLE_EQ(wf("strided", 8, 16), 32);
   EXPECT_DOUBLE_EQ(wf("multicast", 32, 4), 16); // 16 distinct words, one bank

@@ -53,7 +53,8 @@ int reference_wavefronts(const warp_access& a, rule_set rules = k_rules) {
     std::set<std::uint32_t> words[32];
     for (int l = first; l < first + group; ++l) {
       if ((a.active >> l & 1u) == 0) continue;
-      for (std::uint32_t byte = a.address[static_cast<std::size_t>(l)]; byte < a.address[static_cast<std::size_t>(l)] + static_cast<std::uint32_t>(a.width); byte += 4)
+      for (std::uint32_t byte = a.address[static_cast<std::size_t>(l)];
+           byte < a.address[static_cast<std::size_t>(l)] + static_cast<std::uint32_t>(a.width); byte += 4)
         words[(byte / 4) % 32].insert(byte / 4);
     }
     std::size_t most = 0;
@@ -101,7 +102,8 @@ TEST(model_rules, stride_1_to_64_at_1_and_2_bytes) {
   // Worked by hand: char stride 1-4 fit 32 banks; stride 5 puts words w and w + 32 (w = 0, 1, 3, 5,
   // 6) in one request; short stride 3 does the same for w = 1, 4, 7, 10, 13.
   const int char_expected[] = {1, 1, 1, 1, 2, 2, 2, 2};
-  for (int s = 1; s <= 8; ++s) EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, char_expected[s - 1]) << "char stride " << s;
+  for (int s = 1; s <= 8; ++s)
+    EXPECT_EQ(evaluate(strided(s, 1)).wavefronts, char_expected[s - 1]) << "char stride " << s;
   EXPECT_EQ(evaluate(strided(3, 2)).wavefronts, 2);
   EXPECT_EQ(evaluate(strided(1, 2)).wavefronts, 1);
   EXPECT_EQ(evaluate(strided(128, 1)).wavefronts, 32); // one byte per 128-byte line: all in bank 0
@@ -109,7 +111,8 @@ TEST(model_rules, stride_1_to_64_at_1_and_2_bytes) {
 
 TEST(model_rules, the_reference_agrees_at_every_width) {
   for (int w : {1, 2, 4, 8, 16})
-    for (int s = 0; s <= 64; ++s) EXPECT_EQ(evaluate(strided(s, w)).wavefronts, reference_wavefronts(strided(s, w))) << w << " " << s;
+    for (int s = 0; s <= 64; ++s)
+      EXPECT_EQ(evaluate(strided(s, w)).wavefronts, reference_wavefronts(strided(s, w))) << w << " " << s;
 }
 
 TEST(model_rules, requests_spread_over_kilobytes) {
@@ -119,7 +122,8 @@ TEST(model_rules, requests_spread_over_kilobytes) {
   for (int l = 0; l < 32; ++l) four.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l % 4 * 8192);
   EXPECT_EQ(evaluate(four).wavefronts, 4);
   warp_access spread; // 32 banks, one word each, 1 MiB apart from lane to lane
-  for (int l = 0; l < 32; ++l) spread.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * (1 << 20) + l * 4);
+  for (int l = 0; l < 32; ++l)
+    spread.address[static_cast<std::size_t>(l)] = static_cast<std::uint32_t>(l * (1 << 20) + l * 4);
   EXPECT_EQ(evaluate(spread).wavefronts, 1);
 }
 
@@ -195,7 +199,8 @@ TEST(model_rules, the_h200_wide_probe) {
       {"8 B pairs, 4-way", pattern(8, [](int l) { return 256 * (l / 2 % 4) + 8 * (l / 8); }), 4, 3},
       {"8 B odd lanes off", pattern(8, [](int l) { return l % 2 == 0 ? 8 * (l / 2) : -1; }), 1, 0},
       {"8 B pairs, one pair off", pattern(8, [](int l) { return l / 2 == 5 ? -1 : 8 * (l / 2); }), 1, 0},
-      {"8 B lanes 0-7, 16-23, 128 B", pattern(8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }), 2, 0},
+      {"8 B lanes 0-7, 16-23, 128 B", pattern(8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }), 2,
+       0},
       {"8 B permuted", pattern(8, [](int l) { return 8 * (l * 5 % 32); }), 2, 0},
       {"8 B stride 2", pattern(8, [](int l) { return 16 * l; }), 4, 2},
       {"8 B broadcast", pattern(8, [](int) { return 0; }), 1, 0},
@@ -213,14 +218,38 @@ TEST(model_rules, the_h200_wide_probe) {
       {"16 B lanes 0-7, 8-15 same 128 B", pattern(16, [](int l) { return l < 16 ? 16 * (l % 8) : -1; }), 2, 0},
       {"16 B lanes 0-3, 16-19", pattern(16, [](int l) { return l % 16 < 4 ? 16 * (l % 4 + 4 * (l / 16)) : -1; }), 2, 0},
       {"16 B broadcast", pattern(16, [](int) { return 0; }), 2, 0},
-      {"8 B store pairs", pattern(8, [](int l) { return 8 * (l / 2); }, st), 2, 0},
-      {"8 B store broadcast", pattern(8, [](int) { return 0; }, st), 2, 0},
-      {"8 B store lanes 0-7, 16-23", pattern(8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }, st), 2, 0},
-      {"8 B store stride 2", pattern(8, [](int l) { return 16 * l; }, st), 4, 2},
-      {"16 B store pairs", pattern(16, [](int l) { return 16 * (l / 2); }, st), 4, 0},
-      {"16 B store quads", pattern(16, [](int l) { return 16 * (l / 4); }, st), 4, 0},
-      {"16 B store broadcast", pattern(16, [](int) { return 0; }, st), 4, 0},
-      {"16 B store lanes 0-3, 16-19", pattern(16, [](int l) { return l % 16 < 4 ? 16 * (l % 4 + 4 * (l / 16)) : -1; }, st), 2, 0},
+      {"8 B store pairs",
+       pattern(
+           8, [](int l) { return 8 * (l / 2); }, st),
+       2, 0},
+      {"8 B store broadcast",
+       pattern(
+           8, [](int) { return 0; }, st),
+       2, 0},
+      {"8 B store lanes 0-7, 16-23",
+       pattern(
+           8, [](int l) { return l % 16 < 8 ? 8 * (l % 8 + 8 * (l / 16)) : -1; }, st),
+       2, 0},
+      {"8 B store stride 2",
+       pattern(
+           8, [](int l) { return 16 * l; }, st),
+       4, 2},
+      {"16 B store pairs",
+       pattern(
+           16, [](int l) { return 16 * (l / 2); }, st),
+       4, 0},
+      {"16 B store quads",
+       pattern(
+           16, [](int l) { return 16 * (l / 4); }, st),
+       4, 0},
+      {"16 B store broadcast",
+       pattern(
+           16, [](int) { return 0; }, st),
+       4, 0},
+      {"16 B store lanes 0-3, 16-19",
+       pattern(
+           16, [](int l) { return l % 16 < 4 ? 16 * (l % 4 + 4 * (l / 16)) : -1; }, st),
+       2, 0},
   };
   for (const auto& r : rows) {
     const auto c = evaluate(r.a);
@@ -344,7 +373,8 @@ TEST(model_rules, padding_a_tile_spreads_its_columns) {
 
 TEST(model_rules, xor_swizzle_spreads_columns_without_padding) {
   const auto full = make_tile({32, 32, 4, "float", 0, 32});
-  for (int c : {0, 5, 31}) EXPECT_EQ(evaluate(make_access(full, {access_pattern::along::column, c})).wavefronts, 1) << c;
+  for (int c : {0, 5, 31})
+    EXPECT_EQ(evaluate(make_access(full, {access_pattern::along::column, c})).wavefronts, 1) << c;
   EXPECT_EQ(evaluate(make_access(full, {access_pattern::along::row, 9})).wavefronts, 1);
   // Swizzling by row % 8 only reaches 8 banks: 4 lanes per bank.
   const auto part = make_tile({32, 32, 4, "float", 0, 8});
@@ -352,7 +382,8 @@ TEST(model_rules, xor_swizzle_spreads_columns_without_padding) {
   // float4 tile[8][8] swizzled by row: each quarter-warp's 8 lanes in 8 distinct 4-bank groups.
   const auto f4 = make_tile({8, 8, 16, "float4", 0, 8});
   EXPECT_EQ(evaluate(make_access(f4, {access_pattern::along::column, 0})).wavefronts, 1);
-  EXPECT_EQ(evaluate(make_access(make_tile({8, 8, 16, "float4", 0, 0}), {access_pattern::along::column, 0})).wavefronts, 8);
+  EXPECT_EQ(evaluate(make_access(make_tile({8, 8, 16, "float4", 0, 0}), {access_pattern::along::column, 0})).wavefronts,
+            8);
 }
 
 TEST(model_rules, impossible_requests_are_refused) {
@@ -369,7 +400,8 @@ TEST(model_rules, impossible_requests_are_refused) {
   EXPECT_THROW(make_tile({32, 32, 12, "struct", 0, 0}), std::invalid_argument);
   EXPECT_THROW(make_tile({32, 32, 4, "float", 0, 3}), std::invalid_argument);
   EXPECT_THROW(make_tile({32, 24, 4, "float", 0, 16}), std::invalid_argument);
-  EXPECT_THROW(make_access(make_tile({32, 32, 4, "float", 0, 0}), {access_pattern::along::column, 32}), std::invalid_argument);
+  EXPECT_THROW(make_access(make_tile({32, 32, 4, "float", 0, 0}), {access_pattern::along::column, 32}),
+               std::invalid_argument);
 }
 
 TEST(model_rules, bank_detail_counts_lanes_and_words_per_bank) {

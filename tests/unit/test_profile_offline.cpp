@@ -20,7 +20,8 @@ namespace m = bb::metrics;
 #endif
 #endif
 #ifdef BB_SANITIZED
-#define BB_SKIP_UNDER_ASAN() GTEST_SKIP() << "CUPTI's host library cannot be loaded under AddressSanitizer (RTLD_DEEPBIND)"
+#define BB_SKIP_UNDER_ASAN() \
+  GTEST_SKIP() << "CUPTI's host library cannot be loaded under AddressSanitizer (RTLD_DEEPBIND)"
 #else
 #define BB_SKIP_UNDER_ASAN() (void)0
 #endif

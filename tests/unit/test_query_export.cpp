@@ -85,9 +85,11 @@ TEST_F(query_export, a_table_for_reading_holds_the_same_rows_as_csv) {
   std::ostringstream csv, table, markdown;
   const auto n = write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::csv, csv);
   EXPECT_EQ(write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::table, table), n);
-  EXPECT_EQ(write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::markdown, markdown),
-            n);
-  auto lines = [](const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); };
+  EXPECT_EQ(
+      write_export(*m_db, {1}, bb::store::long_table::configurations, bb::query::output_format::markdown, markdown), n);
+  auto lines = [](const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  };
   EXPECT_EQ(lines(csv.str()), n + 1);      // header
   EXPECT_EQ(lines(table.str()), n + 2);    // header and rule
   EXPECT_EQ(lines(markdown.str()), n + 2); // header and alignment row

@@ -88,8 +88,8 @@ TEST(query_noise, runs_of_different_code_are_never_repeats) {
   EXPECT_NE(repeat_group(runs[0]), repeat_group(runs[3])); // dirty is never noise for clean
   EXPECT_NE(repeat_group(runs[3]), repeat_group(runs[4])); // different builds never pool
   // Values as an H100 read: 1.117, 1.118, 1.119 for the clean runs; 1.5 for the edited build.
-  const std::vector<result_row> rows = {measured(1, 1.117), measured(2, 1.118), measured(3, 1.119),
-                                        measured(4, 1.5), measured(5, 3.0)};
+  const std::vector<result_row> rows = {measured(1, 1.117), measured(2, 1.118), measured(3, 1.119), measured(4, 1.5),
+                                        measured(5, 3.0)};
   repeat_table repeats;
   const auto noise = noise_of_runs(runs, rows, {"load_conflicts_per_request"}, &repeats);
   const std::string key = noise_key(rows[0], "load_conflicts_per_request");

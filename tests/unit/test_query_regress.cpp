@@ -87,9 +87,9 @@ TEST(query_regress, learned_noise_tightens_only_with_enough_repeats_and_never_wi
   // Never below the absolute part: conflict-free, no noise at all, +0.04 still passes.
   const auto free_b = wf_row("padded", 1.0);
   const std::string free_key = noise_key(free_b, "load_wavefronts_per_request");
-  EXPECT_EQ(regress(of({free_b}, "A"), of({wf_row("padded", 1.04)}, "B"), {{free_key, 1e-6}}, o, {{free_key, 9}})
-                .gated(),
-            0U);
+  EXPECT_EQ(
+      regress(of({free_b}, "A"), of({wf_row("padded", 1.04)}, "B"), {{free_key, 1e-6}}, o, {{free_key, 9}}).gated(),
+      0U);
   // Large noise (a run of different code pooled by mistake) never widens past the minimum effect.
   const auto wide = regress(of({free_b}, "A"), of({wf_row("padded", 1.1)}, "B"), {{free_key, 3.0}}, o, {{free_key, 5}});
   ASSERT_EQ(wide.gated(), 1U);
@@ -124,9 +124,9 @@ TEST(query_regress, the_default_metrics_are_every_kinds_wavefronts_per_request_a
 }
 
 TEST(query_regress, conflicts_coming_back_from_zero_regress_and_fewer_improve) {
-  const auto r =
-      regress(of({row("swizzled", 4096, "sm_90", 0), row("naive", 1024, "sm_90", 31)}, "A"),
-              of({row("swizzled", 4096, "sm_90", 0.5), row("naive", 1024, "sm_90", 15)}, "B"), {}, conflicts_only());
+  const auto r = regress(of({row("swizzled", 4096, "sm_90", 0), row("naive", 1024, "sm_90", 31)}, "A"),
+                         of({row("swizzled", 4096, "sm_90", 0.5), row("naive", 1024, "sm_90", 15)}, "B"), {},
+                         conflicts_only());
   ASSERT_EQ(r.findings.size(), 2U);
   EXPECT_EQ(r.findings[0].result, outcome::regression);
   EXPECT_FALSE(r.findings[0].change.has_value()); // from 0

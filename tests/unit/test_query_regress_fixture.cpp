@@ -68,13 +68,13 @@ TEST(query_regress_fixture, the_runs_are_repeats_and_their_noise_is_below_the_mi
   // One fingerprint for all four runs: the same build, experiment and options.
   EXPECT_EQ(scalar(path, "SELECT count(DISTINCT fingerprint) || ' ' || count(*) FROM runs"), "1 4");
   // The largest spread of any configuration's load wavefronts per request over the four runs.
-  const double spread = std::stod(scalar(
-      path, "SELECT max(hi - lo) FROM (SELECT c.variant, c.params_json, max(v) AS hi, min(v) AS lo FROM ("
-            "SELECT configuration_id, avg(value) AS v FROM metrics WHERE name = 'load_wavefronts_per_request' "
-            "GROUP BY configuration_id) m JOIN configurations c ON c.id = m.configuration_id "
-            "GROUP BY c.variant, c.params_json)"));
-  EXPECT_GT(spread, 0.0);       // arbitration noise is there...
-  EXPECT_LT(spread, 0.05 / 2);  // ...and below even a tightened allowance
+  const double spread = std::stod(
+      scalar(path, "SELECT max(hi - lo) FROM (SELECT c.variant, c.params_json, max(v) AS hi, min(v) AS lo FROM ("
+                   "SELECT configuration_id, avg(value) AS v FROM metrics WHERE name = 'load_wavefronts_per_request' "
+                   "GROUP BY configuration_id) m JOIN configurations c ON c.id = m.configuration_id "
+                   "GROUP BY c.variant, c.params_json)"));
+  EXPECT_GT(spread, 0.0);      // arbitration noise is there...
+  EXPECT_LT(spread, 0.05 / 2); // ...and below even a tightened allowance
 }
 
 TEST(query_regress_fixture, planted_changes_are_caught_and_named) {

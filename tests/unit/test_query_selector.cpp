@@ -79,12 +79,13 @@ TEST_F(query_selector, experiment_is_its_newest_run_on_each_gpu) {
 TEST_F(query_selector, runs_and_sides_read_one_grammar) {
   auto save = [&](const std::string& name, const std::string& from) {
     auto db = bb::store::database::open(m_tmp.file("f.sqlite"));
-    const auto doc = make_baseline_document(name, select_side(*m_db, from, {{}, true}), {}, from, "2026-11-25T00:00:00Z");
+    const auto doc = make_baseline_document(name, select_side(*m_db, from, {{}, true}), {}, from,
+                                            "2026-11-25T00:00:00Z");
     bb::store::save_baseline(db, baseline_entry_of(doc, from), false);
   };
   save("main", "commit:1111");
-  for (const char* spec : {"2", "run:2", "latest", "experiment:transpose", "1111aaaa", "commit:3333",
-                           "main", "baseline:main"}) {
+  for (const char* spec :
+       {"2", "run:2", "latest", "experiment:transpose", "1111aaaa", "commit:3333", "main", "baseline:main"}) {
     std::vector<std::int64_t> from_runs, from_side;
     for (const auto& r : select_runs(*m_db, spec)) from_runs.push_back(r.id);
     for (const auto& r : resolve_spec(*m_db, spec).runs) from_side.push_back(r.id);

@@ -130,41 +130,43 @@ protected:
 };
 
 TEST_F(query_show, table) {
-  EXPECT_EQ(show(output_format::table),
-            "run 1: transpose (experiments/transpose/transpose.yaml)\n"
-            "gpu:      NVIDIA H100 80GB HBM3 (GH100, cc 9.0), driver 580.159.04, CUDA 13.0\n"
-            "started:  2026-11-21T08:30:12.123Z\n"
-            "finished: 2026-11-21T08:31:02.456Z\n"
-            "status:   completed\n"
-            "commit:   0123456789abcdef0123456789abcdef01234567-dirty\n"
-            "\n"
-            "variant  params          status                                                        ld req  ld wf/req  ld conflicts/req  st wf/req  st conflicts/req  median us    GB/s  expectations\n"
-            "-------  --------------  ------------------------------------------------------------  ------  ---------  ----------------  ---------  ----------------  ---------  ------  ------------------------------------------------------------------------------------------------------\n"
-            "naive    n=1024          ok                                                             32768       1.25              0.25      32.00             31.00      12.34   679.8  FAIL: store_conflicts_per_request == 0 (observed 31); load_wavefronts_per_request <= 1 (observed 1.25)\n"
-            "padded   n=1024 tile=32  ok                                                             32768       1.00              0.00       1.00              0.00       8.00  1048.6  pass\n"
-            "padded   n=4096 tile=64  unsupported: tile 64 needs 33 KiB of shared memory per block       -          -                 -          -                 -          -       -  -\n"
-            "\n"
-            "configurations: 2 ok, 1 unsupported; expectations: 2 met, 2 failed\n");
+  EXPECT_EQ(
+      show(output_format::table),
+      "run 1: transpose (experiments/transpose/transpose.yaml)\n"
+      "gpu:      NVIDIA H100 80GB HBM3 (GH100, cc 9.0), driver 580.159.04, CUDA 13.0\n"
+      "started:  2026-11-21T08:30:12.123Z\n"
+      "finished: 2026-11-21T08:31:02.456Z\n"
+      "status:   completed\n"
+      "commit:   0123456789abcdef0123456789abcdef01234567-dirty\n"
+      "\n"
+      "variant  params          status                                                        ld req  ld wf/req  ld conflicts/req  st wf/req  st conflicts/req  median us    GB/s  expectations\n"
+      "-------  --------------  ------------------------------------------------------------  ------  ---------  ----------------  ---------  ----------------  ---------  ------  ------------------------------------------------------------------------------------------------------\n"
+      "naive    n=1024          ok                                                             32768       1.25              0.25      32.00             31.00      12.34   679.8  FAIL: store_conflicts_per_request == 0 (observed 31); load_wavefronts_per_request <= 1 (observed 1.25)\n"
+      "padded   n=1024 tile=32  ok                                                             32768       1.00              0.00       1.00              0.00       8.00  1048.6  pass\n"
+      "padded   n=4096 tile=64  unsupported: tile 64 needs 33 KiB of shared memory per block       -          -                 -          -                 -          -       -  -\n"
+      "\n"
+      "configurations: 2 ok, 1 unsupported; expectations: 2 met, 2 failed\n");
 }
 
 TEST_F(query_show, markdown) {
-  EXPECT_EQ(show(output_format::markdown),
-            "## Run 1: transpose\n"
-            "\n"
-            "- experiment: `experiments/transpose/transpose.yaml`\n"
-            "- gpu: NVIDIA H100 80GB HBM3 (GH100, cc 9.0), driver 580.159.04, CUDA 13.0\n"
-            "- started: 2026-11-21T08:30:12.123Z\n"
-            "- finished: 2026-11-21T08:31:02.456Z\n"
-            "- status: completed\n"
-            "- commit: 0123456789abcdef0123456789abcdef01234567-dirty\n"
-            "\n"
-            "| variant | params         | status                                                       | ld req | ld wf/req | ld conflicts/req | st wf/req | st conflicts/req | median us |   GB/s | expectations                                                                                           |\n"
-            "| ------- | -------------- | ------------------------------------------------------------ | -----: | --------: | ---------------: | --------: | ---------------: | --------: | -----: | ------------------------------------------------------------------------------------------------------ |\n"
-            "| naive   | n=1024         | ok                                                           |  32768 |      1.25 |             0.25 |     32.00 |            31.00 |     12.34 |  679.8 | FAIL: store_conflicts_per_request == 0 (observed 31); load_wavefronts_per_request <= 1 (observed 1.25) |\n"
-            "| padded  | n=1024 tile=32 | ok                                                           |  32768 |      1.00 |             0.00 |      1.00 |             0.00 |      8.00 | 1048.6 | pass                                                                                                   |\n"
-            "| padded  | n=4096 tile=64 | unsupported: tile 64 needs 33 KiB of shared memory per block |      - |         - |                - |         - |                - |         - |      - | -                                                                                                      |\n"
-            "\n"
-            "configurations: 2 ok, 1 unsupported; expectations: 2 met, 2 failed\n");
+  EXPECT_EQ(
+      show(output_format::markdown),
+      "## Run 1: transpose\n"
+      "\n"
+      "- experiment: `experiments/transpose/transpose.yaml`\n"
+      "- gpu: NVIDIA H100 80GB HBM3 (GH100, cc 9.0), driver 580.159.04, CUDA 13.0\n"
+      "- started: 2026-11-21T08:30:12.123Z\n"
+      "- finished: 2026-11-21T08:31:02.456Z\n"
+      "- status: completed\n"
+      "- commit: 0123456789abcdef0123456789abcdef01234567-dirty\n"
+      "\n"
+      "| variant | params         | status                                                       | ld req | ld wf/req | ld conflicts/req | st wf/req | st conflicts/req | median us |   GB/s | expectations                                                                                           |\n"
+      "| ------- | -------------- | ------------------------------------------------------------ | -----: | --------: | ---------------: | --------: | ---------------: | --------: | -----: | ------------------------------------------------------------------------------------------------------ |\n"
+      "| naive   | n=1024         | ok                                                           |  32768 |      1.25 |             0.25 |     32.00 |            31.00 |     12.34 |  679.8 | FAIL: store_conflicts_per_request == 0 (observed 31); load_wavefronts_per_request <= 1 (observed 1.25) |\n"
+      "| padded  | n=1024 tile=32 | ok                                                           |  32768 |      1.00 |             0.00 |      1.00 |             0.00 |      8.00 | 1048.6 | pass                                                                                                   |\n"
+      "| padded  | n=4096 tile=64 | unsupported: tile 64 needs 33 KiB of shared memory per block |      - |         - |                - |         - |                - |         - |      - | -                                                                                                      |\n"
+      "\n"
+      "configurations: 2 ok, 1 unsupported; expectations: 2 met, 2 failed\n");
 }
 
 TEST_F(query_show, csv_has_the_rows_alone_with_every_digit) {
@@ -193,8 +195,9 @@ TEST_F(query_show, failed_configuration_shows_its_reason_and_no_numbers) {
   const auto row = text.find("swizzled");
   ASSERT_NE(row, std::string::npos) << text;
   const std::string line = text.substr(row, text.find('\n', row) - row);
-  EXPECT_EQ(line, "swizzled  -               wrong_result: 12 of 1048576 elements differ; first out[3,7] = 0, "
-                  "expected 1.5       -          -                 -          -                 -          -       -  -");
+  EXPECT_EQ(line,
+            "swizzled  -               wrong_result: 12 of 1048576 elements differ; first out[3,7] = 0, "
+            "expected 1.5       -          -                 -          -                 -          -       -  -");
   EXPECT_NE(text.find("configurations: 2 ok, 1 wrong_result, 1 unsupported; expectations: 2 met, 2 failed"),
             std::string::npos)
       << text;
@@ -257,8 +260,7 @@ TEST_F(query_show, unknown_run_is_a_usage_error_that_names_list_runs) {
     bb::query::show_run(*m_db, 42, out, output_format::table);
     FAIL() << "no bb::usage_error";
   } catch (const bb::usage_error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "no run 42 in " + m_db->path() + "; `bankbench list runs` lists the runs there");
+    EXPECT_EQ(std::string(e.what()), "no run 42 in " + m_db->path() + "; `bankbench list runs` lists the runs there");
     EXPECT_EQ(e.code(), bb::exit_code::usage);
   }
   EXPECT_EQ(out.str(), "");
@@ -267,16 +269,18 @@ TEST_F(query_show, unknown_run_is_a_usage_error_that_names_list_runs) {
 TEST_F(query_show, list_runs_and_gpus) {
   std::ostringstream runs;
   bb::query::list_runs(*m_db, runs, output_format::table);
-  EXPECT_EQ(runs.str(),
-            "id  session  started                   status     experiment  gpu                    commit              fingerprint  configs  failed  expect failed\n"
-            "--  -------  ------------------------  ---------  ----------  ---------------------  ------------------  -----------  -------  ------  -------------\n"
-            " 1        -  2026-11-21T08:30:12.123Z  completed  transpose   NVIDIA H100 80GB HBM3  0123456789ab-dirty  -                  3       1              2\n");
+  EXPECT_EQ(
+      runs.str(),
+      "id  session  started                   status     experiment  gpu                    commit              fingerprint  configs  failed  expect failed\n"
+      "--  -------  ------------------------  ---------  ----------  ---------------------  ------------------  -----------  -------  ------  -------------\n"
+      " 1        -  2026-11-21T08:30:12.123Z  completed  transpose   NVIDIA H100 80GB HBM3  0123456789ab-dirty  -                  3       1              2\n");
   std::ostringstream gpus;
   bb::query::list_gpus(*m_db, gpus, output_format::table);
-  EXPECT_EQ(gpus.str(),
-            "id  name                   chip   cc   SMs  memory GiB  L2 MiB  driver      backend  uuid      first seen                runs\n"
-            "--  ---------------------  -----  ---  ---  ----------  ------  ----------  -------  --------  ------------------------  ----\n"
-            " 1  NVIDIA H100 80GB HBM3  GH100  9.0  132        80.0    50.0  580.159.04  cupti    GPU-0001  2026-11-21T08:30:12.000Z     1\n");
+  EXPECT_EQ(
+      gpus.str(),
+      "id  name                   chip   cc   SMs  memory GiB  L2 MiB  driver      backend  uuid      first seen                runs\n"
+      "--  ---------------------  -----  ---  ---  ----------  ------  ----------  -------  --------  ------------------------  ----\n"
+      " 1  NVIDIA H100 80GB HBM3  GH100  9.0  132        80.0    50.0  580.159.04  cupti    GPU-0001  2026-11-21T08:30:12.000Z     1\n");
   // Programs get whole commits and byte counts.
   std::ostringstream csv;
   bb::query::list_runs(*m_db, csv, output_format::csv);

@@ -26,29 +26,26 @@ std::string write(const text_table& t, output_format f) {
 }
 
 TEST(query_table, text_pads_by_code_points_and_trims_line_ends) {
-  EXPECT_EQ(write(sample(), output_format::table),
-            "name  value  note\n"
-            "----  -----  ---------------\n"
-            "a      1.50  plain\n"
-            "µs|x      -  needs, \"quotes\"\n"
-            "c\n");
+  EXPECT_EQ(write(sample(), output_format::table), "name  value  note\n"
+                                                   "----  -----  ---------------\n"
+                                                   "a      1.50  plain\n"
+                                                   "µs|x      -  needs, \"quotes\"\n"
+                                                   "c\n");
 }
 
 TEST(query_table, markdown_escapes_pipes_and_aligns_numbers_right) {
-  EXPECT_EQ(write(sample(), output_format::markdown),
-            "| name  | value | note            |\n"
-            "| ----- | ----: | --------------- |\n"
-            "| a     |  1.50 | plain           |\n"
-            "| µs\\|x |     - | needs, \"quotes\" |\n"
-            "| c     |       |                 |\n");
+  EXPECT_EQ(write(sample(), output_format::markdown), "| name  | value | note            |\n"
+                                                      "| ----- | ----: | --------------- |\n"
+                                                      "| a     |  1.50 | plain           |\n"
+                                                      "| µs\\|x |     - | needs, \"quotes\" |\n"
+                                                      "| c     |       |                 |\n");
 }
 
 TEST(query_table, csv_quotes_only_where_needed) {
-  EXPECT_EQ(write(sample(), output_format::csv),
-            "name,value,note\n"
-            "a,1.50,plain\n"
-            "µs|x,-,\"needs, \"\"quotes\"\"\"\n"
-            "c,,\n");
+  EXPECT_EQ(write(sample(), output_format::csv), "name,value,note\n"
+                                                 "a,1.50,plain\n"
+                                                 "µs|x,-,\"needs, \"\"quotes\"\"\"\n"
+                                                 "c,,\n");
 }
 
 TEST(query_table, too_many_cells_is_a_bug) {
@@ -72,8 +69,11 @@ TEST(query_table, formats_by_name) {
 
 // A typed table: what a reader sees and what a program reads.
 text_table typed() {
-  text_table t({{"variant"}, {"params", align::left, "params_json"}, {"ld wf/req", align::right, "load_wf"},
-                {"n", align::right}, {"ok"}});
+  text_table t({{"variant"},
+                {"params", align::left, "params_json"},
+                {"ld wf/req", align::right, "load_wf"},
+                {"n", align::right},
+                {"ok"}});
   t.add_row({variant("transpose/padded"), params(R"({"tile":32,"n":1024})"), number(1.0 / 3, 2), count(4096),
              cell("yes", true)});
   t.add_row({variant("naive"), params("{}"), number(std::nullopt, 2), count(std::nullopt), cell("no", false)});
@@ -81,11 +81,10 @@ text_table typed() {
 }
 
 TEST(query_table, typed_cells_show_rounded_text_and_keep_every_digit_for_programs) {
-  EXPECT_EQ(write(typed(), output_format::table),
-            "variant  params          ld wf/req     n  ok\n"
-            "-------  --------------  ---------  ----  ---\n"
-            "padded   n=1024 tile=32       0.33  4096  yes\n"
-            "naive    -                       -     -  no\n");
+  EXPECT_EQ(write(typed(), output_format::table), "variant  params          ld wf/req     n  ok\n"
+                                                  "-------  --------------  ---------  ----  ---\n"
+                                                  "padded   n=1024 tile=32       0.33  4096  yes\n"
+                                                  "naive    -                       -     -  no\n");
   EXPECT_EQ(write(typed(), output_format::csv),
             "variant,params_json,load_wf,n,ok\n"
             "transpose/padded,\"{\"\"n\"\":1024,\"\"tile\"\":32}\",0.3333333333333333,4096,1\n"

@@ -102,7 +102,8 @@ protected:
     const auto gpu = m_db->upsert_gpu(g);
 
     // Run 1: the reference copies; the copy kernel is the faster of the two.
-    auto reference = run("reference", "experiments/reference/reference.yaml", k_reference_yaml, "2026-11-20T09:00:00.000Z");
+    auto reference = run("reference", "experiments/reference/reference.yaml", k_reference_yaml,
+                         "2026-11-20T09:00:00.000Z");
     m_reference = m_db->begin_run(gpu, reference);
     for (const auto& [seq, variant, ns] : {std::tuple{0, "copy", 1000.0}, std::tuple{1, "memcpy", 1250.0}}) {
       configuration_record c;
@@ -131,13 +132,15 @@ protected:
     auto naive_large = config(1, "naive", 4096);
     naive_large.launches = {launch(30.5, 1.1)};
     naive_large.timing = timing(300000, naive_large.bytes_moved);
-    naive_large.expectations = {{"load_wavefronts_per_request", "load_wavefronts_per_request in [31, 33]", 30.5, false}};
+    naive_large.expectations = {
+        {"load_wavefronts_per_request", "load_wavefronts_per_request in [31, 33]", 30.5, false}};
     m_db->add_configuration(m_toy, naive_large);
     auto padded_small = config(2, "padded", 1024);
     padded_small.launches = {launch(1.006, 1)};
     padded_small.timing = timing(10000, padded_small.bytes_moved);
     padded_small.expectations = {{"load_conflicts_per_request", "load_conflicts_per_request < 0.02", 0.006, true},
-                                 {"store_wavefronts_per_request", "store_wavefronts_per_request in [1, 1.05]", 1, true}};
+                                 {"store_wavefronts_per_request", "store_wavefronts_per_request in [1, 1.05]", 1,
+                                  true}};
     m_db->add_configuration(m_toy, padded_small);
     auto padded_large = config(3, "padded", 4096);
     padded_large.status = bb::config_status::wrong_result;

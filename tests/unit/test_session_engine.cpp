@@ -207,12 +207,12 @@ TEST_F(session_engine, a_metric_that_is_not_a_number_is_left_out_and_the_configu
   // metrics table refuses, and the whole run stopped. The value is left out, the rest is kept.
   const auto configs = bb::config::expand(m_experiments[0]);
   bb::launch::config_result r;
-  r.ranges.push_back({{bb::metrics::k_ld_requests, 1024.0},
-                      {bb::metrics::k_ld_wavefronts, 32768.0},
-                      {"smsp__sass_average_data_bytes_per_wavefront_mem_shared.ratio",
-                       std::numeric_limits<double>::quiet_NaN()},
-                      {bb::metrics::k_st_requests, 0.0},
-                      {bb::metrics::k_st_wavefronts, std::numeric_limits<double>::infinity()}});
+  r.ranges.push_back(
+      {{bb::metrics::k_ld_requests, 1024.0},
+       {bb::metrics::k_ld_wavefronts, 32768.0},
+       {"smsp__sass_average_data_bytes_per_wavefront_mem_shared.ratio", std::numeric_limits<double>::quiet_NaN()},
+       {bb::metrics::k_st_requests, 0.0},
+       {bb::metrics::k_st_wavefronts, std::numeric_limits<double>::infinity()}});
   const auto rec = bb::session::configuration_record_of(m_experiments[0], configs[0], r, nullptr, 0);
   ASSERT_FALSE(rec.launches.empty());
   for (const auto& v : rec.launches[0].values) EXPECT_TRUE(std::isfinite(v.value)) << v.name;

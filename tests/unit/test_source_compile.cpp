@@ -20,8 +20,9 @@ const std::string k_data = std::string(BB_TEST_DATA) + "/source";
 struct temp_dir {
   fs::path path;
   temp_dir() {
-    path = fs::temp_directory_path() / ("bb_nvrtc_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                        "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path = fs::temp_directory_path() /
+           ("bb_nvrtc_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(path);
     fs::create_directories(path);
   }
@@ -44,7 +45,9 @@ TEST(source_compile, template_kernel_to_sm90_cubin_with_tracked_header) {
   EXPECT_GT(k.compile_ms, 0);
   EXPECT_EQ(k.lowered_name, "_Z5scaleILi3EEvPKfPfi");
   ASSERT_GE(k.cubin.size(), 4u);
-  EXPECT_EQ(k.cubin.substr(0, 4), std::string("\x7f" "ELF", 4)); // a cubin is an ELF file
+  EXPECT_EQ(k.cubin.substr(0, 4), std::string("\x7f"
+                                              "ELF",
+                                              4)); // a cubin is an ELF file
   ASSERT_EQ(k.headers.size(), 1u);
   EXPECT_EQ(fs::path(k.headers[0]).filename(), "good_scale.cuh");
   EXPECT_EQ(k.key.size(), 64u);
@@ -104,8 +107,9 @@ TEST(source_compile, compile_error_names_the_file_and_line) {
 }
 
 TEST(source_compile, missing_source) {
-  EXPECT_EQ(error_of({k_data + "/absent.cu", "k", {}, {}, "sm_90"}),
-            k_data + "/absent.cu: cannot read the kernel source: no such file (the path is relative to the experiment file)");
+  EXPECT_EQ(
+      error_of({k_data + "/absent.cu", "k", {}, {}, "sm_90"}),
+      k_data + "/absent.cu: cannot read the kernel source: no such file (the path is relative to the experiment file)");
 }
 
 TEST(source_compile, unknown_kernel_name) {
@@ -116,8 +120,9 @@ TEST(source_compile, unknown_kernel_name) {
       << e;
   const std::string path = std::string(BB_SOURCE_DIR) + "/experiments/source/transpose.cu";
   const std::string far = error_of({path, "histogram", {}, {}, "sm_90"});
-  EXPECT_NE(far.find("there is no __global__ function 'histogram' in the file (its __global__ functions are 'transpose' "
-                     "'transpose_direct')"),
+  EXPECT_NE(far.find(
+                "there is no __global__ function 'histogram' in the file (its __global__ functions are 'transpose' "
+                "'transpose_direct')"),
             std::string::npos)
       << far;
 }
@@ -137,7 +142,8 @@ TEST(source_compile, the_example_transpose_compiles_for_each_layout) {
     const auto k = compile({path, std::string("transpose<") + layout + ", 32, 8>", {}, {}, "sm_90"}, "");
     EXPECT_NE(k.lowered_name.find(layout), std::string::npos) << k.lowered_name;
   }
-  const auto h = compile({std::string(BB_SOURCE_DIR) + "/experiments/source/histogram.cu", "histogram", {"COPIES=4"}, {}, "sm_90"}, "");
+  const auto h = compile(
+      {std::string(BB_SOURCE_DIR) + "/experiments/source/histogram.cu", "histogram", {"COPIES=4"}, {}, "sm_90"}, "");
   EXPECT_EQ(h.lowered_name, "histogram");
 }
 

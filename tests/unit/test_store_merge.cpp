@@ -109,9 +109,9 @@ TEST_F(store_merge, shards_that_started_a_file_in_the_same_millisecond_stay_apar
   for (int task : {0, 1}) {
     const std::string shard = m_tmp.file("shard-" + std::to_string(task) + ".sqlite");
     fs::copy_file(m_tmp.file("a.sqlite"), shard);
-    exec(shard, "UPDATE runs SET slurm_job_id = '41', slurm_array_task_id = '" + std::to_string(task) +
-                    "', shard = '" + std::to_string(task) + "/2'; DELETE FROM configurations WHERE seq % 2 = " +
-                    std::to_string(1 - task));
+    exec(shard, "UPDATE runs SET slurm_job_id = '41', slurm_array_task_id = '" + std::to_string(task) + "', shard = '" +
+                    std::to_string(task) +
+                    "/2'; DELETE FROM configurations WHERE seq % 2 = " + std::to_string(1 - task));
   }
   const std::string runs = scalar(m_tmp.file("a.sqlite"), "SELECT count(*) FROM runs");
   const std::string configurations = scalar(m_tmp.file("a.sqlite"), "SELECT count(*) FROM configurations");
@@ -123,7 +123,8 @@ TEST_F(store_merge, shards_that_started_a_file_in_the_same_millisecond_stay_apar
   }
   EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(*) FROM configurations"), configurations);
   EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(DISTINCT slurm_array_task_id) FROM runs"), "2");
-  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(*) FROM runs WHERE shard IS NOT slurm_array_task_id || '/2'"),
+  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"),
+                   "SELECT count(*) FROM runs WHERE shard IS NOT slurm_array_task_id || '/2'"),
             "0");
   // And each shard merged again adds nothing.
   for (const char* shard : {"shard-0.sqlite", "shard-1.sqlite"})

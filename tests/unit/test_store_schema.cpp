@@ -45,9 +45,7 @@ std::string read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
+void write_bytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
 
 /// A raw connection for making files by hand.
 struct raw_db {
@@ -90,9 +88,10 @@ template <class F> std::string refusal(F open) {
   return {};
 }
 
-const std::set<std::string> k_tables = {"baselines", "configurations", "expectations", "gpus",
-                                        "metrics",   "runs",           "sessions",       "timing_samples", "timings"};
-const std::set<std::string> k_views = {"baseline_values", "metric_summaries", "metrics_long", "results", "run_summaries"};
+const std::set<std::string> k_tables = {"baselines", "configurations", "expectations",   "gpus",   "metrics",
+                                        "runs",      "sessions",       "timing_samples", "timings"};
+const std::set<std::string> k_views = {"baseline_values", "metric_summaries", "metrics_long", "results",
+                                       "run_summaries"};
 
 TEST_F(store_schema, new_database_is_created_with_the_whole_schema) {
   const std::string path = file("nested/folder/bankbench.sqlite");
@@ -196,8 +195,7 @@ TEST_F(store_schema, sqlite_file_of_another_application_is_refused) {
 
 TEST_F(store_schema, open_existing_refuses_a_missing_file_and_creates_nothing) {
   const std::string path = file("missing/none.sqlite");
-  EXPECT_EQ(refusal([&] { database::open_existing(path); }),
-            "no database at " + path + "; run `bankbench run` first");
+  EXPECT_EQ(refusal([&] { database::open_existing(path); }), "no database at " + path + "; run `bankbench run` first");
   EXPECT_FALSE(fs::exists(file("missing")));
 }
 
@@ -250,8 +248,7 @@ TEST_F(store_schema_upgrade, a_failing_migration_changes_nothing) {
   raw_db raw(path);
   make_version_1(raw);
   const std::string message = refusal([&] { bb::store::schema::upgrade(raw.db, path, m_plan); });
-  EXPECT_NE(message.find("upgrading the schema from version 2 to 3: no such table: no_such_table"),
-            std::string::npos)
+  EXPECT_NE(message.find("upgrading the schema from version 2 to 3: no such table: no_such_table"), std::string::npos)
       << message;
   EXPECT_EQ(text_of(raw.db, "PRAGMA user_version"), "1");
   EXPECT_EQ(names_of(raw.db, "table"), (std::set<std::string>{"a"}));
@@ -270,8 +267,9 @@ TEST_F(store_schema_upgrade, a_gap_in_the_migrations_is_an_error) {
   m_plan.migrations.erase(m_plan.migrations.begin());
   raw_db raw(file("old.sqlite"));
   make_version_1(raw);
-  EXPECT_NE(refusal([&] { bb::store::schema::upgrade(raw.db, file("old.sqlite"), m_plan); })
-                .find("no migration from version 1 to 2"),
+  EXPECT_NE(refusal([&] {
+              bb::store::schema::upgrade(raw.db, file("old.sqlite"), m_plan);
+            }).find("no migration from version 1 to 2"),
             std::string::npos);
   EXPECT_EQ(text_of(raw.db, "PRAGMA user_version"), "1");
 }

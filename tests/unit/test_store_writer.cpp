@@ -162,16 +162,14 @@ TEST_F(store_writer, run_with_two_configurations_writes_exactly_its_rows) {
   EXPECT_EQ(counts(), (std::vector<int>{1, 1, 2, 6, 1, 3, 2}));
   EXPECT_EQ(value("SELECT status FROM runs"), "completed");
   EXPECT_EQ(value("SELECT length(finished_at) FROM runs"), "24");
-  EXPECT_EQ(value("SELECT metrics_json FROM runs"),
-            R"(["smsp__sass_inst_executed_op_shared_ld.sum",)"
-            R"("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"])");
+  EXPECT_EQ(value("SELECT metrics_json FROM runs"), R"(["smsp__sass_inst_executed_op_shared_ld.sum",)"
+                                                    R"("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"])");
   EXPECT_EQ(value("SELECT git_dirty || seed || warmup || samples FROM runs"), "1123423");
   EXPECT_EQ(value("SELECT group_concat(seq || ':' || status || ':' || ifnull(reason, 'NULL'), '|') FROM "
                   "configurations"),
             "0:ok:NULL|1:unsupported:tile 64 needs 33 KiB of shared memory per block");
   EXPECT_EQ(value("SELECT value FROM metrics WHERE name = 'load_wavefronts_per_request' AND launch_index = 1"), "1.5");
-  EXPECT_EQ(value("SELECT derived FROM metrics WHERE name = 'smsp__sass_inst_executed_op_shared_ld.sum' LIMIT 1"),
-            "0");
+  EXPECT_EQ(value("SELECT derived FROM metrics WHERE name = 'smsp__sass_inst_executed_op_shared_ld.sum' LIMIT 1"), "0");
   EXPECT_EQ(value("SELECT median_ns || ' ' || min_ns || ' ' || max_ns || ' ' || samples FROM timings"),
             "12340.0 12000.0 13000.0 3");
   EXPECT_EQ(value("SELECT group_concat(gpu_time_ns, ' ') FROM (SELECT gpu_time_ns FROM timing_samples "
@@ -266,8 +264,7 @@ TEST_F(store_writer, a_configuration_that_fails_half_way_leaves_no_rows) {
     FAIL() << "no bb::store_error";
   } catch (const bb::store_error& e) {
     EXPECT_NE(std::string(e.what()).find("UNIQUE constraint failed: metrics"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("recording configuration 0 (transpose/naive"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("recording configuration 0 (transpose/naive"), std::string::npos) << e.what();
   }
   EXPECT_EQ(counts(), before);
 
