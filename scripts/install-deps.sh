@@ -8,7 +8,8 @@ packages=(build-essential cmake ninja-build git pkg-config
           libvalijson-dev nlohmann-json3-dev libgtest-dev
           chromium libpng-dev python3
           slurm-wlm munge                 # the Slurm test (tests/slurm) starts its own daemons
-          clang libclang-rt-14-dev)       # libFuzzer for scripts/fuzz.sh
+          clang libclang-rt-14-dev        # libFuzzer for scripts/fuzz.sh
+          clang-format-14)                # the layout check (scripts/format-check.sh)
 
 missing=()
 for p in "${packages[@]}"; do
