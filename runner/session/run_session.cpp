@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -200,6 +201,7 @@ struct counter_source {
   int sm_clock_max_mhz = 0;
   // Every metric list is checked against the chip before any kernel runs.
   std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
+  std::set<const profile::session*> warmed; ///< those whose first profiled launch is behind them
 
   [[nodiscard]] const profile::session* session_for(const config::experiment& e) const {
     const auto it = sessions.find(e.metrics);
@@ -207,28 +209,42 @@ struct counter_source {
   }
 };
 
+/// Profiles an empty kernel in `s` once, before its first configuration: a range profiler's first
+/// pass after it is enabled costs about 0.12 s (H100, H200), which no configuration should carry.
+void warm_up(counter_source& b, profile::session& s, const run_plan& plan) {
+  if (!b.warmed.insert(&s).second) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  launch::warm_up_profiler(s, plan.cache_control == launch::cache_control::all);
+  spdlog::debug("profiler of {} metric(s) warmed up in {:.0f} ms", s.metrics().size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 void open_gpu(counter_source& b, const std::vector<config::experiment>& experiments, const run_plan& plan,
               const launch::device_info& device) {
   launch::use_allocator(plan.allocator);
   launch::nvml::instance().bind(device.uuid);
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
-  if (plan.passes.counters) {
+  if (plan.passes.counters && !experiments.empty()) {
     const auto t0 = std::chrono::steady_clock::now();
-    // Last to first: the range profiler of the first experiment's metric list is the one left
-    // enabled by its warm-up (group_by_metric_list puts each list's experiments together).
-    for (auto it = experiments.rbegin(); it != experiments.rend(); ++it)
-      if (const auto& e = *it; !b.sessions.count(e.metrics)) {
+    // Every metric list is checked against the chip now; only the first experiment's profiler is
+    // warmed up now, each other one before its first experiment. One range profiler may be
+    // enabled on a context at a time, so warming them all up front enabled each once more
+    // (group_by_metric_list puts each list's experiments together).
+    for (const auto& e : experiments)
+      if (!b.sessions.count(e.metrics)) {
         b.sessions[e.metrics] = profile::session::create(plan.device, e.metrics);
         if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
           spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
                        absent.size(), e.metric_set, b.sessions[e.metrics]->chip());
-        launch::warm_up_profiler(*b.sessions[e.metrics], plan.cache_control == launch::cache_control::all);
       }
+    const auto created = std::chrono::steady_clock::now();
+    warm_up(b, *b.sessions.at(experiments.front().metrics), plan);
     b.gpu.chip = b.sessions.begin()->second->chip();
-    spdlog::debug("profiler set up in {:.0f} ms ({} pass(es) for the first metric list)",
+    spdlog::debug("profiler set up in {:.0f} ms ({} metric list(s) checked in {:.0f} ms; {} pass(es) for the first)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                  b.sessions.begin()->second->passes());
+                  b.sessions.size(), std::chrono::duration<double, std::milli>(created - t0).count(),
+                  b.sessions.at(experiments.front().metrics)->passes());
   }
   spdlog::info("GPU {}: {} ({}sm_{}{}), driver {}, CUDA {}.{}", device.ordinal, device.name,
                b.gpu.chip.empty() ? "" : b.gpu.chip + ", ", device.cc_major, device.cc_minor,
@@ -261,7 +277,10 @@ public:
       m_source.gpu = model_gpu_record();
       m_db.emplace(store::database::open(plan.db));
     } else {
+      const auto t0 = std::chrono::steady_clock::now();
       const auto device = launch::open_device(plan.device); // no GPU: fail before creating any file
+      spdlog::debug("GPU {} opened in {:.0f} ms", plan.device,
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       m_db.emplace(store::database::open(plan.db));
       open_gpu(m_source, experiments, plan, device);
     }
@@ -362,6 +381,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
     runner = std::make_unique<model_runner>(e);
   } else {
     profile::session* counting = m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr;
+    if (counting != nullptr) warm_up(m_source, *counting, m_plan);
     runner = std::make_unique<gpu_runner>(e, exec_options_of(e, record), counting);
   }
   const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
