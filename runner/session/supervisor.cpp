@@ -10,6 +10,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -32,6 +34,8 @@ public:
   void configuration_started(std::size_t e, int seq) override { send("start", e, seq); }
   void configuration_timing(std::size_t e, int seq) override { send("timing", e, seq); }
   void configuration_stored(std::size_t e, int seq) override { send("stored", e, seq); }
+  /// Everything is stored and the worker exits with `rc`.
+  void finished(int rc) { send("finished", 0, rc); }
 
 private:
   void send(const char* what, std::size_t e, std::int64_t value) {
@@ -91,6 +95,8 @@ std::string describe_exit(int status) {
     spdlog::error("internal error: {}", e.what());
     rc = static_cast<int>(exit_code::internal);
   }
+  spdlog::debug("worker: finished with exit code {}", rc);
+  events.finished(rc); // the supervisor goes on while this process releases its GPU context
   spdlog::default_logger()->flush();
   std::fflush(nullptr);
   _exit(rc); // no static destructors: CUDA and CUPTI tear-down after a fault can hang
@@ -117,7 +123,8 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
     std::string buffer;
     bool timed_out = false;
     bool told = false;
-    for (bool open = true; open;) {
+    std::optional<int> finished; // the worker's exit code, told before it exits
+    while (!finished) {
       // A signal sent to the supervisor alone (kill PID, Slurm, a closed SSH session) reaches the
       // worker too, which stores the configuration in flight, marks the run and exits.
       if (g_interrupted.load() && !told) {
@@ -160,14 +167,27 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
           std::erase(current.seqs, static_cast<int>(value));
           current.active = !current.seqs.empty();
         }
+        if (what == "finished") finished = static_cast<int>(value);
       }
     }
     close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    // A worker that said it finished is reaped last: releasing a GPU context as a process ends
+    // takes a moment, and the tables need nothing from it.
+    const auto reap = [pid] {
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      return status;
+    };
+    const int status = finished ? 0 : reap();
+    struct reap_at_end {
+      std::function<int()> reap;
+      ~reap_at_end() {
+        if (reap) reap();
+      }
+    } const later{finished ? std::function<int()>(reap) : nullptr};
 
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const int code = finished ? *finished : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.
     if (code == static_cast<int>(exit_code::store) || code == static_cast<int>(exit_code::usage) ||
         code == static_cast<int>(exit_code::environment))
