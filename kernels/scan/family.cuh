@@ -13,8 +13,8 @@
 #include "common/params.hpp"
 #include "common/in_out_problem.cuh"
 #include "common/device_buffer.cuh"
+#include "common/device_check.cuh"
 #include "common/device_generate.cuh"
-#include "common/readback.cuh"
 #include "launch/cuda_call.hpp"
 #include "registry/registry.hpp"
 #include "scan/sweep.hpp"
@@ -160,6 +160,21 @@ template <class Layout> model::access_plan blelloch_access_plan(const nlohmann::
 
 // ---- the shared problem ----
 
+/// The check: thread b walks block b of 1024 outputs against the running sum of its inputs,
+/// regenerated from (seed, i), and every thread of the warp adds what it found to the tally.
+/// (A template, so that each variant's translation unit may hold it.)
+template <int Elements> __global__ void check_kernel(const std::uint32_t* __restrict__ got, std::size_t count,
+                                                     std::uint64_t seed, device_tally* tally) {
+  const std::size_t begin = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) * Elements;
+  unsigned long long wrong = 0, first = ULLONG_MAX;
+  std::uint32_t sum = 0;
+  for (std::size_t i = begin; i < count && i < begin + Elements; ++i) {
+    if (got[i] != sum && wrong++ == 0) first = i;
+    sum += integer_at(seed, i);
+  }
+  detail::warp_add_to_tally(wrong, first, tally);
+}
+
 /// Variant: k_threads per block and a launcher; every variant scans blocks of 1024 elements.
 template <class Variant> class scan_problem final : public in_out_problem<std::uint32_t> {
 public:
@@ -174,31 +189,29 @@ public:
   }
 
   verify_result verify() override {
-    // Exact. An element the kernel never writes keeps the poison 0xffffffff and passes only where
-    // its prefix sum happens to be that value (probability 2^-32 per element). Pieces and chunks
-    // hold whole blocks, so each chunk's running sum starts at a block's first element.
-    auto expected = [&](std::size_t i) { // element i's prefix within its block, for the message
-      std::uint32_t sum = 0;
-      for (std::size_t k = i - i % k_elements; k < i; ++k) sum += integer_at(m_seed, k);
-      return sum;
-    };
-    auto check = [&](std::size_t first, const std::uint32_t* got, std::size_t count) {
-      return host::count_mismatches_walk(
-          count, std::size_t{1} << 20,
-          [&](std::size_t begin, std::size_t end, auto report) {
-            std::uint32_t sum = 0;
-            for (std::size_t j = begin; j < end; ++j) {
-              if ((first + j) % k_elements == 0) sum = 0;
-              if (got[j] != sum) report(j);
-              sum += integer_at(m_seed, first + j);
-            }
-          },
-          [&](std::size_t j) {
-            return "out[" + std::to_string(first + j) + "] = " + std::to_string(got[j]) + ", expected " +
-                   std::to_string(expected(first + j));
-          });
-    };
-    return verify_pieces(m_out.get(), m_out.size(), check);
+    // Exact, on the GPU: one thread walks each block's running sum (check_kernel). An element the
+    // kernel never writes keeps the poison 0xffffffff and passes only where its prefix sum happens
+    // to be that value (probability 2^-32 per element).
+    const std::size_t count = m_out.size();
+    const auto blocks = static_cast<std::size_t>(blocks_of(m_n));
+    const device_tally t = tally_with([&](device_tally* tally) {
+      constexpr int k_threads = 256;
+      check_kernel<k_elements>
+          <<<static_cast<unsigned>((blocks + k_threads - 1) / k_threads), k_threads>>>(m_out.get(), count, m_seed,
+                                                                                       tally);
+    });
+    verify_result r;
+    r.checked = count;
+    r.mismatches = t.wrong;
+    r.ok = t.wrong == 0;
+    if (t.wrong != 0) {
+      const auto i = static_cast<std::size_t>(t.first);
+      std::uint32_t expected = 0; // element i's prefix within its block
+      for (std::size_t k = i - i % k_elements; k < i; ++k) expected += integer_at(m_seed, k);
+      r.first_mismatch = "out[" + std::to_string(i) + "] = " + std::to_string(read_element(m_out.get(), i)) +
+                         ", expected " + std::to_string(expected);
+    }
+    return r;
   }
 
   [[nodiscard]] int smem_access_bytes() const override { return 4; }
