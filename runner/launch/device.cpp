@@ -1,6 +1,9 @@
 #include "launch/device.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include <dlfcn.h>
 
@@ -50,6 +53,30 @@ static std::string format_uuid(const cudaUUID_t& id) {
   std::snprintf(buf, sizeof buf, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
                 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return buf;
+}
+
+bool make_only_visible(int ordinal) {
+  if (ordinal < 0) return false;
+  std::string entry;
+  if (const char* given = std::getenv("CUDA_VISIBLE_DEVICES"); given != nullptr) {
+    // The user's list: ordinal d is its d-th entry (an index, a GPU-... or MIG-... UUID).
+    std::vector<std::string> entries;
+    std::string list = given;
+    for (std::size_t at = 0;;) {
+      const auto comma = list.find(',', at);
+      entries.push_back(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (static_cast<std::size_t>(ordinal) >= entries.size() || entries[static_cast<std::size_t>(ordinal)].empty())
+      return false;
+    entry = entries[static_cast<std::size_t>(ordinal)];
+  } else {
+    const nvml& n = nvml::instance();
+    if (ordinal >= n.device_count() || n.any_mig()) return false;
+    entry = std::to_string(ordinal); // in CUDA_DEVICE_ORDER's order, as the ordinal itself
+  }
+  return setenv("CUDA_VISIBLE_DEVICES", entry.c_str(), 1) == 0;
 }
 
 device_info open_device(int ordinal) {

@@ -28,4 +28,12 @@ int device_count();
 /// Selects `ordinal`, creates its primary context, and describes it.
 device_info open_device(int ordinal);
 
+/// Narrows CUDA_VISIBLE_DEVICES to device `ordinal` (as CUDA numbers it here), so that CUDA sets
+/// up that GPU alone in this process, where it is then device 0: on a host with two H200s, opening
+/// one GPU and checking two metric lists against it took 0.56 and 0.70 s with both visible, 0.24
+/// s each with one. Call before any CUDA call. Changes nothing and returns false where the device
+/// cannot be told for certain: an ordinal past CUDA_VISIBLE_DEVICES's entries or NVML's count, no
+/// NVML, or a GPU in MIG mode.
+bool make_only_visible(int ordinal);
+
 } // namespace bb::launch

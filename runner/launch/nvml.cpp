@@ -34,6 +34,9 @@ nvml::nvml() {
   m_get_handle_by_uuid = lookup<decltype(m_get_handle_by_uuid)>(m_lib, "nvmlDeviceGetHandleByUUID");
   m_get_clock_info = lookup<decltype(m_get_clock_info)>(m_lib, "nvmlDeviceGetClockInfo");
   m_get_reasons = lookup<decltype(m_get_reasons)>(m_lib, "nvmlDeviceGetCurrentClocksEventReasons");
+  m_get_count = lookup<decltype(m_get_count)>(m_lib, "nvmlDeviceGetCount_v2");
+  m_get_handle_by_index = lookup<decltype(m_get_handle_by_index)>(m_lib, "nvmlDeviceGetHandleByIndex_v2");
+  m_get_mig_mode = lookup<decltype(m_get_mig_mode)>(m_lib, "nvmlDeviceGetMigMode");
   if (m_get_reasons == nullptr)
     m_get_reasons = lookup<decltype(m_get_reasons)>(m_lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (init == nullptr || init() != k_nvml_success) {
@@ -54,6 +57,27 @@ void nvml::bind(const std::string& uuid) {
   if (m_lib == nullptr || m_get_handle_by_uuid == nullptr) return;
   void* dev = nullptr;
   if (m_get_handle_by_uuid(uuid.c_str(), &dev) == k_nvml_success) m_device = dev;
+}
+
+int nvml::device_count() const {
+  unsigned n = 0;
+  if (m_lib == nullptr || m_get_count == nullptr || m_get_count(&n) != k_nvml_success) return -1;
+  return static_cast<int>(n);
+}
+
+bool nvml::any_mig() const {
+  const int n = device_count();
+  if (n < 0 || m_get_handle_by_index == nullptr || m_get_mig_mode == nullptr) return true;
+  constexpr int k_nvml_not_supported = 3; // a GPU without MIG
+  for (int i = 0; i < n; ++i) {
+    void* dev = nullptr;
+    if (m_get_handle_by_index(static_cast<unsigned>(i), &dev) != k_nvml_success) return true;
+    unsigned current = 0, pending = 0;
+    const int rc = m_get_mig_mode(dev, &current, &pending);
+    if (rc == k_nvml_not_supported) continue;
+    if (rc != k_nvml_success || current != 0) return true;
+  }
+  return false;
 }
 
 int nvml::sm_clock_mhz() const {

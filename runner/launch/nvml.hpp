@@ -20,6 +20,11 @@ public:
   /// NVML's clock-event (throttle) reason bits; 0 when none or unknown.
   [[nodiscard]] std::uint64_t clock_event_reasons() const;
 
+  /// GPUs NVML sees (all of the machine's, whatever CUDA_VISIBLE_DEVICES says); -1 when unknown.
+  [[nodiscard]] int device_count() const;
+  /// Whether any GPU has MIG mode on (or NVML cannot tell).
+  [[nodiscard]] bool any_mig() const;
+
   /// True when the reasons include a slowdown (power cap, thermal, hardware brake).
   static bool is_throttled(std::uint64_t reasons);
   /// "sw_power_cap,hw_thermal", or "" when none.
@@ -36,6 +41,9 @@ private:
   int (*m_get_handle_by_uuid)(const char*, void**) = nullptr;
   int (*m_get_clock_info)(void*, int, unsigned*) = nullptr;
   int (*m_get_reasons)(void*, unsigned long long*) = nullptr;
+  int (*m_get_count)(unsigned*) = nullptr;
+  int (*m_get_handle_by_index)(unsigned, void**) = nullptr;
+  int (*m_get_mig_mode)(void*, unsigned*, unsigned*) = nullptr;
 };
 
 } // namespace bb::launch

@@ -137,6 +137,7 @@ int run_on_devices(const std::vector<config::experiment>& experiments, const run
       prctl(PR_SET_PDEATHSIG, SIGKILL); // the parent killed with -9 takes its device sessions along
       if (dup2(fileno(tables), STDOUT_FILENO) < 0) _exit(static_cast<int>(exit_code::internal));
       spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] %^%l%$: %v", mine.device));
+      if (!mine.supervised()) mine.device_alone = launch::make_only_visible(mine.device); // else each worker does
       const int rc = exit_code_of([&] {
         return mine.supervised() ? supervise(experiments, mine, share)
                                  : run_in_process(experiments, mine, share, nullptr, true);

@@ -30,7 +30,10 @@ struct run_plan {
   session::passes passes;
   launch::cache_control cache_control = launch::cache_control::all;
   launch::allocator allocator = launch::allocator::pool;
-  int device = 0;           ///< the one device of a session
+  int device = 0; ///< the one device of a session
+  /// CUDA_VISIBLE_DEVICES was narrowed to `device` in this process (launch::make_only_visible):
+  /// CUDA numbers it 0 here.
+  bool device_alone = false;
   std::vector<int> devices; ///< two or more: one session per device (multi_device.hpp)
   config::share_unit spread = config::share_unit::configuration; ///< how the devices share the work
   bool isolate = true;        ///< configurations in a supervised worker process (supervisor.hpp)
@@ -43,6 +46,8 @@ struct run_plan {
   std::string command_line;   ///< argv joined, stored with each run
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
+  /// The device's CUDA ordinal in this process.
+  [[nodiscard]] int cuda_ordinal() const { return device_alone ? 0 : device; }
   /// Whether counters are stored: the model's predictions, or a GPU run's counter pass.
   [[nodiscard]] bool counts() const { return model() || passes.counters; }
   /// Whether the configurations run in a worker process: on a GPU, unless --no-isolation.

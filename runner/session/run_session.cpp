@@ -233,7 +233,7 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
     // (group_by_metric_list puts each list's experiments together).
     for (const auto& e : experiments)
       if (!b.sessions.count(e.metrics)) {
-        b.sessions[e.metrics] = profile::session::create(plan.device, e.metrics);
+        b.sessions[e.metrics] = profile::session::create(plan.cuda_ordinal(), e.metrics);
         if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
           spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
                        absent.size(), e.metric_set, b.sessions[e.metrics]->chip());
@@ -246,7 +246,7 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
                   b.sessions.size(), std::chrono::duration<double, std::milli>(created - t0).count(),
                   b.sessions.at(experiments.front().metrics)->passes());
   }
-  spdlog::info("GPU {}: {} ({}sm_{}{}), driver {}, CUDA {}.{}", device.ordinal, device.name,
+  spdlog::info("GPU {}: {} ({}sm_{}{}), driver {}, CUDA {}.{}", plan.device, device.name,
                b.gpu.chip.empty() ? "" : b.gpu.chip + ", ", device.cc_major, device.cc_minor,
                device.driver_version.empty() ? "?" : device.driver_version, device.cuda_driver_version / 1000,
                device.cuda_driver_version % 1000 / 10);
@@ -278,7 +278,7 @@ public:
       m_db.emplace(store::database::open(plan.db));
     } else {
       const auto t0 = std::chrono::steady_clock::now();
-      const auto device = launch::open_device(plan.device); // no GPU: fail before creating any file
+      const auto device = launch::open_device(plan.cuda_ordinal()); // no GPU: fail before creating any file
       spdlog::debug("GPU {} opened in {:.0f} ms", plan.device,
                     std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       m_db.emplace(store::database::open(plan.db));

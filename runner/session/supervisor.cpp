@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.hpp"
+#include "launch/device.hpp"
 #include "store/database.hpp"
 
 namespace bb::session {
@@ -87,7 +88,9 @@ std::string describe_exit(int status) {
   pipe_events events(fd);
   int rc = 0;
   try {
-    rc = run_in_process(experiments, plan, start, &events, false);
+    run_plan mine = plan;
+    mine.device_alone = launch::make_only_visible(plan.device); // this process's first CUDA use is ahead
+    rc = run_in_process(experiments, mine, start, &events, false);
   } catch (const error& e) {
     spdlog::error("{}", e.what());
     rc = static_cast<int>(e.code());
