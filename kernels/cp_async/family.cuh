@@ -148,12 +148,14 @@ template <class Layout, order O> problem_factory factory() {
 /// The kernel's requests: 8 cp.async (LDGSTS, 16 bytes per lane) and 8 LDS.128 read-backs per tile;
 /// each cp.async also names the global lines it reads.
 template <class Layout, order O> model::access_plan shared_access_plan(const nlohmann::json& params) {
-  const auto tiles = static_cast<std::uint64_t>(checked_config(params).tiles);
+  const auto config = checked_config(params);
+  const auto tiles = static_cast<std::uint64_t>(config.tiles);
   model::access_plan plan;
   plan.access_bytes = 16;
   for (int s = 0; s < k_steps; ++s) {
     model::warp_access copy, load;
     copy.kind = model::access_kind::ldgsts;
+    copy.l1_bypass = config.cg;
     copy.width = load.width = 16;
     std::uint32_t lines = 0; // bit r: global row r, one 128-byte line each
     for (int lane = 0; lane < 32; ++lane) {

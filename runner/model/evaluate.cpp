@@ -222,7 +222,9 @@ access_cost evaluate_atomic(const warp_access& a) {
     ++phases;
   }
   c.ideal_wavefronts = phases;
-  c.conflicts = c.wavefronts - c.ideal_wavefronts;
+  // cp.async.cg: an H100 and an H200 counted 0 conflicts in every cp_async layout, 8-way
+  // destinations included, where .ca counted every wavefront above the ideal.
+  c.conflicts = a.kind == access_kind::ldgsts && a.l1_bypass ? 0 : c.wavefronts - c.ideal_wavefronts;
   return c;
 }
 
@@ -250,7 +252,9 @@ access_cost evaluate(const warp_access& a, rule_set rules) {
   // cp.async writes shared memory as its global lines arrive: an H100 took one wavefront per
   // 128-byte source line even where the destinations were conflict-free (docs/bank-model.md).
   if (a.kind == access_kind::ldgsts && a.source_lines > c.wavefronts) c.wavefronts = a.source_lines;
-  c.conflicts = c.wavefronts - c.ideal_wavefronts;
+  // cp.async.cg: an H100 and an H200 counted 0 conflicts in every cp_async layout, 8-way
+  // destinations included, where .ca counted every wavefront above the ideal.
+  c.conflicts = a.kind == access_kind::ldgsts && a.l1_bypass ? 0 : c.wavefronts - c.ideal_wavefronts;
   return c;
 }
 

@@ -42,10 +42,13 @@ struct warp_access {
   /// cp.async (ldgsts) only: distinct 128-byte global lines the active lanes read (0: not given).
   /// Its shared-side wavefronts are at least this many (docs/bank-model.md, "Access kinds").
   int source_lines = 0;
+  /// cp.async.cg only (the global read bypasses L1): the hardware counts none of its excess
+  /// wavefronts as bank conflicts (docs/bank-model.md, "Access kinds").
+  bool l1_bypass = false;
 
   friend bool operator==(const warp_access& a, const warp_access& b) {
     return a.active == b.active && a.width == b.width && a.kind == b.kind && a.address == b.address &&
-           a.source_lines == b.source_lines;
+           a.source_lines == b.source_lines && a.l1_bypass == b.l1_bypass;
   }
 };
 

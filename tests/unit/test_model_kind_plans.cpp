@@ -64,6 +64,16 @@ TEST(model_kind_plans, cp_async_and_tma_read_backs) {
   EXPECT_EQ(per_request(predicted("cp_async", "scatter", cp), "ldgsts"), 32.0);
   EXPECT_EQ(per_request(predicted("cp_async", "scatter", cp), "lds"), 32.0); // its read-back too
   EXPECT_EQ(predicted("cp_async", "columns_padded", cp).kinds.at("ldgsts").requests, 80u);
+  // Conflicts as the counter shows them: the excess under .ca (28 per request), none under .cg at
+  // the same wavefronts (H100, H200).
+  const nlohmann::json cg = {{"cache", "cg"}, {"batch", 10}};
+  for (const char* v : {"columns", "columns_padded", "columns_swizzled", "scatter"}) {
+    const auto ca_kind = predicted("cp_async", v, cp).kinds.at("ldgsts");
+    const auto cg_kind = predicted("cp_async", v, cg).kinds.at("ldgsts");
+    EXPECT_EQ(ca_kind.conflicts, 28u * ca_kind.requests) << v;
+    EXPECT_EQ(cg_kind.conflicts, 0u) << v;
+    EXPECT_EQ(cg_kind.wavefronts, ca_kind.wavefronts) << v;
+  }
   for (const auto& [rows, none] : {std::pair{32, 8.0}, std::pair{64, 16.0}, std::pair{128, 32.0}})
     EXPECT_EQ(per_request(predicted("tma", "none", {{"row_bytes", rows}, {"batch", 4}}), "lds"), none) << rows;
   EXPECT_EQ(per_request(predicted("tma", "sw32", {{"row_bytes", 32}, {"batch", 4}}), "lds"), 4.0);
