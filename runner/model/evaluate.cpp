@@ -222,9 +222,7 @@ access_cost evaluate_atomic(const warp_access& a) {
     ++phases;
   }
   c.ideal_wavefronts = phases;
-  // cp.async.cg: an H100 and an H200 counted 0 conflicts in every cp_async layout, 8-way
-  // destinations included, where .ca counted every wavefront above the ideal.
-  c.conflicts = a.kind == access_kind::ldgsts && a.l1_bypass ? 0 : c.wavefronts - c.ideal_wavefronts;
+  c.conflicts = c.wavefronts - c.ideal_wavefronts;
   return c;
 }
 
