@@ -10,7 +10,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -75,6 +74,14 @@ void record_lost(const std::string& db_path, const config::experiment& e, std::i
   db.add_configuration(run_id, rec);
   spdlog::error("[{}/{}] {}/{} {}  failed: {}", seq + 1, configs.size(), e.family, cfg.variant,
                 config::describe_params(cfg.params), reason);
+}
+
+/// Waits for child `pid` to end and gives its wait status.
+int reap(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 std::string describe_exit(int status) {
@@ -174,21 +181,15 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
       }
     }
     close(fds[0]);
-    // A worker that said it finished is reaped last: releasing a GPU context as a process ends
-    // takes a moment, and the tables need nothing from it.
-    const auto reap = [pid] {
-      int status = 0;
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      return status;
-    };
-    const int status = finished ? 0 : reap();
+    // A worker that said it finished is reaped last, as this iteration ends: releasing a GPU
+    // context as a process ends takes a moment, and the tables need nothing from it.
     struct reap_at_end {
-      std::function<int()> reap;
+      pid_t pid;
       ~reap_at_end() {
-        if (reap) reap();
+        if (pid > 0) reap(pid);
       }
-    } const later{finished ? std::function<int()>(reap) : nullptr};
+    } const later{finished ? pid : 0};
+    const int status = finished ? 0 : reap(pid);
 
     const int code = finished ? *finished : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.
