@@ -15,6 +15,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "common/readback.cuh"
 #include "common/sha256.hpp"
 #include "config/expression.hpp"
 #include "launch/cuda_call.hpp"
@@ -185,8 +186,13 @@ public:
     std::size_t o = 0;
     for (auto& b : m_buffers) {
       if (!b.arg->output) continue;
-      const unsigned char* got = read_back(b);
-      compare(b, got, m_expected->at(o++), r);
+      const std::vector<unsigned char>& want = m_expected->at(o++);
+      // In pieces of k_piece_bytes through the pinned buffers the process keeps (a multiple of
+      // every element's size, so each piece holds whole elements).
+      host::add_piece(r, verify_pieces(static_cast<const unsigned char*>(b.block.ptr), b.bytes,
+                                       [&](std::size_t first, const unsigned char* got, std::size_t n) {
+                                         return compare(b, first, got, n, want);
+                                       }));
     }
     return r;
   }
@@ -220,7 +226,6 @@ private:
   std::vector<buffer> m_buffers;
   std::vector<std::vector<unsigned char>> m_values; ///< each argument's bytes, as the kernel takes it
   shared_bytes::handle m_expected;                  ///< each output's expected bytes
-  std::vector<unsigned char> m_large_read_back;     ///< an output larger than the staging buffer
   std::uint64_t m_device_bytes = 0;
 
   void geometry(const std::string& where, const nlohmann::json& params) {
@@ -359,45 +364,21 @@ private:
     }
   }
 
-  /// The output's bytes on the host, valid until the next read_back. Up to k_staging_max bytes go
-  /// through one page-locked buffer that every configuration of the process reuses: a 64 MiB
-  /// output copied into fresh pageable memory took about 45 ms to verify on an H200, page faults
-  /// and staging copies included.
-  const unsigned char* read_back(const buffer& b) {
-    static constexpr std::size_t k_staging_max = std::size_t{256} << 20;
-    // Never freed: released with the process (freeing it in a static destructor could run after
-    // the CUDA runtime has shut down).
-    static unsigned char* staging = nullptr;
-    static std::size_t staging_bytes = 0;
-    if (b.bytes <= k_staging_max) {
-      if (b.bytes > staging_bytes) {
-        if (staging != nullptr) BB_CUDA_CALL(cudaFreeHost(staging));
-        staging = nullptr;
-        staging_bytes = 0;
-        const std::size_t want = std::max<std::size_t>(b.bytes, std::size_t{1} << 20);
-        BB_CUDA_CALL(cudaMallocHost(reinterpret_cast<void**>(&staging), want));
-        staging_bytes = want;
-      }
-      BB_CUDA_CALL(cudaMemcpy(staging, b.block.ptr, b.bytes, cudaMemcpyDeviceToHost));
-      return staging;
-    }
-    m_large_read_back.resize(b.bytes);
-    BB_CUDA_CALL(cudaMemcpy(m_large_read_back.data(), b.block.ptr, b.bytes, cudaMemcpyDeviceToHost));
-    return m_large_read_back.data();
-  }
-
-  void compare(const buffer& b, const unsigned char* got, const std::vector<unsigned char>& want,
-               verify_result& r) const {
-    if (std::memcmp(got, want.data(), b.bytes) == 0) { // the usual case, at memory speed
-      r.checked += b.count;
-      return;
+  /// Bytes [first, first + n) of output `b`, held in got[0, n), against the expected bytes.
+  verify_result compare(const buffer& b, std::size_t first, const unsigned char* got, std::size_t n,
+                        const std::vector<unsigned char>& want) const {
+    verify_result r;
+    const std::size_t size = b.type->bytes;
+    if (std::memcmp(got, want.data() + first, n) == 0) { // the usual case, at memory speed
+      r.checked = n / size;
+      return r;
     }
     const double tol = m_variant.check->tolerance;
-    for (std::size_t i = 0; i < b.count; ++i) {
-      const unsigned char* g = got + i * b.type->bytes;
-      const unsigned char* w = want.data() + i * b.type->bytes;
+    for (std::size_t j = 0; j < n / size; ++j) {
+      const unsigned char* g = got + j * size;
+      const unsigned char* w = want.data() + first + j * size;
       ++r.checked;
-      bool same = std::memcmp(g, w, b.type->bytes) == 0;
+      bool same = std::memcmp(g, w, size) == 0;
       if (!same && tol > 0) {
         const double gv = load_number(g, *b.type), wv = load_number(w, *b.type);
         same = std::fabs(gv - wv) <= tol * std::max(1.0, std::fabs(wv));
@@ -405,11 +386,12 @@ private:
       if (same) continue;
       if (r.mismatches++ == 0) {
         std::ostringstream s;
-        s << b.arg->name << "[" << i << "] = " << load_number(g, *b.type) << ", expected " << load_number(w, *b.type);
+        s << b.arg->name << "[" << first / size + j << "] = " << load_number(g, *b.type) << ", expected "
+          << load_number(w, *b.type);
         r.first_mismatch = s.str();
       }
-      r.ok = false;
     }
+    return r;
   }
 };
 
