@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "common/child_process.hpp"
@@ -138,7 +139,10 @@ void add_queue_states(const session::sweep::spec& s, std::vector<session::sweep:
           task < 0 || task >= s.tasks)
         continue;
       auto& t = tasks[static_cast<std::size_t>(task)];
-      if (t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed) continue;
+      // A task whose marker is written has ended, whatever squeue still says while the job completes.
+      if (t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed ||
+          t.state == session::sweep::task_state::stopped)
+        continue;
       t.queued = line.substr(bar + 1);
       std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(),
                      [](unsigned char c) { return std::tolower(c); });
@@ -150,6 +154,7 @@ const char* state_name(session::sweep::task_state t) {
   switch (t) {
   case session::sweep::task_state::done: return "done";
   case session::sweep::task_state::failed: return "failed";
+  case session::sweep::task_state::stopped: return "stopped";
   case session::sweep::task_state::unfinished: return "unfinished";
   case session::sweep::task_state::never_ran: return "never ran";
   }
@@ -185,12 +190,24 @@ bool report(const session::sweep::spec& s, const std::vector<session::sweep::tas
   out << fmt::format("{} of {} done", done, s.tasks);
   if (!queued.empty()) out << fmt::format("; in Slurm's queue: {}", session::sweep::array_ranges(queued));
   const auto rest = to_run_again(tasks);
-  if (!rest.empty())
-    out << fmt::format("; not done: {} (unfinished: started and ended without a marker, i.e. killed or out of "
-                       "time)\nrun them again with:\n  {}",
-                       session::sweep::array_ranges(rest),
+  if (!rest.empty()) {
+    // What each state among the rest means, for the states that are there.
+    std::vector<std::string> meaning;
+    auto explain = [&](session::sweep::task_state state, const char* text) {
+      if (std::any_of(rest.begin(), rest.end(),
+                      [&](int i) { return tasks[static_cast<std::size_t>(i)].state == state; }))
+        meaning.push_back(fmt::format("{}: {}", state_name(state), text));
+    };
+    explain(session::sweep::task_state::failed, "bankbench exited with an error, see the task's log");
+    explain(session::sweep::task_state::stopped,
+            "a signal stopped bankbench (scancel, a time limit) after it stored what it finished");
+    explain(session::sweep::task_state::unfinished, "started and ended without a marker, i.e. killed or out of time");
+    explain(session::sweep::task_state::never_ran, "no task of this number started");
+    out << fmt::format("; not done: {} ({})\nrun them again with:\n  {}", session::sweep::array_ranges(rest),
+                       fmt::join(meaning, "; "),
                        session::sweep::shell_line({"bankbench", "slurm", "resubmit", s.folder, "--tasks",
                                                    session::sweep::array_ranges(rest)}));
+  }
   out << "\n";
   return done == s.tasks;
 }
@@ -276,7 +293,8 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
   s->add_option("--bankbench", o->spec.bankbench, "the bankbench binary the tasks run (default: this one)");
   s->add_flag("--print", o->print_only, "print the sbatch commands, write and submit nothing");
 
-  o->status = sub.add_subcommand("status", "which tasks finished, failed or never ran, from the sweep's markers");
+  o->status = sub.add_subcommand("status",
+                                 "which tasks finished, failed, were stopped or never ran, from the sweep's markers");
   add_folder(o->status, *o);
   o->resubmit = sub.add_subcommand("resubmit", "submit the tasks not done again (or --tasks), and a new merge job");
   add_folder(o->resubmit, *o);
@@ -285,7 +303,7 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
   o->collect = sub.add_subcommand("collect", "status, then merge the finished shards into one database");
   add_folder(o->collect, *o);
   o->collect->add_option("--into", o->into, "the merged database (default: SWEEP/merged.sqlite), rebuilt each time");
-  o->collect->add_flag("--partial", o->partial, "merge also what unfinished and failed tasks stored");
+  o->collect->add_flag("--partial", o->partial, "merge also what failed, stopped and unfinished tasks stored");
   return [o] { return run_slurm(*o); };
 }
 

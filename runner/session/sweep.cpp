@@ -46,18 +46,27 @@ std::string task_script(const spec& s) {
   return fmt::format(R"sh(#!/bin/bash
 # One task of a bankbench sweep (written by `bankbench slurm submit`): shard $SLURM_ARRAY_TASK_ID
 # of {tasks}, into its own database. A task run again starts its shard afresh, so the merge never
-# holds a configuration twice. Markers: markers/I.started as it starts; markers/I.done (bankbench
-# exited 0 or 1: every configuration ran) or markers/I.failed as it ends, with the exit code.
+# holds a configuration twice. Markers: markers/I.started as it starts; as it ends, with the exit
+# code: markers/I.done (bankbench exited 0 or 1: every configuration ran), markers/I.stopped (a
+# signal stopped it, exit 128 + N: scancel, a time limit) or markers/I.failed (any other code).
+# bankbench runs as a child that this shell waits for: a SIGTERM, SIGINT, SIGHUP or SIGQUIT sent
+# to this shell alone is passed on, and the marker is written once bankbench has stored its work.
 set -u
 sweep={folder}
 i="${{SLURM_ARRAY_TASK_ID:?task.sh runs as a task of a Slurm job array}}"
 db="$sweep/shards/shard-$i.sqlite"
-rm -f "$sweep/markers/$i.done" "$sweep/markers/$i.failed" "$db" "$db-wal" "$db-shm" "$db-journal"
+rm -f "$sweep/markers/$i.done" "$sweep/markers/$i.failed" "$sweep/markers/$i.stopped" "$db" "$db-wal" "$db-shm" \
+  "$db-journal"
 printf 'job %s task %s host %s gpus %s started %s\n' "${{SLURM_ARRAY_JOB_ID:-${{SLURM_JOB_ID:-}}}}" "$i" \
   "$(hostname)" "${{CUDA_VISIBLE_DEVICES:-}}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$sweep/markers/$i.started"
-{run}
+{run} &
+child=$!
+for sig in TERM INT HUP QUIT; do trap "kill -$sig $child 2>/dev/null" "$sig"; done
+# Polled rather than waited for: a trap that interrupts `wait` can cost the shell the exit code.
+while kill -0 "$child" 2>/dev/null; do sleep 1; done
+wait "$child"
 rc=$?
-if [ "$rc" -le 1 ]; then marker=done; else marker=failed; fi
+if [ "$rc" -le 1 ]; then marker=done; elif [ "$rc" -gt 128 ]; then marker=stopped; else marker=failed; fi
 printf '%s\n' "$rc" > "$sweep/markers/$i.$marker.tmp" && mv "$sweep/markers/$i.$marker.tmp" "$sweep/markers/$i.$marker"
 exit "$rc"
 )sh",
@@ -160,7 +169,8 @@ std::vector<task_status> scan(const spec& s) {
       while (!t.started.empty() && t.started.back() == '\n') t.started.pop_back();
       t.state = task_state::unfinished;
     }
-    for (const auto& [name, state] : {std::pair{"done", task_state::done}, std::pair{"failed", task_state::failed}}) {
+    for (const auto& [name, state] : {std::pair{"done", task_state::done}, std::pair{"failed", task_state::failed},
+                                      std::pair{"stopped", task_state::stopped}}) {
       const auto marker = markers / fmt::format("{}.{}", i, name);
       if (!fs::exists(marker)) continue;
       t.state = state;

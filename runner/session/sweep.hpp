@@ -28,12 +28,15 @@ struct spec {
   std::vector<std::string> array_jobs;  ///< the job ids of every submitted array, oldest first
 };
 
-enum class task_state { done, failed, unfinished, never_ran };
+/// done: bankbench exited 0 or 1; failed: another code; stopped: a signal stopped it (exit 128 + N:
+/// scancel, a time limit) after it stored what it finished; unfinished: started, no marker (the
+/// task's shell was killed with it); never_ran: no started marker.
+enum class task_state { done, failed, stopped, unfinished, never_ran };
 
 struct task_status {
   int task = 0;
   task_state state = task_state::never_ran;
-  int exit_code = -1;  ///< bankbench's, where a done or failed marker holds it
+  int exit_code = -1;  ///< bankbench's, where a done, failed or stopped marker holds it
   std::string started; ///< the started marker's text (job, task, host, time)
   std::string queued;  ///< "pending", "running", ... where squeue lists the task; empty otherwise
 };

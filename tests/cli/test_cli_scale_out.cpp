@@ -1,6 +1,9 @@
 // Many GPUs and many machines without a GPU: `run --shard`, `run --devices` over the model
 // backend, and `bankbench slurm` with its task script run by hand and a stand-in sbatch (the real
 // Slurm is tests/slurm/sweep_test.sh).
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -233,4 +236,68 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   const auto twice = run_cli("slurm submit --sweep '" + sweep + "' --tasks 2 --backend model " + k_files, env);
   EXPECT_EQ(twice.exit_code, 2);
   EXPECT_NE(twice.err.find("already holds a sweep"), std::string::npos) << twice.err;
+}
+
+TEST(cli_scale_out, a_signal_to_the_task_shell_reaches_bankbench_and_marks_the_task_stopped) {
+  temp_folder tmp;
+  namespace fs = std::filesystem;
+  fs::create_directories(tmp.path() / "bin");
+  {
+    std::ofstream sb(tmp.file("bin/sbatch"));
+    sb << "#!/bin/sh\necho 200\n";
+  }
+  fs::permissions(tmp.file("bin/sbatch"), fs::perms::owner_all);
+  // The binary the tasks run: task 1 fails at once; task 0 runs until a SIGTERM, which it notes
+  // and answers as bankbench does (exit 143).
+  {
+    std::ofstream bb(tmp.file("stand-in"));
+    bb << "#!/bin/bash\n[ \"$SLURM_ARRAY_TASK_ID\" = 1 ] && exit 2\n"
+       << "trap 'echo \"$@\" > \"" << tmp.file("got-term") << "\"; exit 143' TERM\n"
+       << "touch '" << tmp.file("ready") << "'\nwhile :; do sleep 0.05; done\n";
+  }
+  fs::permissions(tmp.file("stand-in"), fs::perms::owner_all);
+  const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
+  const auto sweep = tmp.file("sweep");
+  const auto submit = run_cli("slurm submit --sweep '" + sweep + "' --tasks 2 --backend model --bankbench '" +
+                                  tmp.file("stand-in") + "' " + k_files,
+                              env);
+  ASSERT_EQ(submit.exit_code, 0) << submit.err;
+
+  EXPECT_EQ(
+      std::system(
+          ("SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_JOB_ID=200 bash '" + sweep + "/task.sh' >/dev/null 2>&1").c_str()) >>
+          8,
+      2);
+  // Task 0 in the background; its shell's pid, as Slurm would signal it (scancel --batch).
+  FILE* p = popen(
+      ("SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=200 bash '" + sweep + "/task.sh' >/dev/null 2>&1 & echo $!").c_str(),
+      "r");
+  ASSERT_NE(p, nullptr);
+  int shell = 0;
+  ASSERT_EQ(std::fscanf(p, "%d", &shell), 1);
+  pclose(p);
+  auto wait_for = [](const std::string& path) {
+    for (int i = 0; i < 200 && !fs::exists(path); ++i) std::system("sleep 0.05");
+    return fs::exists(path);
+  };
+  ASSERT_TRUE(wait_for(tmp.file("ready")));
+  ASSERT_EQ(kill(shell, SIGTERM), 0);
+  ASSERT_TRUE(wait_for(sweep + "/markers/0.stopped")) << "no stopped marker after the SIGTERM";
+  EXPECT_EQ(bb::test::slurp(sweep + "/markers/0.stopped"), "143\n");
+  EXPECT_NE(bb::test::slurp(tmp.file("got-term")).find("run --shard 0/2 --backend model"), std::string::npos)
+      << "the signal did not reach the task's bankbench";
+  EXPECT_FALSE(fs::exists(sweep + "/markers/0.failed"));
+  EXPECT_EQ(bb::test::slurp(sweep + "/markers/1.failed"), "2\n");
+
+  const auto status = run_cli("slurm status '" + sweep + "'", env);
+  EXPECT_EQ(status.exit_code, 1) << status.err;
+  EXPECT_NE(status.out.find("\n    0  stopped      143  job 200 task 0 host "), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("\n    1  failed         2  job 200 task 1 host "), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("0 of 2 done; not done: 0-1 (failed: bankbench exited with an error, see the task's log; "
+                            "stopped: a signal stopped bankbench (scancel, a time limit) after it stored what it "
+                            "finished)\n"),
+            std::string::npos)
+      << status.out;
+  EXPECT_NE(status.out.find("\n  bankbench slurm resubmit " + sweep + " --tasks 0-1\n"), std::string::npos)
+      << status.out;
 }

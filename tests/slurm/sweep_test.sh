@@ -3,7 +3,8 @@
 # systemd (proctrack/linuxproc, no accounting, four GPUs as GRES on character devices made with
 # mknod, so Slurm sets CUDA_VISIBLE_DEVICES per task), a 4-task array over the model backend and
 # its merge job. Task 2 is cancelled (scancel) after storing its shard and before its marker:
-# status must name it and give the resubmit command; the resubmit must complete the sweep with
+# the task's shell passes the SIGTERM on and marks it stopped with the stand-in's exit code 143;
+# status must name it so and give the resubmit command; the resubmit must complete the sweep with
 # every configuration exactly once. Every daemon is stopped by its pid when the test ends.
 # Exit 77 (ctest SKIP_RETURN_CODE) where it cannot run: not root, or Slurm or munge not installed.
 # While task 2 is held, status must show it running (from squeue) and offer no resubmit.
@@ -157,7 +158,7 @@ rc=$?
 set -e
 echo "$status"
 [ "$rc" -eq 1 ] || fail "status of an incomplete sweep exited $rc, expected 1"
-grep -Eq '^ +2  unfinished ' <<<"$status" || fail "status does not name task 2 as unfinished"
+grep -Eq '^ +2  stopped +143 ' <<<"$status" || fail "status does not name task 2 as stopped with exit 143"
 resubmit=$(grep -E '^  bankbench slurm resubmit ' <<<"$status" | sed 's/^  //')
 [ "$resubmit" = "bankbench slurm resubmit $sweep --tasks 2" ] || fail "resubmit command: '$resubmit'"
 merged="$sweep/merged.sqlite"
