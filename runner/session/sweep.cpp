@@ -61,9 +61,11 @@ printf 'job %s task %s host %s gpus %s started %s\n' "${{SLURM_ARRAY_JOB_ID:-${{
   "$(hostname)" "${{CUDA_VISIBLE_DEVICES:-}}" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$sweep/markers/$i.started"
 {run} &
 child=$!
-for sig in TERM INT HUP QUIT; do trap "kill -$sig $child 2>/dev/null" "$sig"; done
+pause=1
+for sig in TERM INT HUP QUIT; do trap "pause=0.1; kill -$sig $child 2>/dev/null" "$sig"; done
 # Polled rather than waited for: a trap that interrupts `wait` can cost the shell the exit code.
-while kill -0 "$child" 2>/dev/null; do sleep 1; done
+# Once a signal came, more often: Slurm's SIGKILL follows its SIGTERM after KillWait seconds.
+while kill -0 "$child" 2>/dev/null; do sleep "$pause"; done
 wait "$child"
 rc=$?
 if [ "$rc" -le 1 ]; then marker=done; elif [ "$rc" -gt 128 ]; then marker=stopped; else marker=failed; fi

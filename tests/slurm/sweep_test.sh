@@ -94,7 +94,7 @@ SlurmctldLogFile=$work/log/slurmctld.log
 SlurmdLogFile=$work/log/slurmd.log
 SlurmdParameters=config_overrides
 GresTypes=gpu
-KillWait=2
+KillWait=10
 NodeName=$node NodeHostname=$(hostname -s) NodeAddr=127.0.0.1 CPUs=8 Gres=gpu:fake:4 State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 CONF
