@@ -139,10 +139,11 @@ void add_queue_states(const session::sweep::spec& s, std::vector<session::sweep:
           task < 0 || task >= s.tasks)
         continue;
       auto& t = tasks[static_cast<std::size_t>(task)];
-      // A task whose marker is written has ended, whatever squeue still says while the job completes.
-      if (t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed ||
-          t.state == session::sweep::task_state::stopped)
-        continue;
+      // An attempt whose end marker is written has ended, whatever squeue says while its job
+      // completes; a later submission of the task (a resubmit not yet started) is in the queue.
+      const bool ended = t.state == session::sweep::task_state::done || t.state == session::sweep::task_state::failed ||
+                         t.state == session::sweep::task_state::stopped;
+      if (ended && t.job == job) continue;
       t.queued = line.substr(bar + 1);
       std::transform(t.queued.begin(), t.queued.end(), t.queued.begin(),
                      [](unsigned char c) { return std::tolower(c); });
@@ -183,7 +184,8 @@ bool report(const session::sweep::spec& s, const std::vector<session::sweep::tas
   out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", "task", "state", "exit", "started");
   for (const auto& t : tasks) {
     out << fmt::format("{:>5}  {:<10}  {:>4}  {}\n", t.task, t.queued.empty() ? state_name(t.state) : t.queued,
-                       t.exit_code >= 0 ? std::to_string(t.exit_code) : "-", t.started.empty() ? "-" : t.started);
+                       t.exit_code >= 0 && t.queued.empty() ? std::to_string(t.exit_code) : "-",
+                       t.started.empty() ? "-" : t.started);
     if (!t.queued.empty()) queued.push_back(t.task);
     done += t.state == session::sweep::task_state::done ? 1 : 0;
   }

@@ -169,6 +169,7 @@ std::vector<task_status> scan(const spec& s) {
     if (fs::exists(started)) {
       t.started = read_text(started);
       while (!t.started.empty() && t.started.back() == '\n') t.started.pop_back();
+      if (t.started.rfind("job ", 0) == 0) t.job = t.started.substr(4, t.started.find(' ', 4) - 4);
       t.state = task_state::unfinished;
     }
     for (const auto& [name, state] : {std::pair{"done", task_state::done}, std::pair{"failed", task_state::failed},

@@ -38,6 +38,7 @@ struct task_status {
   task_state state = task_state::never_ran;
   int exit_code = -1;  ///< bankbench's, where a done, failed or stopped marker holds it
   std::string started; ///< the started marker's text (job, task, host, time)
+  std::string job;     ///< the array job id the started marker names: the attempt the markers are of
   std::string queued;  ///< "pending", "running", ... where squeue lists the task; empty otherwise
 };
 

@@ -301,3 +301,55 @@ TEST(cli_scale_out, a_signal_to_the_task_shell_reaches_bankbench_and_marks_the_t
   EXPECT_NE(status.out.find("\n  bankbench slurm resubmit " + sweep + " --tasks 0-1\n"), std::string::npos)
       << status.out;
 }
+
+TEST(cli_scale_out, a_resubmitted_task_waiting_in_the_queue_is_not_offered_again) {
+  temp_folder tmp;
+  namespace fs = std::filesystem;
+  fs::create_directories(tmp.path() / "bin");
+  { // job ids 300, 301, ...
+    std::ofstream sb(tmp.file("bin/sbatch"));
+    sb << "#!/bin/sh\necho x >> '" << tmp.file("sbatch.log") << "'\necho $((299 + $(wc -l < '" << tmp.file("sbatch.log")
+       << "')))\n";
+  }
+  { // squeue lists the lines of the file "queue" that belong to the job asked for
+    std::ofstream sq(tmp.file("bin/squeue"));
+    sq << "#!/bin/sh\n[ -e '" << tmp.file("queue") << "' ] && grep \"^${4#--jobs=}_\" '" << tmp.file("queue")
+       << "'\nexit 0\n";
+  }
+  {
+    std::ofstream bb(tmp.file("stand-in"));
+    bb << "#!/bin/sh\nexit 2\n";
+  }
+  for (const char* f : {"bin/sbatch", "bin/squeue", "stand-in"}) fs::permissions(tmp.file(f), fs::perms::owner_all);
+  const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
+  const auto sweep = tmp.file("sweep");
+  ASSERT_EQ(run_cli("slurm submit --sweep '" + sweep + "' --tasks 1 --backend model --bankbench '" +
+                        tmp.file("stand-in") + "' " + k_files,
+                    env)
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      std::system(
+          ("SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_JOB_ID=300 bash '" + sweep + "/task.sh' >/dev/null 2>&1").c_str()) >>
+          8,
+      2);
+  // The failed attempt's job still completing: its marker decides.
+  std::ofstream(tmp.file("queue")) << "300_0|COMPLETING\n";
+  const auto completing = run_cli("slurm status '" + sweep + "'", env);
+  EXPECT_NE(completing.out.find("\n    0  failed         2  job 300 task 0 "), std::string::npos) << completing.out;
+  EXPECT_NE(completing.out.find("slurm resubmit " + sweep + " --tasks 0"), std::string::npos) << completing.out;
+
+  const auto again = run_cli("slurm resubmit '" + sweep + "'", env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("submitted array job 302 (tasks 0)"), std::string::npos) << again.out;
+  // The new attempt waits in the queue; the old one's failed marker is still there until it starts.
+  std::ofstream(tmp.file("queue")) << "302_0|PENDING\n";
+  const auto waiting = run_cli("slurm status '" + sweep + "'", env);
+  EXPECT_EQ(waiting.exit_code, 1);
+  EXPECT_NE(waiting.out.find("\n    0  pending        -  job 300 task 0 "), std::string::npos) << waiting.out;
+  EXPECT_EQ(waiting.out.find("slurm resubmit"), std::string::npos) << "offered to run it twice: " << waiting.out;
+  const auto twice = run_cli("slurm resubmit '" + sweep + "'", env);
+  EXPECT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_NE(twice.out.find("nothing to resubmit"), std::string::npos) << twice.out;
+  EXPECT_EQ(lines_of(bb::test::slurp(tmp.file("sbatch.log"))).size(), 4u) << "a third array was submitted";
+}
