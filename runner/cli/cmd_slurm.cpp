@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 struct slurm_options {
   session::sweep::spec spec;
-  std::string backend, tasks_text, into;
+  std::string backend, tasks_text, into, new_time;
   bool print_only = false, partial = false;
   CLI::App *submit = nullptr, *status = nullptr, *resubmit = nullptr, *collect = nullptr;
 };
@@ -202,7 +202,8 @@ bool report(const session::sweep::spec& s, const std::vector<session::sweep::tas
     };
     explain(session::sweep::task_state::failed, "bankbench exited with an error, see the task's log");
     explain(session::sweep::task_state::stopped,
-            "a signal stopped bankbench (scancel, a time limit) after it stored what it finished");
+            "a signal stopped bankbench (scancel, a time limit: resubmit --time sets a longer one) after it "
+            "stored what it finished");
     explain(session::sweep::task_state::unfinished, "started and ended without a marker, i.e. killed or out of time");
     explain(session::sweep::task_state::never_ran, "no task of this number started");
     out << fmt::format("; not done: {} ({})\nrun them again with:\n  {}", session::sweep::array_ranges(rest),
@@ -220,14 +221,17 @@ int status(const slurm_options& o) {
 }
 
 int resubmit(const slurm_options& o) {
-  const auto s = session::sweep::load(o.spec.folder);
+  auto s = session::sweep::load(o.spec.folder);
+  if (!o.new_time.empty()) s.time_limit = o.new_time;
   const auto tasks = o.tasks_text.empty() ? to_run_again(states(s))
                                           : session::sweep::parse_ranges(o.tasks_text, s.tasks, "--tasks");
   if (tasks.empty()) {
     std::cout << "every task of " << s.folder << " is done or queued; nothing to resubmit\n";
     return 0;
   }
-  return submit_tasks(s, tasks, o.print_only);
+  const int rc = submit_tasks(s, tasks, o.print_only); // throws when sbatch fails
+  if (!o.new_time.empty() && !o.print_only) session::sweep::set_time_limit(s.folder, o.new_time);
+  return rc;
 }
 
 int collect(const slurm_options& o) {
@@ -301,6 +305,8 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
   o->resubmit = sub.add_subcommand("resubmit", "submit the tasks not done again (or --tasks), and a new merge job");
   add_folder(o->resubmit, *o);
   o->resubmit->add_option("--tasks", o->tasks_text, "task numbers, e.g. 2,5-7 (default: every task not done)");
+  o->resubmit->add_option("-t,--time", o->new_time,
+                          "sbatch --time of the tasks from now on, e.g. 04:00:00 for tasks a time limit stopped");
   o->resubmit->add_flag("--print", o->print_only, "print the sbatch commands, submit nothing");
   o->collect = sub.add_subcommand("collect", "status, then merge the finished shards into one database");
   add_folder(o->collect, *o);

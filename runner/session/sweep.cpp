@@ -159,6 +159,13 @@ void record_submission(const std::string& folder, const std::string& array_job, 
   write_file_atomically(p, j.dump(2) + "\n");
 }
 
+void set_time_limit(const std::string& folder, const std::string& time_limit) {
+  const fs::path p = fs::path(folder) / "sweep.json";
+  auto j = nlohmann::json::parse(read_text(p));
+  j["time_limit"] = time_limit;
+  write_file_atomically(p, j.dump(2) + "\n");
+}
+
 std::vector<task_status> scan(const spec& s) {
   std::vector<task_status> out;
   const fs::path markers = fs::path(s.folder) / "markers";

@@ -53,6 +53,9 @@ spec load(const std::string& folder);
 void record_submission(const std::string& folder, const std::string& array_job, const std::string& merge_job,
                        const std::string& tasks);
 
+/// Sets the tasks' sbatch --time for this and later submissions (`resubmit --time`).
+void set_time_limit(const std::string& folder, const std::string& time_limit);
+
 /// Every task's state, from the markers alone.
 std::vector<task_status> scan(const spec& s);
 

@@ -217,10 +217,17 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   const auto without_2 = std::stoi(scalar(merged, "SELECT count(*) FROM configurations"));
   EXPECT_EQ(without_2, 45 - static_cast<int>(lines_of(run_cli("run --dry-run --shard 2/4 " + k_files).out).size()));
 
-  const auto again = run_cli("slurm resubmit '" + sweep + "'", env);
+  const auto again = run_cli("slurm resubmit --time 02:00:00 '" + sweep + "'", env);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("submitted array job 102 (tasks 2) and merge job 103"), std::string::npos) << again.out;
   EXPECT_NE(bb::test::slurp(tmp.file("sbatch.log")).find(" --array=2%2 "), std::string::npos);
+  const auto resubmitted = lines_of(bb::test::slurp(tmp.file("sbatch.log")));
+  ASSERT_EQ(resubmitted.size(), 4u);
+  EXPECT_NE(resubmitted[2].find(" --time=02:00:00 "), std::string::npos) << resubmitted[2];
+  EXPECT_EQ(resubmitted[3].find("--time"), std::string::npos)
+      << "the merge job got the tasks' limit: " << resubmitted[3];
+  EXPECT_NE(bb::test::slurp(sweep + "/sweep.json").find("\"time_limit\": \"02:00:00\""), std::string::npos)
+      << "later resubmits would not keep the new limit";
   task(2);
   task(2); // a task run twice replaces its shard
   const auto done = run_cli("-q slurm collect '" + sweep + "'");
@@ -294,8 +301,8 @@ TEST(cli_scale_out, a_signal_to_the_task_shell_reaches_bankbench_and_marks_the_t
   EXPECT_NE(status.out.find("\n    0  stopped      143  job 200 task 0 host "), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("\n    1  failed         2  job 200 task 1 host "), std::string::npos) << status.out;
   EXPECT_NE(status.out.find("0 of 2 done; not done: 0-1 (failed: bankbench exited with an error, see the task's log; "
-                            "stopped: a signal stopped bankbench (scancel, a time limit) after it stored what it "
-                            "finished)\n"),
+                            "stopped: a signal stopped bankbench (scancel, a time limit: resubmit --time sets a longer "
+                            "one) after it stored what it finished)\n"),
             std::string::npos)
       << status.out;
   EXPECT_NE(status.out.find("\n  bankbench slurm resubmit " + sweep + " --tasks 0-1\n"), std::string::npos)
