@@ -128,25 +128,58 @@ void create(const spec& s) {
 
 spec load(const std::string& folder) {
   const fs::path dir = fs::absolute(folder);
-  const auto text = read_text(dir / "sweep.json");
-  const auto j = nlohmann::json::parse(text, nullptr, false);
-  if (text.empty() || j.is_discarded() || !j.is_object() || !j.contains("tasks"))
+  const fs::path file = dir / "sweep.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
     throw usage_error(fmt::format("{}: no sweep.json here; `bankbench slurm submit --sweep {}` makes a sweep folder",
                                   folder, folder));
+  const auto text = read_text(file);
+  const std::string name = (fs::path(folder) / "sweep.json").string();
+  const std::string fix = "it is written by `bankbench slurm submit`: restore it, or submit a new sweep";
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::string what = e.what(); // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    if (const auto end = what.find("] "); !what.empty() && what[0] == '[' && end != std::string::npos)
+      what.erase(0, end + 2);
+    throw usage_error(fmt::format("{}: not valid JSON: {}; {}", name, what, fix));
+  }
+  if (!j.is_object() || !j.contains("tasks"))
+    throw usage_error(fmt::format("{}: not a sweep description (no key 'tasks'); {}", name, fix));
+  if (const auto format = j.value("format", nlohmann::json(1)); !format.is_number_integer() || format.get<int>() != 1)
+    throw usage_error(fmt::format("{}: format {} (this bankbench reads format 1): written by another bankbench "
+                                  "version; use the bankbench that submitted the sweep",
+                                  name, format.dump()));
+  // Each key with its type; a wrong one is named with the value found.
+  auto get = [&]<typename T>(const char* key, T fallback) -> T {
+    if (!j.contains(key)) return fallback;
+    try {
+      return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw usage_error(fmt::format("{}: key '{}' holds {}, of the wrong type; {}", name, key, j.at(key).dump(), fix));
+    }
+  };
   spec s;
   s.folder = dir.lexically_normal().string();
   if (!s.folder.empty() && s.folder.back() == '/') s.folder.pop_back();
-  s.tasks = j.at("tasks").get<int>();
-  s.throttle = j.value("throttle", 0);
-  s.inputs = j.value("inputs", std::vector<std::string>{});
-  s.run_args = j.value("run_args", std::vector<std::string>{});
-  s.bankbench = j.value("bankbench", std::string{});
-  s.gres = j.value("gres", std::string{});
-  s.partition = j.value("partition", std::string{});
-  s.time_limit = j.value("time_limit", std::string{});
-  s.sbatch_args = j.value("sbatch_args", std::vector<std::string>{});
-  for (const auto& sub : j.value("submissions", nlohmann::json::array()))
-    if (sub.contains("array_job")) s.array_jobs.push_back(sub.at("array_job").get<std::string>());
+  s.tasks = get("tasks", 0);
+  if (s.tasks < 1 || s.tasks > 100000)
+    throw usage_error(fmt::format("{}: key 'tasks' is {}, expected 1 to 100000; {}", name, s.tasks, fix));
+  s.throttle = get("throttle", 0);
+  s.inputs = get("inputs", std::vector<std::string>{});
+  s.run_args = get("run_args", std::vector<std::string>{});
+  s.bankbench = get("bankbench", std::string{});
+  s.gres = get("gres", std::string{});
+  s.partition = get("partition", std::string{});
+  s.time_limit = get("time_limit", std::string{});
+  s.sbatch_args = get("sbatch_args", std::vector<std::string>{});
+  for (const auto& sub : get("submissions", nlohmann::json::array())) {
+    if (!sub.is_object() || !sub.contains("array_job") || !sub.at("array_job").is_string())
+      throw usage_error(
+          fmt::format("{}: a submission without its array job id as a string: {}; {}", name, sub.dump(), fix));
+    s.array_jobs.push_back(sub.at("array_job").get<std::string>());
+  }
   return s;
 }
 

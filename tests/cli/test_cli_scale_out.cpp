@@ -360,3 +360,33 @@ TEST(cli_scale_out, a_resubmitted_task_waiting_in_the_queue_is_not_offered_again
   EXPECT_NE(twice.out.find("nothing to resubmit"), std::string::npos) << twice.out;
   EXPECT_EQ(lines_of(bb::test::slurp(tmp.file("sbatch.log"))).size(), 4u) << "a third array was submitted";
 }
+
+TEST(cli_scale_out, a_damaged_sweep_json_is_refused_naming_the_file_the_key_and_a_fix) {
+  temp_folder tmp;
+  namespace fs = std::filesystem;
+  const auto sweep = tmp.file("sweep");
+  ASSERT_EQ(run_cli("slurm submit --print --sweep '" + sweep + "' --tasks 2 --backend model " + k_files).exit_code, 0);
+  fs::create_directories(sweep + "/markers");
+  const std::pair<const char*, const char*> cases[] = {
+      {"{\"tasks\": 2,", "sweep.json: not valid JSON: parse error at line 1, column 13"},
+      {"[]", "sweep.json: not a sweep description (no key 'tasks')"},
+      {"{\"tasks\": \"four\"}", "sweep.json: key 'tasks' holds \"four\", of the wrong type"},
+      {"{\"tasks\": 0}", "sweep.json: key 'tasks' is 0, expected 1 to 100000"},
+      {"{\"tasks\": 2, \"inputs\": \"a.yaml\"}", "sweep.json: key 'inputs' holds \"a.yaml\", of the wrong type"},
+      {"{\"tasks\": 2, \"submissions\": [{\"array_job\": 7}]}",
+       "sweep.json: a submission without its array job id as a string: {\"array_job\":7}"},
+      {"{\"format\": 2, \"tasks\": 2}", "sweep.json: format 2 (this bankbench reads format 1)"},
+  };
+  for (const auto& [text, message] : cases) {
+    std::ofstream(sweep + "/sweep.json") << text;
+    for (const char* command : {"status", "resubmit", "collect"}) {
+      const auto r = run_cli(std::string("slurm ") + command + " '" + sweep + "'");
+      EXPECT_EQ(r.exit_code, 2) << command << " on " << text << ": " << r.err;
+      EXPECT_NE(r.err.find(message), std::string::npos) << command << " on " << text << ": " << r.err;
+      if (std::string(message).find("format 2") == std::string::npos) {
+        EXPECT_NE(r.err.find("restore it, or submit a new sweep"), std::string::npos) << r.err;
+      }
+    }
+  }
+  EXPECT_FALSE(fs::exists(sweep + "/merged.sqlite")) << "collect merged from a damaged sweep";
+}
