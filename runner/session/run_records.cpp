@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "common/backend.hpp"
@@ -114,9 +115,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
   for (const auto& [name, value] : predicted) add(rec.launches.front(), name, derived_unit(name), value, true);
   if (!not_numbers.empty()) {
-    std::string list;
-    for (const auto& n : not_numbers) list += (list.empty() ? "" : ", ") + n;
-    spdlog::warn("{} {}: not stored, not a number: {}", rec.variant, config::describe_params(cfg.params), list);
+    spdlog::warn("{} {}: not stored, not a number: {}", rec.variant, config::describe_params(cfg.params),
+                 fmt::join(not_numbers, ", "));
   }
 
   if (!r.samples_ns.empty()) {

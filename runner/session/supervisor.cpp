@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/child_process.hpp"
 #include "common/error.hpp"
 #include "launch/device.hpp"
 #include "store/database.hpp"
@@ -74,14 +75,6 @@ void record_lost(const std::string& db_path, const config::experiment& e, std::i
   db.add_configuration(run_id, rec);
   spdlog::error("[{}/{}] {}/{} {}  failed: {}", seq + 1, configs.size(), e.family, cfg.variant,
                 config::describe_params(cfg.params), reason);
-}
-
-/// Waits for child `pid` to end and gives its wait status.
-int reap(pid_t pid) {
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
 }
 
 std::string describe_exit(int status) {
@@ -186,10 +179,10 @@ int supervise(const std::vector<config::experiment>& experiments, const run_plan
     struct reap_at_end {
       pid_t pid;
       ~reap_at_end() {
-        if (pid > 0) reap(pid);
+        if (pid > 0) wait_for(pid);
       }
     } const later{finished ? pid : 0};
-    const int status = finished ? 0 : reap(pid);
+    const int status = finished ? 0 : wait_for(pid);
 
     const int code = finished ? *finished : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.

@@ -18,6 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr int k_format = 1; ///< sweep.json's "format": what this bankbench writes and reads
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -85,7 +87,7 @@ exec {cmd}
 }
 
 nlohmann::json to_json(const spec& s) {
-  return {{"format", 1},
+  return {{"format", k_format},
           {"tasks", s.tasks},
           {"throttle", s.throttle},
           {"inputs", s.inputs},
@@ -97,6 +99,14 @@ nlohmann::json to_json(const spec& s) {
           {"sbatch_args", s.sbatch_args},
           {"created_at", store::utc_now_iso8601()},
           {"submissions", nlohmann::json::array()}};
+}
+
+/// Reads sweep.json (load() has checked it), lets `change` edit it, and writes it back atomically.
+template <class Change> void update(const std::string& folder, Change change) {
+  const fs::path p = fs::path(folder) / "sweep.json";
+  auto j = nlohmann::json::parse(read_text(p));
+  change(j);
+  write_file_atomically(p, j.dump(2) + "\n");
 }
 
 } // namespace
@@ -147,10 +157,11 @@ spec load(const std::string& folder) {
   }
   if (!j.is_object() || !j.contains("tasks"))
     throw usage_error(fmt::format("{}: not a sweep description (no key 'tasks'); {}", name, fix));
-  if (const auto format = j.value("format", nlohmann::json(1)); !format.is_number_integer() || format.get<int>() != 1)
-    throw usage_error(fmt::format("{}: format {} (this bankbench reads format 1): written by another bankbench "
+  if (const auto format = j.value("format", nlohmann::json(k_format));
+      !format.is_number_integer() || format.get<int>() != k_format)
+    throw usage_error(fmt::format("{}: format {} (this bankbench reads format {}): written by another bankbench "
                                   "version; use the bankbench that submitted the sweep",
-                                  name, format.dump()));
+                                  name, format.dump(), k_format));
   // Each key with its type; a wrong one is named with the value found.
   auto get = [&]<typename T>(const char* key, T fallback) -> T {
     if (!j.contains(key)) return fallback;
@@ -185,18 +196,14 @@ spec load(const std::string& folder) {
 
 void record_submission(const std::string& folder, const std::string& array_job, const std::string& merge_job,
                        const std::string& tasks) {
-  const fs::path p = fs::path(folder) / "sweep.json";
-  auto j = nlohmann::json::parse(read_text(p));
-  j["submissions"].push_back(
-      {{"array_job", array_job}, {"merge_job", merge_job}, {"tasks", tasks}, {"at", store::utc_now_iso8601()}});
-  write_file_atomically(p, j.dump(2) + "\n");
+  update(folder, [&](nlohmann::json& j) {
+    j["submissions"].push_back(
+        {{"array_job", array_job}, {"merge_job", merge_job}, {"tasks", tasks}, {"at", store::utc_now_iso8601()}});
+  });
 }
 
 void set_time_limit(const std::string& folder, const std::string& time_limit) {
-  const fs::path p = fs::path(folder) / "sweep.json";
-  auto j = nlohmann::json::parse(read_text(p));
-  j["time_limit"] = time_limit;
-  write_file_atomically(p, j.dump(2) + "\n");
+  update(folder, [&](nlohmann::json& j) { j["time_limit"] = time_limit; });
 }
 
 std::vector<task_status> scan(const spec& s) {
