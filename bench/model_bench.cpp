@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "model/evaluate.hpp"
+#include "runner/model/evaluate.hpp"
 
 namespace {
 

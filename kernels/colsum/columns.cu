@@ -1,5 +1,5 @@
 // Thread t sums column t: at step i the warp reads row i, 32 consecutive words in 32 banks, whatever the pitch.
-#include "colsum/family.cuh"
+#include "kernels/colsum/family.cuh"
 
 namespace bb::colsum {
 namespace {

@@ -11,16 +11,16 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/in_out_problem.cuh"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_fill.cuh"
-#include "common/host_device.hpp"
-#include "common/uniform.hpp"
-#include "common/shared_load.cuh"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/in_out_problem.cuh"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_fill.cuh"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/uniform.hpp"
+#include "kernels/common/shared_load.cuh"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::colsum {
 

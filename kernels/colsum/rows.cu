@@ -1,5 +1,5 @@
 // Thread t sums row t: at step i the warp reads column i, words a pitch apart: one bank at pitch 32 (32-way), all 32 at pitch 33.
-#include "colsum/family.cuh"
+#include "kernels/colsum/family.cuh"
 
 namespace bb::colsum {
 namespace {

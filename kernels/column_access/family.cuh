@@ -10,15 +10,15 @@
 
 #include <cuda_runtime.h>
 
-#include "common/in_out_problem.cuh"
-#include "common/params.hpp"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_fill.cuh"
-#include "common/host_device.hpp"
-#include "common/uniform.hpp"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/in_out_problem.cuh"
+#include "kernels/common/params.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_fill.cuh"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/uniform.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::column_access {
 

@@ -1,5 +1,5 @@
 // Unpadded tile[32][32]: element (i, c) sits in bank c for every row i, so a column read is 32-way.
-#include "column_access/family.cuh"
+#include "kernels/column_access/family.cuh"
 
 namespace bb::column_access {
 using naive_layout = pitched_layout<32, 32>;

@@ -1,5 +1,5 @@
 // An odd side with no padding: element (i, c) of tile[31][31] sits in bank (c - i) mod 32, 31 lanes in 31 banks.
-#include "column_access/family.cuh"
+#include "kernels/column_access/family.cuh"
 
 namespace bb::column_access {
 using odd_layout = pitched_layout<31, 31>;

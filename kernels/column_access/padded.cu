@@ -1,5 +1,5 @@
 // Padding each row by one word moves element (i, c) to bank (i + c) mod 32: a column spans all 32 banks.
-#include "column_access/family.cuh"
+#include "kernels/column_access/family.cuh"
 
 namespace bb::column_access {
 using padded_layout = pitched_layout<32, 33>;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "common/host_parallel.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/host_parallel.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::host {
 

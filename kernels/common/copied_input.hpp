@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/host_device.hpp"
-#include "common/same_bytes.hpp"
-#include "common/uniform.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/same_bytes.hpp"
+#include "kernels/common/uniform.hpp"
 
 namespace bb {
 

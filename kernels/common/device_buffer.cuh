@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "launch/device_memory.hpp"
+#include "runner/launch/device_memory.hpp"
 
 namespace bb {
 

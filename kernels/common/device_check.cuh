@@ -10,11 +10,11 @@
 
 #include <cuda_runtime.h>
 
-#include "common/grid_stride.hpp"
-#include "common/host_device.hpp"
-#include "common/same_bytes.hpp"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/grid_stride.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/same_bytes.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb {
 

@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "common/device_generate.cuh"
-#include "common/host_device.hpp"
-#include "common/uniform.hpp"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/uniform.hpp"
 
 namespace bb {
 

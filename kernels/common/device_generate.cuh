@@ -7,8 +7,8 @@
 
 #include <cuda_runtime.h>
 
-#include "common/grid_stride.hpp"
-#include "launch/cuda_call.hpp"
+#include "kernels/common/grid_stride.hpp"
+#include "runner/launch/cuda_call.hpp"
 
 namespace bb {
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "common/uniform.hpp"
+#include "kernels/common/uniform.hpp"
 
 namespace bb::host {
 

@@ -8,10 +8,10 @@
 
 #include <cuda_runtime.h>
 
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb {
 

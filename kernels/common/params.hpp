@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::param {
 

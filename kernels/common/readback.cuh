@@ -9,9 +9,9 @@
 
 #include <cuda_runtime.h>
 
-#include "common/compare.hpp"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/compare.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb {
 

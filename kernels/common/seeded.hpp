@@ -6,8 +6,8 @@
 /// seed ^ chunk * k_chunk_salt.
 #include <cstdint>
 
-#include "common/host_device.hpp"
-#include "common/uniform.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/uniform.hpp"
 
 namespace bb::host {
 

@@ -3,8 +3,8 @@
 /// families: byte `byte` of row `row` lives at offset(row, byte).
 #include <cstdint>
 
-#include "common/host_device.hpp"
-#include "model/matrix_access.hpp"
+#include "kernels/common/host_device.hpp"
+#include "runner/model/matrix_access.hpp"
 
 namespace bb::tile_128 {
 

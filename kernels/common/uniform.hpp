@@ -4,7 +4,7 @@
 /// 1 GiB input) and a check, on the GPU or the CPU, can recompute any element without keeping it.
 #include <cstdint>
 
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::host {
 

@@ -1,5 +1,5 @@
 // Halo tile [34][35]: an odd pitch sends the 32 rows of any column to 32 different banks.
-#include "convolution/family.cuh"
+#include "kernels/convolution/family.cuh"
 
 namespace bb::convolution {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::convolution {
 

@@ -1,5 +1,5 @@
 // Halo tile [34][34]: an even pitch puts rows r and r + 16 of a column in one bank (2-way down a column).
-#include "convolution/family.cuh"
+#include "kernels/convolution/family.cuh"
 
 namespace bb::convolution {
 namespace {

@@ -1,5 +1,5 @@
 // Lane = row over 128-byte rows: a quarter-warp's 8 destinations share one bank group, 8-way (32 per cp.async).
-#include "cp_async/family.cuh"
+#include "kernels/cp_async/family.cuh"
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns", "float tile[32][32]; lane l copies a chunk of row l",

@@ -1,6 +1,6 @@
 // Lane = row over Swizzle<3,4,3> rows: chunk k of row r at k XOR (r mod 8), conflict-free destinations;
 // but each lane reads its own global line, 32 lines per cp.async.
-#include "cp_async/family.cuh"
+#include "kernels/cp_async/family.cuh"
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "columns_swizzled",

@@ -11,17 +11,17 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/in_out_problem.cuh"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_fill.cuh"
-#include "common/copied_input.hpp"
-#include "common/host_device.hpp"
-#include "common/tile_128.hpp"
-#include "launch/cuda_call.hpp"
-#include "model/matrix_access.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/in_out_problem.cuh"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_fill.cuh"
+#include "kernels/common/copied_input.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/tile_128.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/model/matrix_access.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::cp_async {
 

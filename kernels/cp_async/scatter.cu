@@ -1,6 +1,6 @@
 // Coalesced sources (4 global lines per cp.async), destinations lane = row over 128-byte rows: a
 // quarter-warp's 8 chunks share a bank group, so the bank side alone is 8-way (32 per cp.async).
-#include "cp_async/family.cuh"
+#include "kernels/cp_async/family.cuh"
 
 namespace bb::cp_async {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "scatter",

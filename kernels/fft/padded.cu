@@ -1,5 +1,5 @@
 // Element i at word i + i / 32: the stage writes (2j, 2j + 1) and the bit-reversed read hit 32 distinct banks.
-#include "fft/family.cuh"
+#include "kernels/fft/family.cuh"
 
 namespace bb::fft {
 namespace {

@@ -6,7 +6,7 @@
 #include <complex>
 #include <vector>
 
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::fft {
 

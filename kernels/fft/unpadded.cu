@@ -1,5 +1,5 @@
 // Element i at word i: stage writes to 2j, 2j + 1 are 2-way; the bit-reversed final read is 16-way.
-#include "fft/family.cuh"
+#include "kernels/fft/family.cuh"
 
 namespace bb::fft {
 namespace {

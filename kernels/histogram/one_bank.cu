@@ -1,5 +1,5 @@
 // Bins 32 words apart: all 32 bins in bank 0, so a warp's 32 distinct bins take 32 wavefronts.
-#include "histogram/family.cuh"
+#include "kernels/histogram/family.cuh"
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "one_bank", "bin b at word 32b: every bin in bank 0",

@@ -1,5 +1,5 @@
 // Bins 33 words apart: bin b in bank b, so a warp's 32 distinct bins take one wavefront.
-#include "histogram/family.cuh"
+#include "kernels/histogram/family.cuh"
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "padded", "bin b at word 33b: bin b in bank b",

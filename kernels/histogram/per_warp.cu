@@ -1,5 +1,5 @@
 // One private 32-bin copy per warp (bin b in bank b), summed by warp 0 at the end.
-#include "histogram/family.cuh"
+#include "kernels/histogram/family.cuh"
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "per_warp", "bins[warp][32]: one private copy per warp",

@@ -1,5 +1,5 @@
 // Every lane of a warp adds to one bin: one address, not only one bank (padded bins).
-#include "histogram/family.cuh"
+#include "kernels/histogram/family.cuh"
 
 namespace bb::histogram {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "same_address", "bin b at word 33b; all 32 lanes of a request on one bin",

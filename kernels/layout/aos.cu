@@ -1,5 +1,5 @@
 // Array of 16-byte structs read a field at a time: lane l reads word 4l + f, so banks f, f+4, ..., f+28 serve 4 words each (4-way).
-#include "layout/family.cuh"
+#include "kernels/layout/family.cuh"
 
 namespace bb::layout {
 namespace {

@@ -1,5 +1,5 @@
 // Array of 16-byte structs read whole: one 16-byte load per lane, 512 contiguous bytes in the 4 wavefronts they need.
-#include "layout/family.cuh"
+#include "kernels/layout/family.cuh"
 
 namespace bb::layout {
 namespace {

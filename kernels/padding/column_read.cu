@@ -1,5 +1,5 @@
 // Rows written, columns read: a column's lanes sit pitch x sizeof(T) bytes apart, so the row length in 4-byte words sets the banks of the measured load.
-#include "padding/family.cuh"
+#include "kernels/padding/family.cuh"
 
 namespace bb::padding {
 BB_REGISTER_VARIANT_WITH_PLAN(

@@ -1,5 +1,5 @@
 // Columns written, rows read: a column's lanes sit pitch x sizeof(T) bytes apart, so the row length in 4-byte words sets the banks of the measured store.
-#include "padding/family.cuh"
+#include "kernels/padding/family.cuh"
 
 namespace bb::padding {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "column_write",

@@ -12,15 +12,15 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/in_out_problem.cuh"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_generate.cuh"
-#include "common/host_device.hpp"
-#include "common/seeded.hpp"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/in_out_problem.cuh"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/seeded.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::padding {
 

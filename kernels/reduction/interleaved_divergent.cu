@@ -1,5 +1,5 @@
 // Interleaved addressing, divergent branch: only threads with tid % (2s) == 0 work; busy warps, no bank conflict.
-#include "reduction/family.cuh"
+#include "kernels/reduction/family.cuh"
 
 namespace bb::reduction {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "interleaved_divergent",

@@ -1,5 +1,5 @@
 // Interleaved addressing, strided index 2*s*tid: a warp's lanes sit 2s words apart, 2-, 4-, 8-, 16-way conflicts.
-#include "reduction/family.cuh"
+#include "kernels/reduction/family.cuh"
 
 namespace bb::reduction {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "interleaved_strided",

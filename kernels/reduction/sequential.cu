@@ -1,5 +1,5 @@
 // Sequential addressing: stride blockDim/2 down to 1, thread tid adds word tid + s; contiguous lanes, no conflict.
-#include "reduction/family.cuh"
+#include "kernels/reduction/family.cuh"
 
 namespace bb::reduction {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "sequential",

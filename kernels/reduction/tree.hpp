@@ -3,7 +3,7 @@
 // host tests (the C++ compiler alone). A Tree says, for one block of `block` threads whose word
 // tid holds thread tid's value, which threads add which word at each step (Harris, "Optimizing
 // Parallel Reduction in CUDA", kernels 1-3).
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::reduction {
 

@@ -1,5 +1,5 @@
 // The modern reference: 16 floats per thread by float4 loads, warp shuffles, one shared word per warp.
-#include "reduction/family.cuh"
+#include "kernels/reduction/family.cuh"
 
 namespace bb::reduction {
 namespace {

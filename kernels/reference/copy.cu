@@ -1,5 +1,5 @@
 // A grid-stride copy kernel: 16-byte vector loads, four in flight per thread, the grid sized to fill every SM once.
-#include "reference/family.cuh"
+#include "kernels/reference/family.cuh"
 
 namespace bb::reference {
 namespace {

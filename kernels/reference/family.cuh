@@ -9,13 +9,13 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_generate.cuh"
-#include "common/seeded.hpp"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/seeded.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::reference {
 

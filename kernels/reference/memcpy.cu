@@ -1,6 +1,6 @@
 // cudaMemcpyAsync device to device: the driver's own copy, so no kernel of ours to profile (kernels_per_launch 0).
-#include "reference/family.cuh"
-#include "registry/param_check.hpp"
+#include "kernels/reference/family.cuh"
+#include "runner/registry/param_check.hpp"
 
 namespace bb::reference {
 namespace {

@@ -1,5 +1,5 @@
 // Blelloch work-efficient scan, unpadded: at sweep level k lanes sit 2^(k+1) words apart, up to 32-way.
-#include "scan/family.cuh"
+#include "kernels/scan/family.cuh"
 
 namespace bb::scan {
 namespace {

@@ -1,5 +1,5 @@
 // Blelloch with conflict-free offsets: element i at word i + i / 32 spreads every level's lanes over 32 banks.
-#include "scan/family.cuh"
+#include "kernels/scan/family.cuh"
 
 namespace bb::scan {
 namespace {

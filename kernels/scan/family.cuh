@@ -10,14 +10,14 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/in_out_problem.cuh"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_generate.cuh"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
-#include "scan/sweep.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/in_out_problem.cuh"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
+#include "kernels/scan/sweep.hpp"
 
 namespace bb::scan {
 

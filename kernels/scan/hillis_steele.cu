@@ -1,5 +1,5 @@
 // Hillis-Steele, double-buffered: 1024 threads add the element offset = 1, 2, ..., 512 back; contiguous, no conflict.
-#include "scan/family.cuh"
+#include "kernels/scan/family.cuh"
 
 namespace bb::scan {
 namespace {

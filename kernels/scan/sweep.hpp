@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/host_device.hpp"
-#include "common/host_parallel.hpp"
-#include "common/seeded.hpp"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/host_parallel.hpp"
+#include "kernels/common/seeded.hpp"
 
 namespace bb::scan {
 

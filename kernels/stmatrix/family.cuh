@@ -3,8 +3,8 @@
 // .x1/.x2/.x4 from registers loaded in fragment order, then reads it back with plain loads of
 // 4 x matrices bytes per lane in row order. Instruction (g, k) stores matrix j's row i from lane
 // 8j + i's address: row g*8N + 8j + i, 16-byte chunk k. Layouts as the ldmatrix family's.
-#include "common/params.hpp"
-#include "ldmatrix/family.cuh"
+#include "kernels/common/params.hpp"
+#include "kernels/ldmatrix/family.cuh"
 
 namespace bb::stmatrix {
 

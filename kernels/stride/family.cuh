@@ -11,15 +11,15 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/compare.hpp"
-#include "common/device_buffer.cuh"
-#include "common/readback.cuh"
-#include "common/host_parallel.hpp"
-#include "common/shared_load.cuh"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
-#include "stride/pattern.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/compare.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/readback.cuh"
+#include "kernels/common/host_parallel.hpp"
+#include "kernels/common/shared_load.cuh"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
+#include "kernels/stride/pattern.hpp"
 
 namespace bb::stride {
 

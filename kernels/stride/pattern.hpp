@@ -3,7 +3,7 @@
 /// plan and CPU reference, and host tests built by the C++ compiler alone. No CUDA headers.
 #include <cstdint>
 
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::stride {
 

@@ -1,5 +1,5 @@
 // Each lane reads its own element, stride elements after its neighbour's: for 4-byte words the degree is gcd(stride, 32).
-#include "stride/family.cuh"
+#include "kernels/stride/family.cuh"
 
 namespace bb::stride {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "strided", "lane l loads s[l * stride]", factory<1>(), shared_access_plan<1>);

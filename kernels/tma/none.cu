@@ -1,5 +1,5 @@
 // no swizzle: 8 rows of one 16-byte chunk share a bank group when rows are 128 bytes.
-#include "tma/family.cuh"
+#include "kernels/tma/family.cuh"
 
 namespace bb::tma {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "none",

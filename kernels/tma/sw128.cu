@@ -1,5 +1,5 @@
 // TMA 128B swizzle (Swizzle<3,4,3>): chunk k of row r at k XOR (r mod 8).
-#include "tma/family.cuh"
+#include "kernels/tma/family.cuh"
 
 namespace bb::tma {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "sw128",

@@ -1,5 +1,5 @@
 // TMA 32B swizzle (Swizzle<1,4,3>): chunk bit 0 XOR row bit 2 of 32-byte rows.
-#include "tma/family.cuh"
+#include "kernels/tma/family.cuh"
 
 namespace bb::tma {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "sw32",

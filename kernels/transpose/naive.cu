@@ -1,6 +1,6 @@
 // Unpadded tile[S][S]: column j of every row sits in one bank, so a column read is 32-way
 // (float, tiles 32 and 64) or 16-way per half-warp (double).
-#include "transpose/family.cuh"
+#include "kernels/transpose/family.cuh"
 
 namespace bb::transpose {
 namespace {

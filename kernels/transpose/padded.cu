@@ -1,7 +1,7 @@
 // Padding each row by one element moves column j of row i to bank (i + j) mod 32 (float; for
 // double, to bank pair (i + j) mod 16, which keeps each half-warp's column read conflict-free).
-#include "transpose/family.cuh"
-#include "transpose/padded_layout.cuh"
+#include "kernels/transpose/family.cuh"
+#include "kernels/transpose/padded_layout.cuh"
 
 namespace bb::transpose {
 

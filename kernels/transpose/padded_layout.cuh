@@ -2,7 +2,7 @@
 // The padded tile layout, shared by padded.cu and padded_wide.cu: each row of an S x S tile is
 // S + 1 elements long. "One word" of padding is one element: 4 bytes for float and 8 bytes for
 // double (4 bytes would leave every other row's doubles misaligned for an 8-byte access).
-#include "common/host_device.hpp"
+#include "kernels/common/host_device.hpp"
 
 namespace bb::transpose {
 

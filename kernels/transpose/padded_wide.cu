@@ -1,8 +1,8 @@
 // The padded tile moved in 16-byte pieces: each thread loads and stores whole float4 (double2)
 // vectors of the matrix, several in flight, while the tile[S][S + 1] keeps every shared access
 // conflict-free because each warp takes 8 vectors along a row x 4 rows (4 x 65 words apart).
-#include "transpose/family.cuh"
-#include "transpose/padded_layout.cuh"
+#include "kernels/transpose/family.cuh"
+#include "kernels/transpose/padded_layout.cuh"
 
 namespace bb::transpose {
 namespace {

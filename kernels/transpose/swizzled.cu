@@ -1,6 +1,6 @@
 // Storing column j of row i at column j XOR i puts a 32-row column read's lanes in distinct banks,
 // unpadded (tile 16: the two half-warps of a block (16, R) warp read neighbouring columns).
-#include "transpose/family.cuh"
+#include "kernels/transpose/family.cuh"
 
 namespace bb::transpose {
 namespace {

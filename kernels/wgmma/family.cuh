@@ -14,16 +14,16 @@
 
 #include <cuda_runtime.h>
 
-#include "common/params.hpp"
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_generate.cuh"
-#include "common/host_device.hpp"
-#include "common/uniform.hpp"
-#include "launch/cuda_call.hpp"
-#include "model/matrix_access.hpp"
-#include "registry/registry.hpp"
-#include "wgmma/layout.hpp"
+#include "kernels/common/params.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/host_device.hpp"
+#include "kernels/common/uniform.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/model/matrix_access.hpp"
+#include "runner/registry/registry.hpp"
+#include "kernels/wgmma/layout.hpp"
 
 namespace bb::wgmma {
 

@@ -12,8 +12,8 @@
 //    Swizzle<1|2|3, 4, 3>); LBO unused (field 1), SBO = 8 * span.
 #include <cstdint>
 
-#include "common/host_device.hpp"
-#include "model/matrix_access.hpp"
+#include "kernels/common/host_device.hpp"
+#include "runner/model/matrix_access.hpp"
 
 namespace bb::wgmma {
 

@@ -1,5 +1,5 @@
 // interleave without swizzle: 8x16-byte core matrices, LBO 128 (along K), SBO 256 (8-row groups), K = 16.
-#include "wgmma/family.cuh"
+#include "kernels/wgmma/family.cuh"
 
 namespace bb::wgmma {
 BB_REGISTER_VARIANT_WITH_PLAN(

@@ -1,5 +1,5 @@
 // 128B swizzle (Swizzle<3,4,3>): 128-byte rows, K = 64 (4 wgmma), SBO 1024.
-#include "wgmma/family.cuh"
+#include "kernels/wgmma/family.cuh"
 
 namespace bb::wgmma {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "sw128",

@@ -1,5 +1,5 @@
 // 32B swizzle (Swizzle<1,4,3>): 32-byte rows, K = 16, SBO 256.
-#include "wgmma/family.cuh"
+#include "kernels/wgmma/family.cuh"
 
 namespace bb::wgmma {
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "sw32", "32B swizzle (Swizzle<1,4,3>): 32-byte rows, K = 16, SBO 256",

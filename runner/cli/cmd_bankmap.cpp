@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "model/bankmap.hpp"
-#include "model/tile.hpp"
-#include "registry/params.hpp"
-#include "registry/registry.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/model/bankmap.hpp"
+#include "runner/model/tile.hpp"
+#include "runner/registry/params.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::cli {
 

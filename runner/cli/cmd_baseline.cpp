@@ -10,19 +10,19 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "query/baseline_doc.hpp"
-#include "query/cells.hpp"
-#include "query/compare.hpp"
-#include "query/metric_info.hpp"
-#include "query/noise.hpp"
-#include "query/selector.hpp"
-#include "query/table.hpp"
-#include "store/baselines.hpp"
-#include "store/database.hpp"
-#include "store/samples.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/baseline_doc.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/compare.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/query/table.hpp"
+#include "runner/store/baselines.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/samples.hpp"
 
 namespace bb::cli {
 

@@ -4,12 +4,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "query/compare.hpp"
-#include "query/metric_info.hpp"
-#include "query/selector.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/compare.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "query/export.hpp"
-#include "query/selector.hpp"
-#include "query/table.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/export.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/query/table.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "query/history.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/history.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

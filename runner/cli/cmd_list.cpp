@@ -6,15 +6,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "profile/offline.hpp"
-#include "query/cells.hpp"
-#include "query/list.hpp"
-#include "query/table.hpp"
-#include "registry/registry.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/profile/offline.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/list.hpp"
+#include "runner/query/table.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

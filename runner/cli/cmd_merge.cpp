@@ -7,10 +7,10 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/merge.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/merge.hpp"
 
 namespace bb::cli {
 

@@ -6,16 +6,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "common/suggest.hpp"
-#include "query/metric_info.hpp"
-#include "query/noise.hpp"
-#include "query/regress.hpp"
-#include "query/regress_output.hpp"
-#include "query/selector.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/common/suggest.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/regress.hpp"
+#include "runner/query/regress_output.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

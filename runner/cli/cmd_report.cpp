@@ -7,12 +7,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "query/report.hpp"
-#include "store/database.hpp"
-#include "store/samples.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/report.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/samples.hpp"
 
 namespace bb::cli {
 

@@ -6,15 +6,15 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "config/experiment_files.hpp"
-#include "session/multi_device.hpp"
-#include "session/plan.hpp"
-#include "session/resume_check.hpp"
-#include "session/run_session.hpp"
-#include "session/run_shares.hpp"
-#include "session/supervisor.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/experiment_files.hpp"
+#include "runner/session/multi_device.hpp"
+#include "runner/session/plan.hpp"
+#include "runner/session/resume_check.hpp"
+#include "runner/session/run_session.hpp"
+#include "runner/session/run_shares.hpp"
+#include "runner/session/supervisor.hpp"
 
 namespace bb::cli {
 

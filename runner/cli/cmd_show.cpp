@@ -4,11 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "query/selector.hpp"
-#include "query/show.hpp"
-#include "store/database.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/query/show.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 

@@ -15,14 +15,14 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "common/child_process.hpp"
-#include "cli/commands.hpp"
-#include "config/experiment_files.hpp"
-#include "session/sweep.hpp"
-#include "common/error.hpp"
-#include "config/share.hpp"
-#include "store/database.hpp"
-#include "store/merge.hpp"
+#include "runner/common/child_process.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/config/experiment_files.hpp"
+#include "runner/session/sweep.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/share.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/merge.hpp"
 
 namespace bb::cli {
 

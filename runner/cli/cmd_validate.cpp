@@ -5,12 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "config/experiment_files.hpp"
-#include "common/error.hpp"
-#include "config/param_checks.hpp"
-#include "registry/registry.hpp"
-#include "source/variants.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/config/experiment_files.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/param_checks.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/source/variants.hpp"
 
 namespace bb::cli {
 

@@ -1,8 +1,8 @@
-#include "cli/commands.hpp"
+#include "runner/cli/commands.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include "query/table.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::cli {
 

@@ -8,9 +8,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.hpp"
-#include "common/error.hpp"
-#include "common/suggest.hpp"
+#include "runner/cli/commands.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/suggest.hpp"
 
 namespace {
 

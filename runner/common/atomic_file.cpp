@@ -1,4 +1,4 @@
-#include "common/atomic_file.hpp"
+#include "runner/common/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <streambuf>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb {
 

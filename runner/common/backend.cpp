@@ -1,4 +1,4 @@
-#include "common/backend.hpp"
+#include "runner/common/backend.hpp"
 
 namespace bb {
 

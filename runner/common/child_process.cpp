@@ -1,4 +1,4 @@
-#include "common/child_process.hpp"
+#include "runner/common/child_process.hpp"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb {
 

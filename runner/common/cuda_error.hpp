@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb {
 

@@ -1,4 +1,4 @@
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb {
 

@@ -1,4 +1,4 @@
-#include "common/host_info.hpp"
+#include "runner/common/host_info.hpp"
 
 #include <array>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "common/metrics.hpp"
+#include "runner/common/metrics.hpp"
 
 #include <algorithm>
 #include <optional>

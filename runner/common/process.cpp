@@ -1,4 +1,4 @@
-#include "common/process.hpp"
+#include "runner/common/process.hpp"
 
 #include <signal.h>
 

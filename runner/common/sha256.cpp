@@ -1,4 +1,4 @@
-#include "common/sha256.hpp"
+#include "runner/common/sha256.hpp"
 
 #include <array>
 #include <cstdint>

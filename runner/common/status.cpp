@@ -1,4 +1,4 @@
-#include "common/status.hpp"
+#include "runner/common/status.hpp"
 
 namespace bb {
 

@@ -1,4 +1,4 @@
-#include "common/suggest.hpp"
+#include "runner/common/suggest.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "config/build.hpp"
+#include "runner/config/build.hpp"
 
-#include "common/metrics.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -7,8 +7,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/experiment.hpp"
-#include "config/yaml_locate.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/config/yaml_locate.hpp"
 
 namespace bb::config::detail {
 

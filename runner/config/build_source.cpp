@@ -2,10 +2,10 @@
 #include <cctype>
 #include <filesystem>
 
-#include "config/build.hpp"
-#include "config/expression.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/config/build.hpp"
+#include "runner/config/expression.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config {
 

@@ -3,9 +3,9 @@
 #include <limits>
 #include <map>
 
-#include "config/checks.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <map>
 
-#include "common/suggest.hpp"
-#include "config/checks.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/common/suggest.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -1,11 +1,11 @@
 #include <algorithm>
 #include <map>
 
-#include "common/metrics.hpp"
-#include "config/build.hpp"
-#include "config/checks.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/build.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

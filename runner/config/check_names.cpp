@@ -1,8 +1,8 @@
 #include <algorithm>
 
-#include "common/metrics.hpp"
-#include "config/checks.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "config/checks.hpp"
-#include "config/expression.hpp"
-#include "config/yaml_adapter.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/expression.hpp"
+#include "runner/config/yaml_adapter.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -11,8 +11,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_locate.hpp"
-#include "registry/registry.hpp"
+#include "runner/config/yaml_locate.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::config::detail {
 

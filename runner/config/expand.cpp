@@ -6,8 +6,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "config/build.hpp"
-#include "config/experiment.hpp"
+#include "runner/config/build.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::config {
 

@@ -2,8 +2,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "config/build.hpp"
-#include "config/experiment.hpp"
+#include "runner/config/build.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::config {
 

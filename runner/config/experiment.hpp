@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::config {
 

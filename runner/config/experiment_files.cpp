@@ -1,11 +1,11 @@
-#include "config/experiment_files.hpp"
+#include "runner/config/experiment_files.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 
-#include "common/error.hpp"
-#include "registry/registry.hpp"
+#include "runner/common/error.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::config {
 

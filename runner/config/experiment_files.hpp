@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::config {
 

@@ -1,6 +1,6 @@
 // A recursive-descent evaluator: the grammar is small enough that a library (muparser computes in
 // doubles, exact only below 2^53, and has no %) would cost more than it saves.
-#include "config/expression.hpp"
+#include "runner/config/expression.hpp"
 
 #include <cctype>
 #include <limits>

@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
-#include "config/build.hpp"
-#include "config/checks.hpp"
-#include "config/experiment.hpp"
-#include "config/schema_validate.hpp"
+#include "runner/config/build.hpp"
+#include "runner/config/checks.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/config/schema_validate.hpp"
 
 namespace bb::config {
 

@@ -1,12 +1,12 @@
-#include "config/param_checks.hpp"
+#include "runner/config/param_checks.hpp"
 
 #include <algorithm>
 #include <cctype>
 
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_locate.hpp"
-#include "registry/param_check.hpp"
+#include "runner/config/yaml_locate.hpp"
+#include "runner/registry/param_check.hpp"
 
 namespace bb::config {
 

@@ -1,6 +1,6 @@
 #pragma once
 /// The kernels' own parameter checks, run on every configuration of a loaded experiment.
-#include "config/experiment.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::config {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <regex>
 
-#include "common/suggest.hpp"
-#include "config/schema_validate.hpp"
-#include "config/yaml_scalar.hpp"
+#include "runner/common/suggest.hpp"
+#include "runner/config/schema_validate.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -1,4 +1,4 @@
-#include "config/schema_validate.hpp"
+#include "runner/config/schema_validate.hpp"
 
 #include <memory>
 
@@ -17,7 +17,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#include "config/yaml_adapter.hpp"
+#include "runner/config/yaml_adapter.hpp"
 
 namespace bb::embedded {
 extern const char experiment_schema[];

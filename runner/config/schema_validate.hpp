@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_locate.hpp"
+#include "runner/config/yaml_locate.hpp"
 
 namespace bb::config::detail {
 

@@ -1,10 +1,10 @@
-#include "config/share.hpp"
+#include "runner/config/share.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <map>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::config {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::config {
 

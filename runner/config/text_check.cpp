@@ -1,6 +1,6 @@
 // UTF-8 is checked before parsing: yaml-cpp accepts some invalid bytes silently and would hand
 // mangled names to the rest of the loader.
-#include "config/build.hpp"
+#include "runner/config/build.hpp"
 
 namespace bb::config::detail {
 

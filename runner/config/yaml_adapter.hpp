@@ -17,7 +17,7 @@
 #include <valijson/internal/frozen_value.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "config/yaml_scalar.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 namespace bb::config::detail {
 

@@ -1,9 +1,9 @@
-#include "config/yaml_locate.hpp"
+#include "runner/config/yaml_locate.hpp"
 
 #include <algorithm>
 #include <tuple>
 
-#include "config/yaml_adapter.hpp"
+#include "runner/config/yaml_adapter.hpp"
 
 namespace bb::config::detail {
 

@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::config::detail {
 

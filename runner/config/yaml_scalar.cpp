@@ -1,4 +1,4 @@
-#include "config/yaml_scalar.hpp"
+#include "runner/config/yaml_scalar.hpp"
 
 #include <charconv>
 #include <cmath>

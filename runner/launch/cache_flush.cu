@@ -1,8 +1,8 @@
-#include "launch/cache_flush.hpp"
+#include "runner/launch/cache_flush.hpp"
 
 #include <cuda_runtime.h>
 
-#include "launch/cuda_call.hpp"
+#include "runner/launch/cuda_call.hpp"
 
 namespace bb::launch {
 

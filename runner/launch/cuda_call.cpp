@@ -1,4 +1,4 @@
-#include "launch/cuda_call.hpp"
+#include "runner/launch/cuda_call.hpp"
 
 namespace bb {
 

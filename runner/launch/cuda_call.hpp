@@ -4,7 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/cuda_error.hpp"
+#include "runner/common/cuda_error.hpp"
 
 namespace bb {
 

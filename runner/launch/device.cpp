@@ -1,4 +1,4 @@
-#include "launch/device.hpp"
+#include "runner/launch/device.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,9 +9,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "common/error.hpp"
-#include "launch/cuda_call.hpp"
-#include "launch/nvml.hpp"
+#include "runner/common/error.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/launch/nvml.hpp"
 
 namespace bb::launch {
 

@@ -1,4 +1,4 @@
-#include "launch/device_memory.hpp"
+#include "runner/launch/device_memory.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -9,8 +9,8 @@
 #include <cuda_runtime_api.h>
 #include <spdlog/spdlog.h>
 
-#include "common/error.hpp"
-#include "launch/cuda_call.hpp"
+#include "runner/common/error.hpp"
+#include "runner/launch/cuda_call.hpp"
 
 namespace bb::launch {
 

@@ -1,4 +1,4 @@
-#include "launch/executor.hpp"
+#include "runner/launch/executor.hpp"
 
 #include <sys/resource.h>
 
@@ -11,12 +11,12 @@
 #include <nvtx3/nvToolsExt.h>
 #include <spdlog/spdlog.h>
 
-#include "common/error.hpp"
-#include "launch/cache_flush.hpp"
-#include "launch/cuda_call.hpp"
-#include "launch/device_memory.hpp"
-#include "launch/nvml.hpp"
-#include "registry/compiled_problem.hpp"
+#include "runner/common/error.hpp"
+#include "runner/launch/cache_flush.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/launch/nvml.hpp"
+#include "runner/registry/compiled_problem.hpp"
 
 namespace bb::launch {
 

@@ -10,9 +10,9 @@
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
-#include "common/status.hpp"
-#include "profile/session.hpp"
-#include "registry/registry.hpp"
+#include "runner/common/status.hpp"
+#include "runner/profile/session.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::launch {
 

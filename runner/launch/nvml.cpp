@@ -1,4 +1,4 @@
-#include "launch/nvml.hpp"
+#include "runner/launch/nvml.hpp"
 
 #include <dlfcn.h>
 

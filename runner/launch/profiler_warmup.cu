@@ -1,6 +1,6 @@
-#include "launch/profiler_warmup.hpp"
+#include "runner/launch/profiler_warmup.hpp"
 
-#include "launch/cuda_call.hpp"
+#include "runner/launch/cuda_call.hpp"
 
 namespace bb::launch {
 

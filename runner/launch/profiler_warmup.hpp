@@ -1,5 +1,5 @@
 #pragma once
-#include "profile/session.hpp"
+#include "runner/profile/session.hpp"
 
 namespace bb::launch {
 

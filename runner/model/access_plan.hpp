@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/warp_access.hpp"
+#include "runner/model/warp_access.hpp"
 
 namespace bb::model {
 

@@ -4,8 +4,8 @@
 #include <ostream>
 #include <string>
 
-#include "model/access_plan.hpp"
-#include "model/evaluate.hpp"
+#include "runner/model/access_plan.hpp"
+#include "runner/model/evaluate.hpp"
 
 namespace bb::model {
 

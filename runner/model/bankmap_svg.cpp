@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "model/bankmap.hpp"
+#include "runner/model/bankmap.hpp"
 
 namespace bb::model {
 

@@ -1,4 +1,4 @@
-#include "model/evaluate.hpp"
+#include "runner/model/evaluate.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -3,8 +3,8 @@
 #include <array>
 #include <vector>
 
-#include "model/rules.hpp"
-#include "model/warp_access.hpp"
+#include "runner/model/rules.hpp"
+#include "runner/model/warp_access.hpp"
 
 namespace bb::model {
 

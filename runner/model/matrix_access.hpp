@@ -4,7 +4,7 @@
 #include <array>
 #include <cstdint>
 
-#include "model/warp_access.hpp"
+#include "runner/model/warp_access.hpp"
 
 namespace bb::model {
 

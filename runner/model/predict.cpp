@@ -1,9 +1,9 @@
-#include "model/predict.hpp"
+#include "runner/model/predict.hpp"
 
 #include <algorithm>
 
-#include "common/metrics.hpp"
-#include "model/evaluate.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/model/evaluate.hpp"
 
 namespace bb::model {
 

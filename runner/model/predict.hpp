@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "model/access_plan.hpp"
+#include "runner/model/access_plan.hpp"
 
 namespace bb::model {
 

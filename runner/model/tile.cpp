@@ -1,6 +1,6 @@
-#include "model/tile.hpp"
+#include "runner/model/tile.hpp"
 
-#include "model/matrix_access.hpp"
+#include "runner/model/matrix_access.hpp"
 
 #include <stdexcept>
 

@@ -3,7 +3,7 @@
 /// XOR-swizzled; and the warp requests that read a row, a column or a strided run of one.
 #include <string>
 
-#include "model/access_plan.hpp"
+#include "runner/model/access_plan.hpp"
 
 namespace bb::model {
 

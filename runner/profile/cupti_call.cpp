@@ -1,10 +1,10 @@
-#include "profile/cupti_call.hpp"
+#include "runner/profile/cupti_call.hpp"
 
 #include <string>
 
 #include <cupti.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::profile {
 

@@ -1,11 +1,11 @@
-#include "profile/offline.hpp"
+#include "runner/profile/offline.hpp"
 
 #include <cstdint>
 
 #include <cupti_profiler_host.h>
 
-#include "common/error.hpp"
-#include "profile/cupti_call.hpp"
+#include "runner/common/error.hpp"
+#include "runner/profile/cupti_call.hpp"
 
 namespace bb::profile {
 

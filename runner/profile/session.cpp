@@ -1,4 +1,4 @@
-#include "profile/session.hpp"
+#include "runner/profile/session.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,10 +13,10 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include "common/cuda_error.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "profile/cupti_call.hpp"
+#include "runner/common/cuda_error.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/profile/cupti_call.hpp"
 
 namespace bb::profile {
 

@@ -1,12 +1,12 @@
-#include "query/baseline_doc.hpp"
+#include "runner/query/baseline_doc.hpp"
 
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/error.hpp"
-#include "query/metric_info.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/metric_info.hpp"
 
 namespace bb::query {
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "query/side.hpp"
-#include "store/baselines.hpp"
+#include "runner/query/side.hpp"
+#include "runner/store/baselines.hpp"
 
 namespace bb::query {
 

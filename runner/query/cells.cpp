@@ -1,4 +1,4 @@
-#include "query/cells.hpp"
+#include "runner/query/cells.hpp"
 
 #include <cmath>
 

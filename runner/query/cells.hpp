@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "query/table.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

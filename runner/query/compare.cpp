@@ -1,13 +1,13 @@
-#include "query/compare.hpp"
+#include "runner/query/compare.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "query/cells.hpp"
-#include "query/metric_info.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/metric_info.hpp"
 
 namespace bb::query {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "query/side.hpp"
+#include "runner/query/side.hpp"
 
 namespace bb::query {
 

@@ -5,11 +5,11 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "query/cells.hpp"
-#include "query/compare.hpp"
-#include "query/metric_info.hpp"
-#include "query/regress_output.hpp"
-#include "query/table.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/compare.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/regress_output.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/export.hpp"
+#include "runner/query/export.hpp"
 
 #include <map>
 #include <optional>
@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/error.hpp"
-#include "query/cells.hpp"
-#include "store/results.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query {
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "store/database.hpp"
-#include "store/long_rows.hpp"
-#include "query/table.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/long_rows.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

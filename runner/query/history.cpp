@@ -1,4 +1,4 @@
-#include "query/history.hpp"
+#include "runner/query/history.hpp"
 
 #include <algorithm>
 #include <map>
@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/error.hpp"
-#include "query/cells.hpp"
-#include "query/side.hpp"
-#include "query/stats.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/side.hpp"
+#include "runner/query/stats.hpp"
 
 namespace bb::query {
 

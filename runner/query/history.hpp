@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "store/database.hpp"
-#include "store/results.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query {
 

@@ -5,13 +5,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "query/cells.hpp"
-#include "query/history.hpp"
-#include "query/metric_info.hpp"
-#include "query/regress_output.hpp"
-#include "query/side.hpp"
-#include "query/svg.hpp"
-#include "query/table.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/history.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/regress_output.hpp"
+#include "runner/query/side.hpp"
+#include "runner/query/svg.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

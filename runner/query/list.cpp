@@ -1,10 +1,10 @@
-#include "query/list.hpp"
+#include "runner/query/list.hpp"
 
 #include <fmt/format.h>
 
-#include "common/host_info.hpp"
-#include "common/process.hpp"
-#include "query/cells.hpp"
+#include "runner/common/host_info.hpp"
+#include "runner/common/process.hpp"
+#include "runner/query/cells.hpp"
 
 namespace bb::query {
 

@@ -2,8 +2,8 @@
 /// `bankbench runs` and `bankbench gpus`: what a database holds, one line each.
 #include <ostream>
 
-#include "query/table.hpp"
-#include "store/database.hpp"
+#include "runner/query/table.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::query {
 

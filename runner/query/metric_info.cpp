@@ -1,9 +1,9 @@
-#include "query/metric_info.hpp"
+#include "runner/query/metric_info.hpp"
 
 #include <map>
 #include <optional>
 
-#include "common/metrics.hpp"
+#include "runner/common/metrics.hpp"
 
 namespace bb::query {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/results.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query {
 

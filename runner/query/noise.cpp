@@ -1,10 +1,10 @@
-#include "query/noise.hpp"
+#include "runner/query/noise.hpp"
 
 #include <algorithm>
 #include <unordered_map>
 
-#include "query/side.hpp"
-#include "query/stats.hpp"
+#include "runner/query/side.hpp"
+#include "runner/query/stats.hpp"
 
 namespace bb::query {
 

@@ -1,12 +1,12 @@
-#include "query/regress.hpp"
+#include "runner/query/regress.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "query/metric_info.hpp"
-#include "query/stats.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/stats.hpp"
 
 namespace bb::query {
 

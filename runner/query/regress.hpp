@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "query/noise.hpp"
-#include "query/side.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/side.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/regress_output.hpp"
+#include "runner/query/regress_output.hpp"
 
 #include <cmath>
 #include <functional>
@@ -7,9 +7,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "query/cells.hpp"
-#include "query/metric_info.hpp"
-#include "query/table.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "query/regress.hpp"
+#include "runner/query/regress.hpp"
 
 namespace bb::query {
 

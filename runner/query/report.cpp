@@ -1,4 +1,4 @@
-#include "query/report.hpp"
+#include "runner/query/report.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,16 +8,16 @@
 
 #include <fmt/format.h>
 
-#include "common/backend.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "query/cells.hpp"
-#include "query/metric_info.hpp"
-#include "query/regress_output.hpp"
-#include "query/report_charts.hpp"
-#include "query/report_html.hpp"
-#include "query/selector.hpp"
-#include "query/svg.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/regress_output.hpp"
+#include "runner/query/report_charts.hpp"
+#include "runner/query/report_html.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/query/svg.hpp"
 
 namespace bb::query {
 

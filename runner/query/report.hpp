@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "query/regress.hpp"
-#include "store/database.hpp"
+#include "runner/query/regress.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/report_charts.hpp"
+#include "runner/query/report_charts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "query/cells.hpp"
-#include "query/metric_info.hpp"
-#include "query/report_html.hpp"
-#include "query/side.hpp"
-#include "query/svg.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/metric_info.hpp"
+#include "runner/query/report_html.hpp"
+#include "runner/query/side.hpp"
+#include "runner/query/svg.hpp"
 
 namespace bb::query::report_charts {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "store/results.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query::report_charts {
 

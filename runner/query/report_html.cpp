@@ -1,8 +1,8 @@
-#include "query/report_html.hpp"
+#include "runner/query/report_html.hpp"
 
 #include <fmt/format.h>
 
-#include "query/svg.hpp"
+#include "runner/query/svg.hpp"
 
 namespace bb::query::html {
 

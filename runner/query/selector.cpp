@@ -1,4 +1,4 @@
-#include "query/selector.hpp"
+#include "runner/query/selector.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "query/baseline_doc.hpp"
-#include "store/baselines.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/baseline_doc.hpp"
+#include "runner/store/baselines.hpp"
 
 namespace bb::query {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "query/side.hpp"
-#include "store/database.hpp"
+#include "runner/query/side.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::query {
 

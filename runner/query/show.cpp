@@ -1,4 +1,4 @@
-#include "query/show.hpp"
+#include "runner/query/show.hpp"
 
 #include <algorithm>
 #include <map>
@@ -8,11 +8,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/backend.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "model/rules.hpp"
-#include "query/cells.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/model/rules.hpp"
+#include "runner/query/cells.hpp"
 
 namespace bb::query {
 

@@ -4,8 +4,8 @@
 #include <ostream>
 #include <vector>
 
-#include "query/table.hpp"
-#include "store/database.hpp"
+#include "runner/query/table.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/side.hpp"
+#include "runner/query/side.hpp"
 
 #include <set>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "store/results.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/stats.hpp"
+#include "runner/query/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

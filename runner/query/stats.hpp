@@ -3,7 +3,7 @@
 #include <span>
 #include <vector>
 
-#include "store/samples.hpp"
+#include "runner/store/samples.hpp"
 
 namespace bb::query {
 

@@ -1,4 +1,4 @@
-#include "query/svg.hpp"
+#include "runner/query/svg.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "query/svg_axis.hpp"
+#include "runner/query/svg_axis.hpp"
 
 namespace bb::query::svg {
 

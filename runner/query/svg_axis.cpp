@@ -1,4 +1,4 @@
-#include "query/svg_axis.hpp"
+#include "runner/query/svg_axis.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
-#include "query/table.hpp"
+#include "runner/query/table.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::query {
 

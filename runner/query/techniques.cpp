@@ -1,4 +1,4 @@
-#include "query/techniques.hpp"
+#include "runner/query/techniques.hpp"
 
 #include <algorithm>
 #include <map>
@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/backend.hpp"
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "config/experiment.hpp"
-#include "query/cells.hpp"
-#include "query/table.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/table.hpp"
 
 namespace bb::query {
 

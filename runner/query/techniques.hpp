@@ -6,8 +6,8 @@
 #include <ostream>
 #include <vector>
 
-#include "registry/registry.hpp"
-#include "store/database.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::query {
 

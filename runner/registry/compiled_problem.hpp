@@ -3,7 +3,7 @@
 /// the problem interface. Kept out of registry.hpp, which every built-in kernel includes.
 #include <string>
 
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb {
 

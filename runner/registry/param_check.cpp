@@ -1,4 +1,4 @@
-#include "registry/param_check.hpp"
+#include "runner/registry/param_check.hpp"
 
 #include <map>
 

@@ -1,8 +1,8 @@
-#include "registry/params.hpp"
+#include "runner/registry/params.hpp"
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb {
 

@@ -1,4 +1,4 @@
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 #include <algorithm>
 

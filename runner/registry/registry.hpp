@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/access_plan.hpp"
+#include "runner/model/access_plan.hpp"
 
 namespace bb {
 

@@ -1,11 +1,11 @@
-#include "session/model_backend.hpp"
+#include "runner/session/model_backend.hpp"
 
 #include <chrono>
 #include <exception>
 
-#include "common/backend.hpp"
-#include "model/rules.hpp"
-#include "registry/param_check.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/model/rules.hpp"
+#include "runner/registry/param_check.hpp"
 
 namespace bb::session {
 

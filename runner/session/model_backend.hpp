@@ -5,11 +5,11 @@
 #include <optional>
 #include <string>
 
-#include "config/experiment.hpp"
-#include "launch/executor.hpp"
-#include "model/predict.hpp"
-#include "registry/registry.hpp"
-#include "store/records.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/store/records.hpp"
 
 namespace bb::session {
 

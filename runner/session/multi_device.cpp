@@ -1,4 +1,4 @@
-#include "session/multi_device.hpp"
+#include "runner/session/multi_device.hpp"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -16,14 +16,14 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "common/child_process.hpp"
-#include "common/error.hpp"
-#include "common/host_info.hpp"
-#include "config/share.hpp"
-#include "launch/device.hpp"
-#include "session/run_shares.hpp"
-#include "session/supervisor.hpp"
-#include "store/database.hpp"
+#include "runner/common/child_process.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/host_info.hpp"
+#include "runner/config/share.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/session/run_shares.hpp"
+#include "runner/session/supervisor.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::session {
 

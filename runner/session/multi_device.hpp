@@ -5,7 +5,7 @@
 /// completes one device's run as it completes any other.
 #include <vector>
 
-#include "session/run_session.hpp"
+#include "runner/session/run_session.hpp"
 
 namespace bb::session {
 

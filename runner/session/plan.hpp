@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "common/backend.hpp"
-#include "config/share.hpp"
-#include "launch/device_memory.hpp"
-#include "launch/executor.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/config/share.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/launch/executor.hpp"
 
 namespace bb::session {
 

@@ -1,16 +1,16 @@
-#include "session/resume_check.hpp"
+#include "runner/session/resume_check.hpp"
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "common/host_info.hpp"
-#include "common/process.hpp"
-#include "common/sha256.hpp"
-#include "config/share.hpp"
-#include "registry/registry.hpp"
-#include "session/run_shares.hpp"
-#include "store/results.hpp"
-#include "store/resume.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/host_info.hpp"
+#include "runner/common/process.hpp"
+#include "runner/common/sha256.hpp"
+#include "runner/config/share.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/session/run_shares.hpp"
+#include "runner/store/results.hpp"
+#include "runner/store/resume.hpp"
 
 namespace bb::session {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "common/backend.hpp"
-#include "config/experiment.hpp"
-#include "session/run_session.hpp"
-#include "store/database.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/session/run_session.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::session {
 

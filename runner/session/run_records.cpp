@@ -1,4 +1,4 @@
-#include "session/run_records.hpp"
+#include "runner/session/run_records.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,10 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "common/backend.hpp"
-#include "common/metrics.hpp"
-#include "launch/nvml.hpp"
-#include "session/model_backend.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/launch/nvml.hpp"
+#include "runner/session/model_backend.hpp"
 
 namespace bb::session {
 

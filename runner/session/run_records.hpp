@@ -1,11 +1,11 @@
 #pragma once
 /// Turns what the executor measured into the rows the store keeps, with the outcomes of the
 /// expectations (judged by config::judge_expectations).
-#include "config/experiment.hpp"
-#include "launch/device.hpp"
-#include "launch/executor.hpp"
-#include "profile/session.hpp"
-#include "store/database.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/profile/session.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::session {
 

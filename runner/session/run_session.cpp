@@ -1,4 +1,4 @@
-#include "session/run_session.hpp"
+#include "runner/session/run_session.hpp"
 
 #include <unistd.h>
 
@@ -18,22 +18,22 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "common/error.hpp"
-#include "common/host_info.hpp"
-#include "common/sha256.hpp"
-#include "launch/device_memory.hpp"
-#include "launch/nvml.hpp"
-#include "launch/profiler_warmup.hpp"
-#include "query/show.hpp"
-#include "registry/registry.hpp"
-#include "session/model_backend.hpp"
-#include "session/resume_check.hpp"
-#include "session/run_records.hpp"
-#include "session/run_shares.hpp"
-#include "source/variants.hpp"
-#include "store/resume.hpp"
-#include "store/samples.hpp"
-#include "store/sessions.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/host_info.hpp"
+#include "runner/common/sha256.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/launch/nvml.hpp"
+#include "runner/launch/profiler_warmup.hpp"
+#include "runner/query/show.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/session/model_backend.hpp"
+#include "runner/session/resume_check.hpp"
+#include "runner/session/run_records.hpp"
+#include "runner/session/run_shares.hpp"
+#include "runner/source/variants.hpp"
+#include "runner/store/resume.hpp"
+#include "runner/store/samples.hpp"
+#include "runner/store/sessions.hpp"
 
 namespace bb::build {
 extern const char sources_sha256[];

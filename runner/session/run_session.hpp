@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
-#include "session/plan.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/session/plan.hpp"
 
 namespace bb::session {
 

@@ -1,4 +1,4 @@
-#include "session/run_shares.hpp"
+#include "runner/session/run_shares.hpp"
 
 #include <cstdlib>
 

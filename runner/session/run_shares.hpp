@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "session/run_session.hpp"
-#include "config/share.hpp"
-#include "store/records.hpp"
+#include "runner/session/run_session.hpp"
+#include "runner/config/share.hpp"
+#include "runner/store/records.hpp"
 
 namespace bb::session {
 

@@ -1,4 +1,4 @@
-#include "session/supervisor.hpp"
+#include "runner/session/supervisor.hpp"
 
 #include <poll.h>
 #include <sys/prctl.h>
@@ -17,10 +17,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "common/child_process.hpp"
-#include "common/error.hpp"
-#include "launch/device.hpp"
-#include "store/database.hpp"
+#include "runner/common/child_process.hpp"
+#include "runner/common/error.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::session {
 

@@ -3,7 +3,7 @@
 /// address, a trap or a hang costs one configuration, not the run. The supervisor (this process)
 /// never initialises CUDA; it watches the worker's progress, stops a configuration that outlives
 /// its time limit, records what the worker could not, and starts a fresh worker for the rest.
-#include "session/run_session.hpp"
+#include "runner/session/run_session.hpp"
 
 namespace bb::session {
 

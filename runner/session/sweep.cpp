@@ -1,4 +1,4 @@
-#include "session/sweep.hpp"
+#include "runner/session/sweep.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "store/samples.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/samples.hpp"
 
 namespace bb::session::sweep {
 

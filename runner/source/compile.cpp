@@ -1,4 +1,4 @@
-#include "source/compile.hpp"
+#include "runner/source/compile.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -15,10 +15,10 @@
 #include <nvrtc.h>
 #include <spdlog/spdlog.h>
 
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
-#include "common/sha256.hpp"
-#include "common/suggest.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/sha256.hpp"
+#include "runner/common/suggest.hpp"
 
 #ifndef BB_CUDA_INCLUDE_DIR
 #define BB_CUDA_INCLUDE_DIR "/usr/local/cuda/include"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::source {
 

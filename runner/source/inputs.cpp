@@ -1,10 +1,10 @@
-#include "source/inputs.hpp"
+#include "runner/source/inputs.hpp"
 
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::source {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::source {
 

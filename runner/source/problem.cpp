@@ -15,16 +15,16 @@
 #include <mutex>
 #include <sstream>
 
-#include "common/readback.cuh"
-#include "common/sha256.hpp"
-#include "config/expression.hpp"
-#include "launch/cuda_call.hpp"
-#include "launch/device_memory.hpp"
-#include "registry/compiled_problem.hpp"
-#include "source/compile.hpp"
-#include "source/inputs.hpp"
-#include "source/shared_bytes.hpp"
-#include "source/variants.hpp"
+#include "kernels/common/readback.cuh"
+#include "runner/common/sha256.hpp"
+#include "runner/config/expression.hpp"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/registry/compiled_problem.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/inputs.hpp"
+#include "runner/source/shared_bytes.hpp"
+#include "runner/source/variants.hpp"
 
 namespace bb::source {
 

@@ -1,4 +1,4 @@
-#include "source/shared_bytes.hpp"
+#include "runner/source/shared_bytes.hpp"
 
 namespace bb::source {
 

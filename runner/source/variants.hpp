@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "config/experiment.hpp"
-#include "registry/registry.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::source {
 

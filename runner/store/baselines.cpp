@@ -1,10 +1,10 @@
-#include "store/baselines.hpp"
+#include "runner/store/baselines.hpp"
 
 #include <sqlite3.h>
 
 #include <fmt/format.h>
 
-#include "store/sqlite.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "store/database.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::store {
 

@@ -1,4 +1,4 @@
-#include "store/database.hpp"
+#include "runner/store/database.hpp"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "common/error.hpp"
-#include "store/schema.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/schema.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "store/records.hpp"
-#include "store/samples.hpp"
+#include "runner/store/records.hpp"
+#include "runner/store/samples.hpp"
 
 struct sqlite3;
 

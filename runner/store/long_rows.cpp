@@ -1,4 +1,4 @@
-#include "store/long_rows.hpp"
+#include "runner/store/long_rows.hpp"
 
 #include <sqlite3.h>
 
@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "store/results.hpp"
-#include "store/sqlite.hpp"
+#include "runner/store/results.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

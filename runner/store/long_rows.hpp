@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "store/database.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::store {
 

@@ -1,6 +1,6 @@
 // database merging: GPUs by (uuid, backend), runs by (GPU, started_at, experiment_sha256, host,
 // Slurm task, shard), configurations of a run by seq; rows are copied column by column, whatever columns both share.
-#include "store/merge.hpp"
+#include "runner/store/merge.hpp"
 
 #include <sqlite3.h>
 
@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "store/merge_rows.hpp"
-#include "store/read_only_uri.hpp"
-#include "store/sqlite.hpp"
+#include "runner/store/merge_rows.hpp"
+#include "runner/store/read_only_uri.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -1,4 +1,4 @@
-#include "store/merge_rows.hpp"
+#include "runner/store/merge_rows.hpp"
 
 #include <sqlite3.h>
 
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "store/sqlite.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

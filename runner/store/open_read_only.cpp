@@ -6,11 +6,11 @@
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/read_only_uri.hpp"
-#include "store/schema.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/read_only_uri.hpp"
+#include "runner/store/schema.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

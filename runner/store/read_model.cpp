@@ -1,4 +1,4 @@
-#include "store/read_model.hpp"
+#include "runner/store/read_model.hpp"
 
 #include <nlohmann/json.hpp>
 

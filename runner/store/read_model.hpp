@@ -4,8 +4,8 @@
 /// asks (list, show, compare, regress ...).
 #include <string>
 
-#include "store/records.hpp"
-#include "store/sqlite.hpp"
+#include "runner/store/records.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -1,4 +1,4 @@
-#include "store/read_only_uri.hpp"
+#include "runner/store/read_only_uri.hpp"
 
 #include <cctype>
 #include <filesystem>

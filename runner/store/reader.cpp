@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/read_model.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/read_model.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.hpp"
+#include "runner/common/status.hpp"
 
 namespace bb::store {
 

@@ -1,15 +1,15 @@
 // Reading runs and their configurations for compare, regress, history and report.
-#include "store/results.hpp"
+#include "runner/store/results.hpp"
 
 #include <unordered_map>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/backend.hpp"
-#include "store/read_model.hpp"
-#include "store/samples.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/backend.hpp"
+#include "runner/store/read_model.hpp"
+#include "runner/store/samples.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

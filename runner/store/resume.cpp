@@ -1,13 +1,13 @@
-#include "store/resume.hpp"
+#include "runner/store/resume.hpp"
 
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "common/host_info.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/host_info.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

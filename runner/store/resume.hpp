@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "store/database.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::store {
 

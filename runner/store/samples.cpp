@@ -1,4 +1,4 @@
-#include "store/samples.hpp"
+#include "runner/store/samples.hpp"
 
 #include <algorithm>
 #include <chrono>

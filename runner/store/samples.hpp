@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "store/records.hpp"
+#include "runner/store/records.hpp"
 
 namespace bb::store {
 

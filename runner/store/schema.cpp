@@ -1,11 +1,11 @@
-#include "store/schema.hpp"
+#include "runner/store/schema.hpp"
 
 #include <sqlite3.h>
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::embedded {
 extern const char store_schema[];

@@ -1,6 +1,6 @@
-#include "store/sessions.hpp"
+#include "runner/store/sessions.hpp"
 
-#include "store/sqlite.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

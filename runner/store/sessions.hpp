@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "store/database.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::store {
 

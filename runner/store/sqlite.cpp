@@ -1,10 +1,10 @@
-#include "store/sqlite.hpp"
+#include "runner/store/sqlite.hpp"
 
 #include <sqlite3.h>
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
+#include "runner/common/error.hpp"
 
 namespace bb::store::sqlite {
 

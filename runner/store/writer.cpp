@@ -6,9 +6,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::store {
 

@@ -4,9 +4,9 @@
 
 #include <cuda_runtime.h>
 
-#include "common/device_buffer.cuh"
-#include "launch/cuda_call.hpp"
-#include "registry/registry.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "runner/launch/cuda_call.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::faulty {
 

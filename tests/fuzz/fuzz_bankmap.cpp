@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "common/error.hpp"
-#include "model/bankmap.hpp"
-#include "model/evaluate.hpp"
-#include "model/tile.hpp"
-#include "registry/params.hpp"
-#include "registry/registry.hpp"
+#include "runner/common/error.hpp"
+#include "runner/model/bankmap.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/model/tile.hpp"
+#include "runner/registry/params.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "common/error.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace {
 

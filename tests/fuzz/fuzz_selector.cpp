@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <string>
 
-#include "common/error.hpp"
-#include "query/history.hpp"
-#include "query/selector.hpp"
-#include "store/database.hpp"
-#include "store/results.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/history.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace {
 

@@ -9,15 +9,15 @@
 #include <map>
 #include <string>
 
-#include "common/metrics.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/executor.hpp"
-#include "model/predict.hpp"
-#include "model/rules.hpp"
-#include "profile/offline.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/model/rules.hpp"
+#include "runner/profile/offline.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

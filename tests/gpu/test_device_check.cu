@@ -10,16 +10,16 @@
 #include <stdexcept>
 #include <string>
 
-#include "common/device_buffer.cuh"
-#include "common/device_check.cuh"
-#include "common/device_generate.cuh"
-#include "common/seeded.hpp"
-#include "common/uniform.hpp"
-#include "convolution/stencil.hpp"
-#include "fft/family.cuh"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_check.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/seeded.hpp"
+#include "kernels/common/uniform.hpp"
+#include "kernels/convolution/stencil.hpp"
+#include "kernels/fft/family.cuh"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

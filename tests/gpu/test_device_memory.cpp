@@ -5,10 +5,10 @@
 
 #include <cstdint>
 
-#include "common/device_buffer.cuh"
+#include "kernels/common/device_buffer.cuh"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/device_memory.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/device_memory.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <sys/resource.h>
 
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

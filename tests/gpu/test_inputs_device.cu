@@ -6,15 +6,15 @@
 #include <cstring>
 #include <vector>
 
-#include "common/device_buffer.cuh"
-#include "common/device_fill.cuh"
-#include "common/device_generate.cuh"
-#include "common/readback.cuh"
-#include "common/same_bytes.hpp"
-#include "common/seeded.hpp"
+#include "kernels/common/device_buffer.cuh"
+#include "kernels/common/device_fill.cuh"
+#include "kernels/common/device_generate.cuh"
+#include "kernels/common/readback.cuh"
+#include "kernels/common/same_bytes.hpp"
+#include "kernels/common/seeded.hpp"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "scan/sweep.hpp"
+#include "runner/launch/device.hpp"
+#include "kernels/scan/sweep.hpp"
 
 namespace {
 

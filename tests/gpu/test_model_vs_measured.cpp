@@ -11,13 +11,13 @@
 #include <tuple>
 #include <vector>
 
-#include "common/metrics.hpp"
+#include "runner/common/metrics.hpp"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/executor.hpp"
-#include "model/predict.hpp"
-#include "model/rules.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/model/rules.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

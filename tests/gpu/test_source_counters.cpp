@@ -5,14 +5,14 @@
 
 #include <filesystem>
 
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/executor.hpp"
-#include "registry/registry.hpp"
-#include "source/variants.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/source/variants.hpp"
 
 namespace {
 

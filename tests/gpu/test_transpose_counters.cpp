@@ -2,13 +2,13 @@
 // reads take 32 wavefronts per request, the padded and swizzled tiles one.
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "common/metrics.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/device_memory.hpp"
-#include "launch/executor.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/launch/executor.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

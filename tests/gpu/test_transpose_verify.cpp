@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_util.hpp"
-#include "launch/device.hpp"
-#include "launch/device_memory.hpp"
-#include "registry/registry.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/device_memory.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

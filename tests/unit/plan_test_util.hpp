@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include "model/predict.hpp"
-#include "registry/registry.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace bb::test {
 

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/atomic_file.hpp"
-#include "common/error.hpp"
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
 
 namespace fs = std::filesystem;
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/metrics.hpp"
+#include "runner/common/metrics.hpp"
 
 namespace m = bb::metrics;
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "common/sha256.hpp"
+#include "runner/common/sha256.hpp"
 
 // FIPS 180-4 / NIST test vectors, and lengths around the 55/56/64-byte padding boundaries.
 TEST(common_sha256, known_vectors) {

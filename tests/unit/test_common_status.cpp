@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/status.hpp"
+#include "runner/common/status.hpp"
 
 TEST(common_status, every_status_reads_back_from_its_name) {
   for (const auto s : bb::k_config_statuses) {

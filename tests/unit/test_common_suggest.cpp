@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "common/suggest.hpp"
+#include "runner/common/suggest.hpp"
 
 TEST(common_suggest, edit_distance_counts_transpositions_once) {
   EXPECT_EQ(bb::edit_distance("", ""), 0u);

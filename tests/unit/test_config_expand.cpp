@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb_test {
 bb::registry fake_registry(); // test_config_load.cpp

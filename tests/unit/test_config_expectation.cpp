@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "config/experiment.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb_test {
 bb::registry fake_registry(); // test_config_load.cpp

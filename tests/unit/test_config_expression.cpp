@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "config/expression.hpp"
+#include "runner/config/expression.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb::embedded {
 extern const char experiment_schema[];

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "config/share.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/share.hpp"
 
 namespace {
 

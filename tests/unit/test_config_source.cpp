@@ -1,8 +1,8 @@
 // Source experiments: the example files load into source variants, fields merged over source:.
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "config/experiment.hpp"
+#include "runner/common/error.hpp"
+#include "runner/config/experiment.hpp"
 
 namespace bb_test {
 bb::registry fake_registry(); // test_config_load.cpp

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/compare.hpp"
+#include "kernels/common/compare.hpp"
 
 namespace {
 

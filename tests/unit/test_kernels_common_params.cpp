@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "common/params.hpp"
+#include "kernels/common/params.hpp"
 
 namespace {
 

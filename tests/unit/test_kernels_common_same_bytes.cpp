@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "common/same_bytes.hpp"
+#include "kernels/common/same_bytes.hpp"
 
 namespace {
 

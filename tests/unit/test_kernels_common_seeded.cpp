@@ -8,9 +8,9 @@
 #include <cstring>
 #include <vector>
 
-#include "common/seeded.hpp"
-#include "common/uniform.hpp"
-#include "scan/sweep.hpp"
+#include "kernels/common/seeded.hpp"
+#include "kernels/common/uniform.hpp"
+#include "kernels/scan/sweep.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "wgmma/layout.hpp"
+#include "kernels/wgmma/layout.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "model/bankmap.hpp"
-#include "model/tile.hpp"
+#include "runner/model/bankmap.hpp"
+#include "runner/model/tile.hpp"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <cstdint>
 
 #include "bankbench/bank_conflicts.hpp"
-#include "model/evaluate.hpp"
-#include "model/matrix_access.hpp"
-#include "model/tile.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/model/matrix_access.hpp"
+#include "runner/model/tile.hpp"
 
 namespace {
 

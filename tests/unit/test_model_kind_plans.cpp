@@ -5,8 +5,8 @@
 
 #include <tuple>
 
-#include "model/predict.hpp"
-#include "registry/registry.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

@@ -2,9 +2,9 @@
 // shared atomics (one word against distinct words of one bank), TMA swizzle modes and CuTe Swizzle<B,M,S>.
 #include <gtest/gtest.h>
 
-#include "model/evaluate.hpp"
-#include "model/matrix_access.hpp"
-#include "model/predict.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/model/matrix_access.hpp"
+#include "runner/model/predict.hpp"
 
 namespace {
 

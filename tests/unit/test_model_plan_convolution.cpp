@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "convolution/stencil.hpp"
+#include "kernels/convolution/stencil.hpp"
 #include "plan_test_util.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <complex>
 #include <vector>
 
-#include "fft/pease.hpp"
+#include "kernels/fft/pease.hpp"
 #include "plan_test_util.hpp"
 
 namespace {

@@ -7,9 +7,9 @@
 #include <set>
 #include <vector>
 
-#include "model/evaluate.hpp"
+#include "runner/model/evaluate.hpp"
 #include "plan_test_util.hpp"
-#include "reduction/tree.hpp"
+#include "kernels/reduction/tree.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/evaluate.hpp"
+#include "runner/model/evaluate.hpp"
 #include "plan_test_util.hpp"
-#include "scan/sweep.hpp"
+#include "kernels/scan/sweep.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "plan_test_util.hpp"
-#include "stride/pattern.hpp"
+#include "kernels/stride/pattern.hpp"
 
 namespace {
 

@@ -2,10 +2,10 @@
 // from the kernels' own Layout::offset, they predict naive 32 wavefronts per load, the others 1.
 #include <gtest/gtest.h>
 
-#include "common/metrics.hpp"
-#include "model/evaluate.hpp"
-#include "model/predict.hpp"
-#include "registry/registry.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/model/predict.hpp"
+#include "runner/registry/registry.hpp"
 
 namespace {
 

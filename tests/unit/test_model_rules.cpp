@@ -8,8 +8,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "model/evaluate.hpp"
-#include "model/tile.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/model/tile.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "profile/offline.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/profile/offline.hpp"
 
 namespace m = bb::metrics;
 

@@ -7,9 +7,9 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "query/compare.hpp"
-#include "query/selector.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/compare.hpp"
+#include "runner/query/selector.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "query/export.hpp"
+#include "runner/query/export.hpp"
 
 namespace {
 

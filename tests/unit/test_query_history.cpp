@@ -7,8 +7,8 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "query/history.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/history.hpp"
 
 namespace {
 

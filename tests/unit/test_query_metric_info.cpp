@@ -1,7 +1,7 @@
 // Labels and judgement of the per-kind derived metrics (ldsm_*, atom_*, ...) in compare and regress.
 #include <gtest/gtest.h>
 
-#include "query/metric_info.hpp"
+#include "runner/query/metric_info.hpp"
 
 using bb::query::describe_metric;
 

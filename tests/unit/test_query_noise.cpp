@@ -3,8 +3,8 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "query/noise.hpp"
-#include "query/side.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/side.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "query/noise.hpp"
-#include "query/regress.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/regress.hpp"
 
 namespace {
 

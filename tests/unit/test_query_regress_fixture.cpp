@@ -7,10 +7,10 @@
 #include <filesystem>
 
 #include "../data/results/test_helpers.hpp"
-#include "query/noise.hpp"
-#include "query/regress.hpp"
-#include "query/selector.hpp"
-#include "store/database.hpp"
+#include "runner/query/noise.hpp"
+#include "runner/query/regress.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/store/database.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "query/report.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/report.hpp"
 
 namespace {
 

@@ -3,10 +3,10 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "query/baseline_doc.hpp"
-#include "query/selector.hpp"
-#include "store/baselines.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/baseline_doc.hpp"
+#include "runner/query/selector.hpp"
+#include "runner/store/baselines.hpp"
 
 namespace {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <unistd.h>
 
-#include "common/error.hpp"
-#include "query/list.hpp"
-#include "query/show.hpp"
-#include "store/database.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/list.hpp"
+#include "runner/query/show.hpp"
+#include "runner/store/database.hpp"
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "query/show.hpp"
-#include "store/database.hpp"
+#include "runner/query/show.hpp"
+#include "runner/store/database.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "query/stats.hpp"
+#include "runner/query/stats.hpp"
 
 namespace {
 

@@ -3,8 +3,8 @@
 
 #include <regex>
 
-#include "query/svg.hpp"
-#include "query/svg_axis.hpp"
+#include "runner/query/svg.hpp"
+#include "runner/query/svg_axis.hpp"
 
 namespace {
 

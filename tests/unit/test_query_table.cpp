@@ -3,9 +3,9 @@
 
 #include <sstream>
 
-#include "common/error.hpp"
-#include "query/cells.hpp"
-#include "query/table.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/cells.hpp"
+#include "runner/query/table.hpp"
 
 namespace {
 

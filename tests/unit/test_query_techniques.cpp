@@ -7,11 +7,11 @@
 #include <string>
 #include <unistd.h>
 
-#include "common/error.hpp"
-#include "query/techniques.hpp"
-#include "registry/registry.hpp"
-#include "store/database.hpp"
-#include "store/samples.hpp"
+#include "runner/common/error.hpp"
+#include "runner/query/techniques.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/samples.hpp"
 
 namespace {
 

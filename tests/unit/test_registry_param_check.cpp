@@ -1,7 +1,7 @@
 // check_parameters: a variant's registered check, else its access plan, on the host.
 #include <gtest/gtest.h>
 
-#include "registry/param_check.hpp"
+#include "runner/registry/param_check.hpp"
 
 namespace {
 

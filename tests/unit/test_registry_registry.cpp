@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "registry/registry.hpp"
+#include "runner/registry/registry.hpp"
 
 TEST(registry, families_and_variants_are_sorted_and_found) {
   bb::registry reg;

@@ -12,14 +12,14 @@
 
 #include <gtest/gtest.h>
 
-#include "common/error.hpp"
-#include "common/metrics.hpp"
-#include "config/experiment.hpp"
-#include "registry/registry.hpp"
-#include "session/resume_check.hpp"
-#include "session/run_records.hpp"
-#include "session/run_session.hpp"
-#include "store/database.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/session/resume_check.hpp"
+#include "runner/session/run_records.hpp"
+#include "runner/session/run_session.hpp"
+#include "runner/store/database.hpp"
 
 namespace fs = std::filesystem;
 

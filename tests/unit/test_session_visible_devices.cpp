@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include "launch/device.hpp"
-#include "launch/nvml.hpp"
-#include "session/plan.hpp"
+#include "runner/launch/device.hpp"
+#include "runner/launch/nvml.hpp"
+#include "runner/session/plan.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config/experiment.hpp"
-#include "source/compile.hpp"
-#include "source/variants.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/variants.hpp"
 
 namespace {
 

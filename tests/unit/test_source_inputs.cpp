@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/error.hpp"
-#include "common/uniform.hpp" // kernels/common: the generator the built-in families use
-#include "source/inputs.hpp"
+#include "runner/common/error.hpp"
+#include "kernels/common/uniform.hpp" // kernels/common: the generator the built-in families use
+#include "runner/source/inputs.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // recently used entry dropped first, handles that outlive their entries.
 #include <gtest/gtest.h>
 
-#include "source/shared_bytes.hpp"
+#include "runner/source/shared_bytes.hpp"
 
 namespace {
 

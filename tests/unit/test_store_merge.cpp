@@ -5,9 +5,9 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/merge.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/merge.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "../data/results/test_helpers.hpp"
-#include "store/database.hpp"
-#include "store/schema.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/schema.hpp"
 
 namespace {
 

@@ -6,11 +6,11 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/read_model.hpp"
-#include "store/results.hpp"
-#include "store/sqlite.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/read_model.hpp"
+#include "runner/store/results.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace {
 

@@ -6,10 +6,10 @@
 
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
-#include "store/baselines.hpp"
-#include "store/database.hpp"
-#include "store/long_rows.hpp"
-#include "store/results.hpp"
+#include "runner/store/baselines.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/long_rows.hpp"
+#include "runner/store/results.hpp"
 
 namespace {
 

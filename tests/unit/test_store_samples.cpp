@@ -4,7 +4,7 @@
 #include <cmath>
 #include <regex>
 
-#include "store/samples.hpp"
+#include "runner/store/samples.hpp"
 
 namespace {
 

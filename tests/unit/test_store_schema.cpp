@@ -9,9 +9,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/schema.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/schema.hpp"
 
 namespace bb::embedded {
 extern const char store_schema[];

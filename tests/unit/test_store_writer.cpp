@@ -6,9 +6,9 @@
 #include <string>
 #include <unistd.h>
 
-#include "common/error.hpp"
-#include "store/database.hpp"
-#include "store/results.hpp"
+#include "runner/common/error.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace {
 

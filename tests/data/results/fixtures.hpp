@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "common/metrics.hpp"
-#include "store/database.hpp"
-#include "store/samples.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/store/database.hpp"
+#include "runner/store/samples.hpp"
 
 namespace bb::test::results {
 
