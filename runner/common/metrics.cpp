@@ -63,30 +63,45 @@ const std::vector<derived_metric>& derived_metrics() {
   static const std::vector<derived_metric> list = [] {
     std::vector<derived_metric> l = {
         {"load_requests", "requests",
-         "shared load instructions executed (LDS, plus LDSM where counted, as Nsight Compute adds them)"},
-        {"store_requests", "requests", "shared store instructions executed (STS, plus STSM where counted)"},
-        {"load_wavefronts", "wavefronts", "wavefronts the shared-memory data stage processed for loads"},
-        {"store_wavefronts", "wavefronts", "wavefronts for stores"},
-        {"load_conflicts", "conflicts", "load bank conflicts counted by the hardware"},
-        {"store_conflicts", "conflicts", "store bank conflicts counted by the hardware"},
-        {"load_wavefronts_per_request", "ratio", "load wavefronts / load requests"},
-        {"store_wavefronts_per_request", "ratio", "store wavefronts / store requests"},
-        {"load_conflicts_per_request", "ratio", "load conflicts / load requests"},
-        {"store_conflicts_per_request", "ratio", "store conflicts / store requests"},
-        {"load_excess_wavefronts", "wavefronts", "load wavefronts above the ideal for the access width"},
-        {"store_excess_wavefronts", "wavefronts", "store wavefronts above the ideal for the access width"},
-        {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests"},
-        {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests"},
+         "shared load instructions executed (LDS, plus LDSM where counted, as Nsight Compute adds them)", "ld req", 0,
+         metric_kind::count},
+        {"store_requests", "requests", "shared store instructions executed (STS, plus STSM where counted)", "st req", 0,
+         metric_kind::count},
+        {"load_wavefronts", "wavefronts", "wavefronts the shared-memory data stage processed for loads", "ld wf", 0,
+         metric_kind::count},
+        {"store_wavefronts", "wavefronts", "wavefronts for stores", "st wf", 0, metric_kind::count},
+        {"load_conflicts", "conflicts", "load bank conflicts counted by the hardware", "ld conflicts", 0,
+         metric_kind::count},
+        {"store_conflicts", "conflicts", "store bank conflicts counted by the hardware", "st conflicts", 0,
+         metric_kind::count},
+        {"load_wavefronts_per_request", "ratio", "load wavefronts / load requests", "ld wf/req", 2, metric_kind::ratio},
+        {"store_wavefronts_per_request", "ratio", "store wavefronts / store requests", "st wf/req", 2,
+         metric_kind::ratio},
+        {"load_conflicts_per_request", "ratio", "load conflicts / load requests", "ld conflicts/req", 3,
+         metric_kind::ratio},
+        {"store_conflicts_per_request", "ratio", "store conflicts / store requests", "st conflicts/req", 3,
+         metric_kind::ratio},
+        {"load_excess_wavefronts", "wavefronts", "load wavefronts above the ideal for the access width", "ld excess wf",
+         0, metric_kind::count},
+        {"store_excess_wavefronts", "wavefronts", "store wavefronts above the ideal for the access width",
+         "st excess wf", 0, metric_kind::count},
+        {"load_excess_wavefronts_per_request", "ratio", "load excess wavefronts / load requests", "ld excess/req", 3,
+         metric_kind::ratio},
+        {"store_excess_wavefronts_per_request", "ratio", "store excess wavefronts / store requests", "st excess/req", 3,
+         metric_kind::ratio},
         {"profiled_time_ns", "ns",
-         "duration of the profiled range around the launch (gpu__time_duration.sum); longer than the kernel, whose time the timing pass gives"},
+         "duration of the profiled range around the launch (gpu__time_duration.sum); longer than the kernel, whose time the timing pass gives",
+         "profiled ns", 0},
         // The bank model's prediction from the variant's access plan (docs/bank-model.md), stored
         // beside measured values for every variant that has a plan.
         {"predicted_load_requests", "requests", "shared load requests the bank model predicts"},
         {"predicted_store_requests", "requests", "shared store requests the bank model predicts"},
         {"predicted_load_wavefronts", "wavefronts", "load wavefronts the bank model predicts"},
         {"predicted_store_wavefronts", "wavefronts", "store wavefronts the bank model predicts"},
-        {"predicted_load_wavefronts_per_request", "ratio", "predicted load wavefronts / predicted load requests"},
-        {"predicted_store_wavefronts_per_request", "ratio", "predicted store wavefronts / predicted store requests"},
+        {"predicted_load_wavefronts_per_request", "ratio", "predicted load wavefronts / predicted load requests",
+         "pred ld wf/req", 2},
+        {"predicted_store_wavefronts_per_request", "ratio", "predicted store wavefronts / predicted store requests",
+         "pred st wf/req", 2},
         {"predicted_load_conflicts_per_request", "ratio",
          "predicted load conflicts (wavefronts above the ideal) / requests"},
         {"predicted_store_conflicts_per_request", "ratio",
@@ -97,16 +112,21 @@ const std::vector<derived_metric>& derived_metrics() {
         {"tma_store_requests", "requests", "TMA store instructions"},
     };
     for (const auto& k : access_kinds()) {
-      const std::string n = k.name, what = std::string(" (") + k.description + ")";
-      l.push_back({n + "_requests", "requests", "instructions executed" + what});
+      const std::string n = k.name, what = std::string(" (") + k.description + ")", label = k.label;
+      l.push_back({n + "_requests", "requests", "instructions executed" + what, label + " req", 0, metric_kind::count});
       if (n == "tma") continue;
-      l.push_back({n + "_wavefronts", "wavefronts", "shared-memory wavefronts" + what});
-      l.push_back({n + "_conflicts", "conflicts", "bank conflicts counted by the hardware" + what});
-      l.push_back({n + "_wavefronts_per_request", "ratio", n + " wavefronts / " + n + " requests"});
+      l.push_back(
+          {n + "_wavefronts", "wavefronts", "shared-memory wavefronts" + what, label + " wf", 0, metric_kind::count});
+      l.push_back({n + "_conflicts", "conflicts", "bank conflicts counted by the hardware" + what, label + " conflicts",
+                   0, metric_kind::count});
+      l.push_back({n + "_wavefronts_per_request", "ratio", n + " wavefronts / " + n + " requests", label + " wf/req", 2,
+                   metric_kind::ratio});
       l.push_back(
           {n + "_ideal_per_request", "wavefronts", "ideal wavefronts per " + n + " request for the access width"});
-      l.push_back({n + "_excess_wavefronts_per_request", "ratio", n + " wavefronts above the ideal / requests"});
-      l.push_back({n + "_conflicts_per_request", "ratio", n + " conflicts / " + n + " requests"});
+      l.push_back({n + "_excess_wavefronts_per_request", "ratio", n + " wavefronts above the ideal / requests",
+                   label + " excess/req", 3, metric_kind::ratio});
+      l.push_back({n + "_conflicts_per_request", "ratio", n + " conflicts / " + n + " requests",
+                   label + " conflicts/req", 3, metric_kind::ratio});
       l.push_back({"predicted_" + n + "_wavefronts_per_request", "ratio", "predicted " + n + " wavefronts / request"});
       l.push_back({"predicted_" + n + "_requests", "requests", "predicted " + n + " requests"});
     }
@@ -118,6 +138,22 @@ const std::vector<derived_metric>& derived_metrics() {
 bool is_derived(const std::string& name) {
   const auto& list = derived_metrics();
   return std::any_of(list.begin(), list.end(), [&](const auto& d) { return d.name == name; });
+}
+
+const std::vector<derived_metric>& timing_metrics() {
+  static const std::vector<derived_metric> list = {
+      {"median_ns", "ns", "median kernel time of the timing pass (the fastest placement's)", "median us", 2,
+       metric_kind::time},
+      {"bandwidth_gbps", "GB/s", "bytes the kernel must move over its median time", "GB/s", 1, metric_kind::time},
+  };
+  return list;
+}
+
+const derived_metric* find_metric(std::string_view name) {
+  for (const auto* list : {&derived_metrics(), &timing_metrics()})
+    for (const auto& d : *list)
+      if (d.name == name) return &d;
+  return nullptr;
 }
 
 double ideal_wavefronts_per_request(int access_bytes) {

@@ -2,6 +2,7 @@
 /// Named CUPTI metric sets and the per-launch values derived from them. No CUDA headers.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bb::metrics {
@@ -46,20 +47,71 @@ struct metric_set {
 /// list them: a session drops those its chip does not know, so their values are absent, never 0.
 bool is_chip_optional(const std::string& metric);
 
+/// The set an experiment without `metrics:` collects.
+inline constexpr const char* k_default_set = "bank_conflicts";
+
 /// The named sets an experiment's `metrics:` may give instead of a list.
 const std::vector<metric_set>& named_sets();
 /// nullptr when `name` is not a named set.
 const metric_set* find_set(const std::string& name);
 
+/// The counters one experiment collects, resolved once as it is loaded: a named set, or a list of
+/// CUPTI names written in the file. Its identity is its counters in order: two experiments with
+/// the same list share one profiler session, whatever they call it.
+class metric_list {
+public:
+  metric_list() = default;
+  /// The named set `set` (find_set must know it).
+  static metric_list named(const metric_set& set) { return metric_list(set.name, set.metrics); }
+  /// CUPTI names listed in an experiment file.
+  static metric_list listed(std::vector<std::string> names) { return metric_list("", std::move(names)); }
+  /// The default set, k_default_set.
+  static metric_list default_list() { return named(*find_set(k_default_set)); }
+
+  /// The set's name, or "" when the counters were listed.
+  [[nodiscard]] const std::string& set_name() const { return m_set; }
+  /// CUPTI names, in order.
+  [[nodiscard]] const std::vector<std::string>& names() const { return m_names; }
+  [[nodiscard]] bool empty() const { return m_names.empty(); }
+
+  friend bool operator==(const metric_list& a, const metric_list& b) { return a.m_names == b.m_names; }
+  friend bool operator<(const metric_list& a, const metric_list& b) { return a.m_names < b.m_names; }
+
+private:
+  metric_list(std::string set, std::vector<std::string> names) : m_set(std::move(set)), m_names(std::move(names)) {}
+  std::string m_set;
+  std::vector<std::string> m_names;
+};
+
+/// How the results commands judge a metric (regress) and show it.
+enum class metric_kind {
+  ratio, ///< a per-request counter ratio: gated against the measured noise
+  count, ///< a raw counter: compared like a ratio, reported but not gated
+  time,  ///< median_ns, bandwidth_gbps: Mann-Whitney U on the samples plus a minimum effect
+  other, ///< anything else: shown, never judged
+};
+
+/// One name of the one table every part reads: the profiler's derived values, the store's rows,
+/// the model's predictions and the results commands' columns.
 struct derived_metric {
   std::string name;
   std::string unit;
   std::string description;
+  std::string label; ///< column heading ("ld wf/req"); empty: the name itself
+  int decimals = 3;
+  metric_kind kind = metric_kind::other;
 };
 
 /// Values bankbench derives from the raw counters of one launch (e.g. load_wavefronts_per_request).
 const std::vector<derived_metric>& derived_metrics();
 bool is_derived(const std::string& name);
+
+/// The timing pass's values, stored with each configuration rather than as metrics: median_ns and
+/// bandwidth_gbps.
+const std::vector<derived_metric>& timing_metrics();
+
+/// `name` in derived_metrics() or timing_metrics(); nullptr for any other name (a raw counter).
+const derived_metric* find_metric(std::string_view name);
 
 /// One kind of shared-memory access and the raw counters it is derived from ("" where none).
 struct access_kind {

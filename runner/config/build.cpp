@@ -62,12 +62,9 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   for (const auto& group : field(root, "zip")) exp.zip.push_back(strings(group));
   for (const auto& entry : field(root, "exclude")) exp.exclude.push_back(to_json(entry));
   const YAML::Node metrics = field(root, "metrics");
-  if (!metrics || metrics.IsScalar()) {
-    exp.metric_set = metrics ? metrics.Scalar() : "bank_conflicts";
-    exp.metrics = metrics::find_set(exp.metric_set)->metrics;
-  } else {
-    exp.metrics = strings(metrics);
-  }
+  exp.metrics = !metrics             ? metrics::metric_list::default_list()
+                : metrics.IsScalar() ? metrics::metric_list::named(*metrics::find_set(metrics.Scalar()))
+                                     : metrics::metric_list::listed(strings(metrics));
   const YAML::Node repeat = field(root, "repeat");
   exp.repeat.warmup = int_or(field(repeat, "warmup"), exp.repeat.warmup);
   exp.repeat.samples = int_or(field(repeat, "samples"), exp.repeat.samples);

@@ -38,7 +38,7 @@ void check_metrics(check_context& ctx) {
   const YAML::Node node = field(ctx.root, "metrics");
   const node_kind kind = kind_of(node);
   if (kind == node_kind::missing) {
-    ctx.metrics = metrics::find_set("bank_conflicts")->metrics;
+    ctx.metrics = metrics::metric_list::default_list().names();
     ctx.metrics_known = true;
   } else if (kind == node_kind::string) {
     if (const auto* set = metrics::find_set(node.Scalar())) {

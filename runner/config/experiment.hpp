@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/common/metrics.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::config {
@@ -104,8 +105,7 @@ struct experiment {
   std::vector<axis> axes; ///< in file order
   std::vector<std::vector<std::string>> zip;
   std::vector<nlohmann::json> exclude; ///< each an object: partial assignment of variant/axes
-  std::string metric_set;              ///< the set's name, or "" when metrics were listed
-  std::vector<std::string> metrics;    ///< resolved CUPTI names, in order, unique
+  metrics::metric_list metrics;        ///< the counters it collects: a named set or its own list
   repeat_spec repeat;
   std::uint64_t seed = 1;
   double time_limit_s = 120; ///< one configuration's wall-clock limit

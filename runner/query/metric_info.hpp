@@ -6,17 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "runner/common/metrics.hpp"
 #include "runner/store/results.hpp"
 
 namespace bb::query {
 
-/// How regress judges a metric.
-enum class metric_kind {
-  ratio, ///< a per-request counter ratio: gated against the measured noise
-  count, ///< a raw counter: compared like a ratio, reported but not gated
-  time,  ///< median_ns, bandwidth_gbps: Mann-Whitney U on the samples plus a minimum effect
-  other, ///< anything else: shown, never judged
-};
+/// How regress judges a metric (common/metrics.hpp, the one table of names).
+using metric_kind = metrics::metric_kind;
 
 struct metric_info {
   std::string name;

@@ -36,7 +36,7 @@ launch::config_result predict_configuration(const config::experiment& exp, const
   try {
     const auto plan = variant.plan(cfg.params);
     r.smem_access_bytes = plan.access_bytes;
-    auto counters = model::predicted_counters(model::predict(plan), exp.metrics);
+    auto counters = model::predicted_counters(model::predict(plan), exp.metrics.names());
     if (!counters.empty()) r.ranges.push_back(std::move(counters)); // e.g. `metrics: duration`
   } catch (const unsupported_parameter& e) {
     r.status = config_status::unsupported;

@@ -104,3 +104,17 @@ TEST(common_metrics, shared_atomics_tma_and_arbitration) {
   for (const char* n : {"atom_requests", "ldsm_wavefronts_per_request", "gmma_conflicts_per_request", "tma_requests"})
     EXPECT_TRUE(m::is_derived(n)) << n;
 }
+
+TEST(metric_list, its_identity_is_its_counters_whatever_the_name) {
+  using bb::metrics::metric_list;
+  const auto set = metric_list::named(*bb::metrics::find_set("duration"));
+  EXPECT_EQ(set.set_name(), "duration");
+  const auto listed = metric_list::listed({bb::metrics::k_gpu_time});
+  EXPECT_EQ(listed.set_name(), "");
+  EXPECT_EQ(set, listed); // one profiler session serves both
+  EXPECT_FALSE(set < listed || listed < set);
+  const auto defaults = metric_list::default_list();
+  EXPECT_EQ(defaults.set_name(), bb::metrics::k_default_set);
+  EXPECT_EQ(defaults.names(), bb::metrics::find_set("bank_conflicts")->metrics);
+  EXPECT_FALSE(defaults == set);
+}

@@ -58,8 +58,8 @@ TEST(config_load, real_transpose_experiment) {
   EXPECT_EQ(e.axes[0].values, (std::vector<nlohmann::json>{1024, 4096, 8192}));
   EXPECT_TRUE(e.zip.empty());
   EXPECT_TRUE(e.exclude.empty());
-  EXPECT_EQ(e.metric_set, "bank_conflicts");
-  EXPECT_EQ(e.metrics, bb::metrics::find_set("bank_conflicts")->metrics);
+  EXPECT_EQ(e.metrics.set_name(), "bank_conflicts");
+  EXPECT_EQ(e.metrics.names(), bb::metrics::find_set("bank_conflicts")->metrics);
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
   EXPECT_EQ(e.repeat.placements, 1);
@@ -95,9 +95,9 @@ TEST(config_load, every_key) {
   EXPECT_EQ(e.zip, (std::vector<std::vector<std::string>>{{"tile", "n"}}));
   ASSERT_EQ(e.exclude.size(), 1U);
   EXPECT_EQ(e.exclude[0], (nlohmann::json{{"variant", "naive"}, {"tile", 16}}));
-  EXPECT_EQ(e.metric_set, "");
-  EXPECT_EQ(e.metrics, (std::vector<std::string>{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                                                 "smsp__sass_inst_executed_op_shared_ld.sum"}));
+  EXPECT_EQ(e.metrics.set_name(), "");
+  EXPECT_EQ(e.metrics.names(), (std::vector<std::string>{"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                                         "smsp__sass_inst_executed_op_shared_ld.sum"}));
   EXPECT_EQ(e.repeat.warmup, 0);
   EXPECT_EQ(e.repeat.samples, 5);
   EXPECT_EQ(e.repeat.placements, 2);
@@ -136,8 +136,8 @@ TEST(config_load, minimal_file_gets_defaults) {
   EXPECT_TRUE(e.zip.empty());
   EXPECT_TRUE(e.exclude.empty());
   EXPECT_TRUE(e.expectations.empty());
-  EXPECT_EQ(e.metric_set, "bank_conflicts");
-  EXPECT_EQ(e.metrics.size(), 7U); // load and store requests, wavefronts, conflicts; duration
+  EXPECT_EQ(e.metrics.set_name(), "bank_conflicts");
+  EXPECT_EQ(e.metrics.names().size(), 7U); // load and store requests, wavefronts, conflicts; duration
   EXPECT_EQ(e.repeat.warmup, 3);
   EXPECT_EQ(e.repeat.samples, 20);
   EXPECT_EQ(e.repeat.placements, 1);
@@ -151,8 +151,8 @@ TEST(config_load, minimal_file_gets_defaults) {
 
 TEST(config_load, string_and_float_params) {
   const experiment e = load_experiment_file(data("good/mixed_params.yaml"), bb_test::fake_registry());
-  EXPECT_EQ(e.metric_set, "duration");
-  EXPECT_EQ(e.metrics, (std::vector<std::string>{bb::metrics::k_gpu_time}));
+  EXPECT_EQ(e.metrics.set_name(), "duration");
+  EXPECT_EQ(e.metrics.names(), (std::vector<std::string>{bb::metrics::k_gpu_time}));
   ASSERT_EQ(e.axes.size(), 2U);
   // A quoted "1" stays a string; a plain 1 is an integer, accepted for a float-default param.
   EXPECT_EQ(e.axes[0].values, (std::vector<nlohmann::json>{"float", "half", "1"}));
@@ -233,7 +233,7 @@ TEST(config_load, schema_defaults_match_the_structs) {
   EXPECT_EQ(repeat["counter_launches"]["default"], r.counter_launches);
   EXPECT_EQ(schema["properties"]["seed"]["default"], experiment{}.seed);
   EXPECT_EQ(schema["properties"]["metrics"]["default"],
-            load_experiment_file(data("good/minimal.yaml"), bb_test::fake_registry()).metric_set);
+            load_experiment_file(data("good/minimal.yaml"), bb_test::fake_registry()).metrics.set_name());
 }
 
 } // namespace
