@@ -1,4 +1,6 @@
 // bankbench run [FILE|DIR...]: verify, profile and time every configuration; store each as it ends.
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 
@@ -9,12 +11,13 @@
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
 #include "runner/config/experiment_files.hpp"
-#include "runner/session/multi_device.hpp"
+#include "runner/query/show.hpp"
 #include "runner/session/plan.hpp"
 #include "runner/session/resume_check.hpp"
 #include "runner/session/run_session.hpp"
 #include "runner/session/run_shares.hpp"
 #include "runner/session/supervisor.hpp"
+#include "runner/store/database.hpp"
 
 namespace bb::cli {
 
@@ -47,7 +50,8 @@ struct run_options {
   bool inputs_given = false;            ///< `inputs` named on the command line (not the default)
 };
 
-/// The plan the engine runs, resolved once from the options (the devices are added by run_run).
+/// The plan the engine runs, resolved once from the options: every value is parsed here, at the
+/// edge, and travels typed from here on (the devices, the share, CUDA_VISIBLE_DEVICES).
 run_plan run_plan_of(const run_options& o, const global_options& g) {
   run_plan p;
   p.db = g.db;
@@ -55,7 +59,11 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.passes = session::passes::from_flags(o.no_counters, o.no_timing, o.launch_once);
   p.cache_control = launch::cache_control_named(o.cache_control);
   p.allocator = launch::allocator_named(o.allocator);
-  p.device = o.device;
+  p.share = config::parse_shares(o.shard, "--shard"); // checked before anything is read
+  // --devices over --device; a dry run needs no device, and "all" would ask CUDA how many.
+  p.devices = !o.devices.empty() && !o.dry_run ? session::devices_named(o.devices, p.backend) : std::vector{o.device};
+  p.device = p.devices.front();
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr) p.visible_devices = visible;
   p.spread = o.spread == "variant" ? config::share_unit::variant : config::share_unit::configuration;
   p.isolate = o.isolate;
   p.samples = o.samples;
@@ -63,7 +71,6 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.warmup = o.warmup;
   p.min_sample_us = o.min_sample_us;
   p.time_limit_s = o.time_limit_s;
-  p.shard = o.shard;
   p.command_line = g.command_line;
   return p;
 }
@@ -92,21 +99,30 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
             "--launch-once launches each configuration once, with no counters and no timing");
   else if (!plan.passes.timing)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us"}, "--no-timing skips the timing pass");
+  if (plan.devices.size() > 1) ignored({"--no-isolation"}, "several devices run in a worker process each");
+}
+
+/// The results table of each run, once the configurations have run.
+void show_tables(const std::string& db_path, const std::vector<std::int64_t>& run_ids) {
+  if (run_ids.empty()) return;
+  const auto db = store::database::open_existing(db_path);
+  for (const auto id : run_ids) query::show_run(db, id, std::cout, query::output_format::table);
+}
+
+/// The one summary line of `bankbench run`, on stderr and not through the logger: it is the run's
+/// verdict and stays under -q.
+void print_summary(const std::string& line) {
+  if (line.empty()) return;
+  std::cout.flush();
+  std::fflush(stdout);
+  fmt::print(stderr, "bankbench: {}\n", line);
 }
 
 int run_run(const run_options& o, run_plan& plan) {
   if (plan.passes.launch_once && plan.model())
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
-  const auto shares = config::parse_shares(o.shard, "--shard"); // checked before anything is read
-  if (!o.devices.empty() && !o.dry_run) {                       // a dry run needs no device
-    auto devices = session::devices_named(o.devices, plan.backend);
-    if (devices.size() > 1 && o.resume != 0)
-      throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
-    if (devices.size() == 1)
-      plan.device = devices[0]; // one device: exactly a plain run
-    else
-      plan.devices = std::move(devices);
-  }
+  if (plan.devices.size() > 1 && o.resume != 0)
+    throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
@@ -119,8 +135,8 @@ int run_run(const run_options& o, run_plan& plan) {
     experiments = config::load_all(config::experiment_files(o.inputs));
     session::group_by_metric_list(experiments);
     start = resume_point(experiments.size());
-    if (!shares.empty()) {
-      const auto kept = session::keep_only_share(experiments, shares, start);
+    if (!plan.share.empty()) {
+      const auto kept = session::keep_only_share(experiments, plan.share, start);
       spdlog::info("share {}: {} configuration(s)", o.shard, kept);
     }
   }
@@ -136,17 +152,13 @@ int run_run(const run_options& o, run_plan& plan) {
   }
   int code = 0;
   try {
-    if (plan.devices.size() > 1)
-      code = session::run_on_devices(experiments, plan, start);
-    else if (plan.supervised())
-      code = session::supervise(experiments, plan, start);
-    else
-      code = session::run_in_process(experiments, plan, start, nullptr, true);
+    code = session::execute(experiments, plan, start,
+                            [&](const std::vector<std::int64_t>& run_ids) { show_tables(plan.db, run_ids); });
   } catch (const error& e) {
-    session::finish_session(plan.db, start, static_cast<int>(e.code()));
+    print_summary(session::finish_session(plan.db, start, static_cast<int>(e.code())));
     throw;
   }
-  session::finish_session(plan.db, start, code);
+  print_summary(session::finish_session(plan.db, start, code));
   return code;
 }
 

@@ -55,13 +55,13 @@ static std::string format_uuid(const cudaUUID_t& id) {
   return buf;
 }
 
-bool make_only_visible(int ordinal) {
-  if (ordinal < 0) return false;
+std::optional<std::string> make_only_visible(int ordinal, const std::optional<std::string>& given) {
+  if (ordinal < 0) return std::nullopt;
   std::string entry;
-  if (const char* given = std::getenv("CUDA_VISIBLE_DEVICES"); given != nullptr) {
+  if (given) {
     // The user's list: ordinal d is its d-th entry (an index, a GPU-... or MIG-... UUID).
     std::vector<std::string> entries;
-    std::string list = given;
+    const std::string& list = *given;
     for (std::size_t at = 0;;) {
       const auto comma = list.find(',', at);
       entries.push_back(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
@@ -69,14 +69,15 @@ bool make_only_visible(int ordinal) {
       at = comma + 1;
     }
     if (static_cast<std::size_t>(ordinal) >= entries.size() || entries[static_cast<std::size_t>(ordinal)].empty())
-      return false;
+      return std::nullopt;
     entry = entries[static_cast<std::size_t>(ordinal)];
   } else {
     const nvml& n = nvml::instance();
-    if (ordinal >= n.device_count() || n.any_mig()) return false;
+    if (ordinal >= n.device_count() || n.any_mig()) return std::nullopt;
     entry = std::to_string(ordinal); // in CUDA_DEVICE_ORDER's order, as the ordinal itself
   }
-  return setenv("CUDA_VISIBLE_DEVICES", entry.c_str(), 1) == 0;
+  if (setenv("CUDA_VISIBLE_DEVICES", entry.c_str(), 1) != 0) return std::nullopt;
+  return entry;
 }
 
 device_info open_device(int ordinal) {
@@ -106,6 +107,7 @@ device_info open_device(int ordinal) {
   BB_CUDA_CALL(cudaDriverGetVersion(&info.cuda_driver_version));
   BB_CUDA_CALL(cudaRuntimeGetVersion(&info.cuda_runtime_version));
   info.driver_version = nvml::instance().driver_version();
+  nvml::instance().bind(info.uuid); // its clocks and clock-event reasons are this GPU's from now on
   return info;
 }
 

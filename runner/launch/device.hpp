@@ -1,6 +1,7 @@
 #pragma once
 /// Device discovery and identity: what a stored run says about the GPU it ran on.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace bb::launch {
@@ -25,15 +26,17 @@ struct device_info {
 /// driver, no device, or a driver older than the runtime.
 int device_count();
 
-/// Selects `ordinal`, creates its primary context, and describes it.
+/// Selects `ordinal`, creates its primary context, binds NVML to it (clocks, clock-event reasons),
+/// and describes it.
 device_info open_device(int ordinal);
 
-/// Narrows CUDA_VISIBLE_DEVICES to device `ordinal` (as CUDA numbers it here), so that CUDA sets
-/// up that GPU alone in this process, where it is then device 0: on a host with two H200s, opening
-/// one GPU and checking two metric lists against it took 0.56 and 0.70 s with both visible, 0.24
-/// s each with one. Call before any CUDA call. Changes nothing and returns false where the device
-/// cannot be told for certain: an ordinal past CUDA_VISIBLE_DEVICES's entries or NVML's count, no
-/// NVML, or a GPU in MIG mode.
-bool make_only_visible(int ordinal);
+/// Narrows CUDA_VISIBLE_DEVICES to device `ordinal` of `given` (the list the run started under;
+/// nullopt: unset, every GPU in NVML's order), so that CUDA sets up that GPU alone in this process,
+/// where it is then device 0: on a host with two H200s, opening one GPU and checking two metric
+/// lists against it took 0.56 and 0.70 s with both visible, 0.24 s each with one. Call before any
+/// CUDA call. Returns the entry it set; changes nothing and returns nullopt where the device cannot
+/// be told for certain: an ordinal past the list's entries or NVML's count, no NVML, or a GPU in
+/// MIG mode.
+std::optional<std::string> make_only_visible(int ordinal, const std::optional<std::string>& given);
 
 } // namespace bb::launch

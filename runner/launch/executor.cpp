@@ -121,7 +121,7 @@ void verify_pass(problem& p, const exec_options& o, config_result& r) {
   const auto t0 = clock_type::now();
   p.poison_output();
   {
-    nvtx_range measured(o.launch_once ? "bankbench-measure" : "verified launch");
+    nvtx_range measured(o.passes.launch_once ? "bankbench-measure" : "verified launch");
     p.launch(nullptr);
     BB_CUDA_CALL(cudaDeviceSynchronize());
   }
@@ -218,7 +218,7 @@ struct group::member {
 };
 
 group::group(const exec_options& options, profile::session* counters)
-    : m_options(options), m_counters(options.launch_once ? nullptr : counters) {}
+    : m_options(options), m_counters(options.passes.counters ? counters : nullptr) {}
 
 group::~group() = default;
 
@@ -349,7 +349,7 @@ void group::counter_passes() {
 // verified one first), and the fastest instance's median is reported. An instance the device has no memory for ends the split early.
 void group::time_member(member& m) {
   const int samples = m_options.samples;
-  const int placements = std::clamp(m_options.placements, 1, samples);
+  const int placements = std::clamp(m_options.placements, 1, std::max(samples, 1));
   std::vector<std::unique_ptr<problem>> held;
   problem* p = m.p.get();
   int done = 0;
@@ -375,7 +375,7 @@ void group::time_member(member& m) {
 std::vector<group::finished> group::finish(const std::function<void(std::size_t tag)>& before_timing) {
   if (!m_context_lost) counter_passes();
   for (auto& m : m_members) {
-    if (m_context_lost || !m.verified() || m_options.launch_once || m_options.samples <= 0) continue;
+    if (m_context_lost || !m.verified() || !m_options.passes.timing) continue;
     if (before_timing) before_timing(m.tag);
     nvtx_range name(m.nvtx_name);
     recorded(m.r, [&] {

@@ -23,7 +23,21 @@ enum class cache_control { all, once, none };
 cache_control cache_control_named(const std::string& name);
 const char* name_of(cache_control c);
 
+/// Which passes run for each configuration on the GPU (the bank model runs none of them): the one
+/// encoding, from `bankbench run`'s flags down to the executor.
+struct passes {
+  bool counters = true;     ///< the counter pass (CUPTI); false under --no-counters and --launch-once
+  bool timing = true;       ///< the timing pass; false under --no-timing and --launch-once
+  bool launch_once = false; ///< one verified launch in the NVTX range "bankbench-measure", nothing more
+
+  /// --no-counters, --no-timing and --launch-once as flags.
+  static passes from_flags(bool no_counters, bool no_timing, bool launch_once) {
+    return {!no_counters && !launch_once, !no_timing && !launch_once, launch_once};
+  }
+};
+
 struct exec_options {
+  launch::passes passes;
   int warmup = 3;
   int samples = 20;
   /// Instances of the configuration the samples are split over, each set up while the ones before
@@ -41,9 +55,6 @@ struct exec_options {
   /// kernel library allows (no shared-memory index depends on data). once: one flush, then
   /// CUPTI's kernel replay with memory restored. none: kernel replay on the cache as it is.
   launch::cache_control cache_control = launch::cache_control::all;
-  /// Set up, launch once inside the NVTX range "bankbench-measure", verify; no counters and no
-  /// timing: the target process for a Nsight Compute comparison (bench/ncu_parity.py).
-  bool launch_once = false;
   std::string nvtx_name; ///< execute(): "experiment/variant/params", for Nsight Systems and Compute filters
 };
 

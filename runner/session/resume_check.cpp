@@ -101,9 +101,9 @@ resumed_run reopen_run(const run_plan& plan, std::int64_t run_id,
       shard = info.shard;
       out.start.session_id = info.session_id; // 0 for a run from before sessions: a new one
     }
-  if (!plan.shard.empty() && plan.shard != shard)
+  if (!plan.share.empty() && config::share_text(plan.share) != shard)
     throw usage_error("--resume " + std::to_string(run_id) + " is a run of share " + (shard.empty() ? "all" : shard) +
-                      ", not " + plan.shard + "; leave --shard out when resuming");
+                      ", not " + config::share_text(plan.share) + "; leave --shard out when resuming");
   if (!shard.empty()) keep_only_share(out.experiments, config::parse_shares(shard, "runs.shard"), out.start);
   store::reopen_run(db, run_id);
   return out;

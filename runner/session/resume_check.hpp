@@ -34,7 +34,7 @@ struct resumed_run {
   resume_point start;
 };
 
-/// Checks that `plan` may complete run `run_id` of `plan.db` (the checks above; `plan.shard`, if
+/// Checks that `plan` may complete run `run_id` of `plan.db` (the checks above; `plan.share`, if
 /// given, is the run's share) and reopens it. `given_files`, where set, loads the experiment
 /// files named with --resume, which must be the run's own one. Throws usage_error saying what
 /// differs; nothing is changed then.

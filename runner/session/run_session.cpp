@@ -4,11 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <future>
-#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,9 +20,7 @@
 #include "runner/common/host_info.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/launch/device_memory.hpp"
-#include "runner/launch/nvml.hpp"
 #include "runner/launch/profiler_warmup.hpp"
-#include "runner/query/show.hpp"
 #include "runner/registry/registry.hpp"
 #include "runner/session/model_backend.hpp"
 #include "runner/session/resume_check.hpp"
@@ -45,14 +41,6 @@ std::atomic<bool> g_interrupted{false};
 std::atomic<int> g_stop_signal{0};
 
 namespace {
-
-extern "C" void on_sigint(int sig) {
-  int none = 0;
-  g_stop_signal.compare_exchange_strong(none, sig);
-  g_interrupted.store(true);
-}
-
-constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 /// The median the database stores for `r` (the fastest placement's).
 double median_of(const launch::config_result& r) {
@@ -130,13 +118,13 @@ store::run_record run_record_of(const config::experiment& e, const run_plan& pla
   r.experiment_text = e.text;
   r.experiment_sha256 = sha256_hex(e.text);
   r.command_line = plan.command_line;
-  r.metric_set = plan.counts() ? e.metric_set : "none";
-  if (plan.counts()) r.metrics = e.metrics;
+  r.metric_set = plan.counts() ? e.metrics.set_name() : "none";
+  if (plan.counts()) r.metrics = e.metrics.names();
   r.seed = e.seed;
   r.warmup = plan.warmup >= 0 ? plan.warmup : e.repeat.warmup;
   r.samples = plan.samples > 0 ? plan.samples : e.repeat.samples;
   if (!plan.model() && !plan.passes.timing) r.warmup = r.samples = 0;
-  record_run_environment(r, plan.shard);
+  record_run_environment(r, plan);
   return r;
 }
 
@@ -200,7 +188,7 @@ struct counter_source {
   store::gpu_record gpu;
   int sm_clock_max_mhz = 0;
   // Every metric list is checked against the chip before any kernel runs.
-  std::map<std::vector<std::string>, std::unique_ptr<profile::session>> sessions;
+  std::map<metrics::metric_list, std::unique_ptr<profile::session>> sessions;
   std::set<const profile::session*> warmed; ///< those whose first profiled launch is behind them
 
   [[nodiscard]] const profile::session* session_for(const config::experiment& e) const {
@@ -222,7 +210,6 @@ void warm_up(counter_source& b, profile::session& s, const run_plan& plan) {
 void open_gpu(counter_source& b, const std::vector<config::experiment>& experiments, const run_plan& plan,
               const launch::device_info& device) {
   launch::use_allocator(plan.allocator);
-  launch::nvml::instance().bind(device.uuid);
   b.gpu = gpu_record_of(device);
   b.sm_clock_max_mhz = device.sm_clock_max_mhz;
   if (plan.passes.counters && !experiments.empty()) {
@@ -231,20 +218,21 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
     // warmed up now, each other one before its first experiment. One range profiler may be
     // enabled on a context at a time, so warming them all up front enabled each once more
     // (group_by_metric_list puts each list's experiments together).
-    for (const auto& e : experiments)
-      if (!b.sessions.count(e.metrics)) {
-        b.sessions[e.metrics] = profile::session::create(plan.cuda_ordinal(), e.metrics);
-        if (const auto& absent = b.sessions[e.metrics]->absent(); !absent.empty())
-          spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
-                       absent.size(), e.metric_set, b.sessions[e.metrics]->chip());
-      }
+    for (const auto& e : experiments) {
+      auto& s = b.sessions[e.metrics];
+      if (s) continue;
+      s = profile::session::create(plan.cuda_ordinal(), e.metrics.names());
+      if (const auto& absent = s->absent(); !absent.empty())
+        spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
+                     absent.size(), e.metrics.set_name(), s->chip());
+    }
     const auto created = std::chrono::steady_clock::now();
-    warm_up(b, *b.sessions.at(experiments.front().metrics), plan);
-    b.gpu.chip = b.sessions.begin()->second->chip();
+    profile::session& first = *b.sessions.at(experiments.front().metrics);
+    warm_up(b, first, plan);
+    b.gpu.chip = first.chip();
     spdlog::debug("profiler set up in {:.0f} ms ({} metric list(s) checked in {:.0f} ms; {} pass(es) for the first)",
                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
-                  b.sessions.size(), std::chrono::duration<double, std::milli>(created - t0).count(),
-                  b.sessions.at(experiments.front().metrics)->passes());
+                  b.sessions.size(), std::chrono::duration<double, std::milli>(created - t0).count(), first.passes());
   }
   spdlog::info("GPU {}: {} ({}sm_{}{}), driver {}, CUDA {}.{}", plan.device, device.name,
                b.gpu.chip.empty() ? "" : b.gpu.chip + ", ", device.cc_major, device.cc_minor,
@@ -286,18 +274,12 @@ public:
     }
     m_gpu_id = m_db->upsert_gpu(m_source.gpu);
     if (start.session_id == 0) {
-      store::session_record session;
-      session.host = host_name();
-      session.pid = static_cast<std::int64_t>(getppid() > 1 && events != nullptr ? getppid() : getpid());
-      session.command_line = plan.command_line;
-      start.session_id = m_db->begin_session(session);
+      start.session_id = events != nullptr ? events->open_session(*m_db, plan, start)
+                                           : begin_session_row(*m_db, plan, start);
       if (events != nullptr) events->session_begun(start.session_id);
-      for (const auto run_id : start.run_ids) // a resumed run from before sessions joins this one
-        if (run_id != 0) store::adopt_run(*m_db, run_id, start.session_id);
     }
   }
 
-  [[nodiscard]] store::database& db() { return *m_db; }
   [[nodiscard]] const cost_totals& cost() const { return m_cost; }
 
   /// Runs experiment `index`'s remaining configurations. A failed commit ends the session: the
@@ -352,7 +334,7 @@ launch::exec_options active_session::exec_options_of(const config::experiment& e
   x.min_sample_ns = m_plan.min_sample_us * 1e3;
   x.counter_launches = e.repeat.counter_launches;
   x.cache_control = m_plan.cache_control;
-  x.launch_once = m_plan.passes.launch_once;
+  x.passes = m_plan.passes;
   return x;
 }
 
@@ -437,8 +419,19 @@ void active_session::run(std::size_t index, experiment_result& out) {
 
 } // namespace
 
-void finish_session(const std::string& db_path, const resume_point& start, int exit_code) {
-  if (start.session_id == 0) return; // nothing was begun (no GPU, bad input): nothing to close
+std::int64_t begin_session_row(store::database& db, const run_plan& plan, resume_point& start) {
+  store::session_record session;
+  session.host = host_name();
+  session.pid = static_cast<std::int64_t>(getpid());
+  session.command_line = plan.command_line;
+  const auto id = db.begin_session(session);
+  for (const auto run_id : start.run_ids) // a resumed run from before sessions joins this one
+    if (run_id != 0) store::adopt_run(db, run_id, id);
+  return id;
+}
+
+std::string finish_session(const std::string& db_path, const resume_point& start, int exit_code) {
+  if (start.session_id == 0) return ""; // nothing was begun (no GPU, bad input): nothing to close
   const run_status status = exit_code == 0 || exit_code == static_cast<int>(exit_code::failures) ? run_status::completed
                             : exit_code >= 128 ? run_status::interrupted
                                                : run_status::failed;
@@ -471,20 +464,7 @@ void finish_session(const std::string& db_path, const resume_point& start, int e
     break;
   default: reason = exit_code > 128 ? "stopped by a signal" : "stopped by an error (above)";
   }
-  // Not through the logger: this line is the run's verdict and stays under -q.
-  std::fflush(stdout);
-  fmt::print(stderr, "bankbench: session {}: {} -> exit {}: {}\n", start.session_id, counts, exit_code, reason);
-}
-
-stop_signals::stop_signals() {
-  struct sigaction sa {};
-  sa.sa_handler = on_sigint;
-  sigemptyset(&sa.sa_mask);
-  for (const int sig : k_stop_signals) sigaction(sig, &sa, nullptr);
-}
-
-stop_signals::~stop_signals() {
-  for (const int sig : k_stop_signals) std::signal(sig, SIG_DFL);
+  return fmt::format("session {}: {} -> exit {}: {}", start.session_id, counts, exit_code, reason);
 }
 
 int interrupted_exit_code() {
@@ -496,14 +476,8 @@ std::string resume_command(const run_plan& plan, std::int64_t run_id) {
   return fmt::format("bankbench --db '{}' run{} --resume {}", plan.db, plan.model() ? " --backend model" : "", run_id);
 }
 
-void print_run_tables(const std::string& db_path, const std::vector<std::int64_t>& run_ids) {
-  const auto db = store::database::open_existing(db_path);
-  for (const auto id : run_ids)
-    if (id != 0) query::show_run(db, id, std::cout, query::output_format::table);
-}
-
 void group_by_metric_list(std::vector<config::experiment>& experiments) {
-  std::map<std::vector<std::string>, std::size_t> first;
+  std::map<metrics::metric_list, std::size_t> first;
   for (const auto& e : experiments) first.emplace(e.metrics, first.size());
   std::stable_sort(experiments.begin(), experiments.end(),
                    [&](const config::experiment& a, const config::experiment& b) {
@@ -523,10 +497,8 @@ std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {
 }
 
 int run_in_process(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
-                   session_events* events, bool print_tables) {
+                   session_events* events) {
   active_session session(experiments, plan, start, events);
-  std::optional<stop_signals> handlers;
-  handlers.emplace();
   std::size_t failures = 0, not_modelled = 0;
   bool context_lost = false;
   std::vector<std::int64_t> run_ids;
@@ -540,11 +512,8 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
     run_ids.push_back(r.run_id);
     start.run_ids[i] = r.run_id;
   }
-  handlers.reset();
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  if (print_tables)
-    for (const auto id : run_ids) query::show_run(session.db(), id, std::cout, query::output_format::table);
   if (not_modelled > 0)
     spdlog::info("note: {} configuration{} not modelled (variants without an access plan, such as reference/memcpy); "
                  "they are stored as not_modelled, and a GPU run measures them",

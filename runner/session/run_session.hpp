@@ -10,6 +10,10 @@
 #include "runner/config/experiment.hpp"
 #include "runner/session/plan.hpp"
 
+namespace bb::store {
+class database;
+}
+
 namespace bb::session {
 
 /// Where a session starts: runs already begun and configurations already stored.
@@ -20,10 +24,18 @@ struct resume_point {
   explicit resume_point(std::size_t experiments = 0) : run_ids(experiments, 0), done(experiments) {}
 };
 
+/// Begins the session's row in `db` and gives its id; a resumed run from before sessions joins it.
+/// The process that owns the run calls it: the supervisor, or the engine running in this process.
+std::int64_t begin_session_row(store::database& db, const run_plan& plan, resume_point& start);
+
 /// What a session reports as it goes (the supervisor listens to a worker through this).
 class session_events {
 public:
   virtual ~session_events() = default;
+  /// The session's row, once the device is open: begun here by default; a worker asks its supervisor.
+  virtual std::int64_t open_session(store::database& db, const run_plan& plan, resume_point& start) {
+    return begin_session_row(db, plan, start);
+  }
   virtual void session_begun(std::int64_t session_id) = 0;
   virtual void run_begun(std::size_t experiment, std::int64_t run_id) = 0;
   virtual void configuration_started(std::size_t experiment, int seq) = 0;
@@ -32,19 +44,11 @@ public:
   virtual void configuration_stored(std::size_t experiment, int seq) = 0;
 };
 
-/// Set by SIGINT, SIGTERM, SIGHUP or SIGQUIT: the configuration in flight finishes and is
-/// stored, then the session stops; g_stop_signal says which (the exit code is 128 + it).
+/// Set by SIGINT, SIGTERM, SIGHUP or SIGQUIT while a run executes (supervisor.hpp): the
+/// configuration in flight finishes and is stored, then the session stops; g_stop_signal says which
+/// (the exit code is 128 + it).
 extern std::atomic<bool> g_interrupted;
 extern std::atomic<int> g_stop_signal;
-
-/// Installs the handler for the signals that stop a run; the destructor puts back what was there.
-class stop_signals {
-public:
-  stop_signals();
-  ~stop_signals();
-  stop_signals(const stop_signals&) = delete;
-  stop_signals& operator=(const stop_signals&) = delete;
-};
 
 /// 128 + the signal that stopped the run (130 for SIGINT).
 [[nodiscard]] int interrupted_exit_code();
@@ -56,10 +60,10 @@ public:
 /// the supervisor goes on in a fresh process.
 inline constexpr int k_exit_context_lost = 86;
 
-/// Runs what `start` leaves to do. `events` may be null. With `print_tables`, prints each run's
-/// table at the end. Returns the exit code; `start.session_id` and `start.run_ids` name what it wrote.
+/// Runs what `start` leaves to do in this process. `events` may be null. Returns the exit code;
+/// `start.session_id` and `start.run_ids` name what it wrote.
 int run_in_process(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
-                   session_events* events, bool print_tables);
+                   session_events* events);
 
 /// Puts experiments that collect the same counters next to one another, keeping the given order
 /// otherwise (each list where its first experiment was). One CUPTI range profiler may be enabled on
@@ -72,11 +76,8 @@ void group_by_metric_list(std::vector<config::experiment>& experiments);
 /// different fingerprints are never taken as repeats of one another.
 std::string run_fingerprint(const config::experiment& e, const run_plan& plan);
 
-/// Records the end of the session in `db` and prints the one summary line of `bankbench run` (on
-/// stderr, also under -q): what ran, what failed, and why the exit code is what it is.
-void finish_session(const std::string& db, const resume_point& start, int exit_code);
-
-/// Prints the results table of every run begun in `start` (after a supervised session).
-void print_run_tables(const std::string& db, const std::vector<std::int64_t>& run_ids);
+/// Records the end of the session in `db` and gives the one summary line of `bankbench run`: what
+/// ran, what failed, and why the exit code is what it is ("" where no session was begun).
+[[nodiscard]] std::string finish_session(const std::string& db, const resume_point& start, int exit_code);
 
 } // namespace bb::session

@@ -33,12 +33,12 @@ bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size
          start.done[index].size() >= config::expand(experiments[index]).size();
 }
 
-void record_run_environment(store::run_record& r, const std::string& shard) {
+void record_run_environment(store::run_record& r, const run_plan& plan) {
   r.slurm_job_id = env("SLURM_ARRAY_JOB_ID");
   if (r.slurm_job_id.empty()) r.slurm_job_id = env("SLURM_JOB_ID");
   r.slurm_array_task_id = env("SLURM_ARRAY_TASK_ID");
-  r.cuda_visible_devices = env("CUDA_VISIBLE_DEVICES");
-  r.shard = shard;
+  r.cuda_visible_devices = plan.visible_devices.value_or("");
+  r.shard = config::share_text(plan.share);
 }
 
 } // namespace bb::session

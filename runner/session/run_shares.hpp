@@ -19,8 +19,8 @@ std::size_t keep_only_share(const std::vector<config::experiment>& experiments, 
 /// do (a share that holds none of them): no run is begun for it.
 bool nothing_to_do(const std::vector<config::experiment>& experiments, std::size_t index, const resume_point& start);
 
-/// Fills the run's Slurm job id (SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID), array task id,
-/// CUDA_VISIBLE_DEVICES and share (`shard`, run_plan::shard).
-void record_run_environment(store::run_record& r, const std::string& shard);
+/// Fills the run's Slurm job id (SLURM_ARRAY_JOB_ID, else SLURM_JOB_ID), array task id, and from
+/// the plan its CUDA_VISIBLE_DEVICES (a worker's own entry) and share.
+void record_run_environment(store::run_record& r, const run_plan& plan);
 
 } // namespace bb::session

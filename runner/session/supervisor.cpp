@@ -2,35 +2,124 @@
 
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "runner/common/child_process.hpp"
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
+#include "runner/session/run_shares.hpp"
 #include "runner/store/database.hpp"
 
 namespace bb::session {
 
 namespace {
 
-/// Worker side: one line per event on the pipe to the supervisor.
-class pipe_events final : public session_events {
+extern "C" void on_stop_signal(int sig) {
+  int none = 0;
+  g_stop_signal.compare_exchange_strong(none, sig);
+  g_interrupted.store(true);
+}
+
+/// SIGINT, SIGTERM, SIGHUP and SIGQUIT set g_interrupted for as long as it lives: the configuration
+/// in flight is finished and stored, then the run stops. Workers inherit the handler as they are
+/// forked. No SA_RESTART: a blocking call returns, so a waiting process sees the signal at once.
+class stop_signals {
 public:
-  explicit pipe_events(int fd) : m_fd(fd) {}
-  void session_begun(std::int64_t id) override { send("session", 0, id); }
+  stop_signals() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (const int sig : k_signals) sigaction(sig, &sa, nullptr);
+  }
+  ~stop_signals() {
+    for (const int sig : k_signals) std::signal(sig, SIG_DFL);
+  }
+  stop_signals(const stop_signals&) = delete;
+  stop_signals& operator=(const stop_signals&) = delete;
+
+private:
+  static constexpr int k_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+};
+
+/// A child process and this process's end of the socket between them: the child tells its
+/// progress one line at a time and reads this process's answers from the same socket.
+struct child {
+  pid_t pid = -1;
+  int fd = -1;
+};
+
+/// Writes one line; a peer that is gone is no signal (MSG_NOSIGNAL) but the end of file it reads.
+void send_line(int fd, const std::string& text) {
+  const std::string line = text + "\n";
+  [[maybe_unused]] const auto n = send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+}
+
+/// Reads one line from `fd`, waiting for it; false at the end of the file.
+bool read_line(int fd, std::string& line) {
+  line.clear();
+  for (char c = 0;;) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    line += c;
+  }
+}
+
+/// The one fork of a run: `body` runs in a child process with its end of the socket, and what it
+/// returns is the child's exit code (a bankbench error: its code, logged). The child dies with this
+/// process (PR_SET_PDEATHSIG) and exits without static destructors: CUDA and CUPTI tear-down after a
+/// fault can hang.
+child spawn(const std::function<int(int fd)>& body) {
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+    throw api_error(std::string("socketpair failed: ") + std::strerror(errno));
+  const pid_t pid = fork_flushed();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); // this process killed with -9 takes its children along
+    close(fds[0]);
+    const int rc = exit_code_of([&] { return body(fds[1]); });
+    spdlog::default_logger()->flush();
+    std::fflush(nullptr);
+    _exit(rc);
+  }
+  close(fds[1]);
+  return {pid, fds[0]};
+}
+
+/// A worker's side of the socket: one line per event, and the session row asked of the supervisor,
+/// which begins it once the first worker has its GPU (no GPU: no database file is made).
+class worker_events final : public session_events {
+public:
+  explicit worker_events(int fd) : m_fd(fd) {}
+  std::int64_t open_session(store::database&, const run_plan&, resume_point&) override {
+    send_line(m_fd, "ready 0 0");
+    std::string line;
+    std::int64_t id = 0;
+    if (!read_line(m_fd, line) || std::sscanf(line.c_str(), "session %ld", &id) != 1 || id <= 0)
+      throw api_error("the supervisor did not name the session (it ended?)");
+    return id;
+  }
+  void session_begun(std::int64_t) override {}
   void run_begun(std::size_t e, std::int64_t id) override { send("run", e, id); }
   void configuration_started(std::size_t e, int seq) override { send("start", e, seq); }
   void configuration_timing(std::size_t e, int seq) override { send("timing", e, seq); }
@@ -40,11 +129,26 @@ public:
 
 private:
   void send(const char* what, std::size_t e, std::int64_t value) {
-    const std::string line = std::string(what) + " " + std::to_string(e) + " " + std::to_string(value) + "\n";
-    [[maybe_unused]] const auto n = write(m_fd, line.data(), line.size()); // the supervisor sees EOF if this fails
+    send_line(m_fd, fmt::format("{} {} {}", what, e, value));
   }
   int m_fd;
 };
+
+/// A worker: narrows CUDA to its GPU, runs its share of the configurations, tells its progress.
+int worker_main(int fd, const std::vector<config::experiment>& experiments, run_plan plan, resume_point start,
+                bool several) {
+  if (several) spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] %^%l%$: %v", plan.device));
+  if (!plan.model())
+    if (auto entry = launch::make_only_visible(plan.device, plan.visible_devices)) { // before any CUDA call
+      plan.device_alone = true;
+      plan.visible_devices = std::move(entry);
+    }
+  worker_events events(fd);
+  const int rc = exit_code_of([&] { return run_in_process(experiments, plan, start, &events); });
+  spdlog::debug("worker: finished with exit code {}", rc);
+  events.finished(rc); // the supervisor goes on while this process releases its GPU context
+  return rc;
+}
 
 /// The configurations a worker has started and not yet stored. The worker measures them in groups
 /// (launch::group): each is set up and verified as it starts, the group's counter passes follow,
@@ -56,6 +160,21 @@ struct in_flight {
   std::vector<int> seqs; ///< started and not stored, oldest first
   int blamed = 0;        ///< the one whose start or timing pass began last
   std::chrono::steady_clock::time_point since;
+};
+
+/// One device's share of the run and the worker that runs it now.
+struct device_worker {
+  run_plan plan;               ///< device, share and visible devices of its own
+  resume_point start;          ///< what its workers have stored so far
+  child proc;                  ///< the worker now; pid -1 between workers
+  std::string buffer;          ///< what it told that is not a whole line yet
+  in_flight current;           ///< what it measures now
+  bool told = false;           ///< a stop signal was passed on to it
+  bool timed_out = false;      ///< stopped by the supervisor at the time limit
+  bool any_failure = false;    ///< a configuration was lost to a fault or a timeout
+  std::optional<int> finished; ///< the exit code it told before exiting
+  std::optional<int> result;   ///< this device's exit code, once no worker is left to start
+  bool show = false;           ///< its runs' tables are shown
 };
 
 /// Stores a configuration the worker could not finish, as failed with `reason`.
@@ -82,150 +201,281 @@ std::string describe_exit(int status) {
   return "worker exited with code " + std::to_string(WEXITSTATUS(status));
 }
 
-[[noreturn]] void worker_main(int fd, const std::vector<config::experiment>& experiments, const run_plan& plan,
-                              resume_point start) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL); // a supervisor killed with -9 takes its worker along
-  pipe_events events(fd);
-  int rc = 0;
-  try {
-    run_plan mine = plan;
-    mine.device_alone = launch::make_only_visible(plan.device); // this process's first CUDA use is ahead
-    rc = run_in_process(experiments, mine, start, &events, false);
-  } catch (const error& e) {
-    spdlog::error("{}", e.what());
-    rc = static_cast<int>(e.code());
-  } catch (const std::exception& e) {
-    spdlog::error("internal error: {}", e.what());
-    rc = static_cast<int>(exit_code::internal);
+/// The worst of the devices' exit codes: an error (2-5) or an interruption before failures (1).
+int combined(const std::vector<int>& codes) {
+  int worst = 0;
+  auto rank = [](int c) { return c == 0 ? 0 : c == 1 ? 1 : c == static_cast<int>(exit_code::interrupted) ? 3 : 2; };
+  for (const int c : codes)
+    if (rank(c) > rank(worst)) worst = c;
+  return worst;
+}
+
+class supervisor {
+public:
+  supervisor(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start)
+      : m_experiments(experiments), m_plan(plan), m_start(start) {
+    const auto& devices = plan.devices;
+    const int n = static_cast<int>(devices.size());
+    if (n > 1)
+      spdlog::info("{} devices ({}): configurations spread by {}", n, fmt::join(devices, ","),
+                   plan.spread == config::share_unit::variant ? "variant" : "configuration");
+    for (int slot = 0; slot < n; ++slot) {
+      device_worker w;
+      w.plan = plan;
+      w.plan.device = devices[static_cast<std::size_t>(slot)];
+      w.plan.devices = {w.plan.device};
+      w.start = start;
+      if (n > 1) {
+        w.plan.share = config::then(plan.share, {slot, n, plan.spread});
+        const auto kept = keep_only_share(experiments, w.plan.share, w.start);
+        spdlog::info("GPU {}: share {}, {} configurations", w.plan.device, config::share_text(w.plan.share), kept);
+      }
+      m_workers.push_back(std::move(w));
+    }
   }
-  spdlog::debug("worker: finished with exit code {}", rc);
-  events.finished(rc); // the supervisor goes on while this process releases its GPU context
-  spdlog::default_logger()->flush();
-  std::fflush(nullptr);
-  _exit(rc); // no static destructors: CUDA and CUPTI tear-down after a fault can hang
+
+  /// Runs every device's share to its end; returns the exit code.
+  int run(const run_report& report) {
+    for (auto& w : m_workers) start_worker(w);
+    while (std::any_of(m_workers.begin(), m_workers.end(), [](const device_worker& w) { return !w.result; })) watch();
+    std::vector<std::int64_t> shown;
+    for (const auto& w : m_workers)
+      if (w.show)
+        for (const auto id : w.start.run_ids)
+          if (id != 0) shown.push_back(id);
+    report(shown);
+    for (const pid_t pid : m_reap_later) wait_for(pid); // workers that said they finished end meanwhile
+    if (m_workers.size() == 1) {
+      const auto session_id = m_start.session_id;
+      m_start = m_workers.front().start;
+      m_start.session_id = session_id;
+      return *m_workers.front().result;
+    }
+    std::vector<int> codes;
+    for (const auto& w : m_workers) {
+      codes.push_back(*w.result);
+      if (*w.result <= 1 || *w.result == static_cast<int>(exit_code::interrupted))
+        spdlog::info("GPU {}: ended with exit code {}", w.plan.device, *w.result);
+      else
+        spdlog::error("GPU {}: ended with exit code {}; its remaining configurations were not run (the other GPUs' "
+                      "results are stored)",
+                      w.plan.device, *w.result);
+    }
+    return combined(codes);
+  }
+
+private:
+  void start_worker(device_worker& w) {
+    w.start.session_id = m_start.session_id;
+    w.buffer.clear();
+    w.current = {};
+    w.told = w.timed_out = false;
+    w.finished.reset();
+    const bool several = m_workers.size() > 1;
+    w.proc = spawn([&](int fd) { return worker_main(fd, m_experiments, w.plan, w.start, several); });
+  }
+
+  [[nodiscard]] double limit_of(const device_worker& w) const {
+    return m_plan.time_limit_s > 0 ? m_plan.time_limit_s : m_experiments[w.current.experiment].time_limit_s;
+  }
+
+  /// One turn of the loop: stop signals passed on, time limits, then what the workers told.
+  void watch() {
+    std::vector<pollfd> fds;
+    std::vector<device_worker*> polled;
+    for (auto& w : m_workers) {
+      if (w.result) continue;
+      // A signal sent to the supervisor alone (kill PID, Slurm, a closed SSH session) reaches the
+      // worker too, which stores the configuration in flight, marks the run and exits.
+      if (g_interrupted.load() && !w.told) {
+        kill(w.proc.pid, SIGINT);
+        w.told = true;
+      }
+      if (w.current.active) {
+        const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - w.current.since).count();
+        if (elapsed > limit_of(w)) {
+          kill(w.proc.pid, SIGKILL);
+          w.timed_out = true;
+          worker_ended(w);
+          continue;
+        }
+      }
+      fds.push_back({w.proc.fd, POLLIN, 0});
+      polled.push_back(&w);
+    }
+    if (fds.empty() || poll(fds.data(), fds.size(), 500) <= 0) return;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      device_worker& w = *polled[i];
+      char chunk[512];
+      const ssize_t n = read(w.proc.fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        worker_ended(w);
+        continue;
+      }
+      w.buffer.append(chunk, static_cast<std::size_t>(n));
+      for (std::size_t nl; (nl = w.buffer.find('\n')) != std::string::npos; w.buffer.erase(0, nl + 1))
+        told(w, w.buffer.substr(0, nl));
+      if (w.finished) worker_ended(w);
+    }
+  }
+
+  /// One line a worker told.
+  void told(device_worker& w, const std::string& text) {
+    std::istringstream line(text);
+    std::string what;
+    std::size_t e = 0;
+    std::int64_t value = 0;
+    line >> what >> e >> value;
+    if (what == "ready") { // its GPU is open: the session row is begun once, here
+      if (m_start.session_id == 0) {
+        auto db = store::database::open(m_plan.db);
+        m_start.session_id = begin_session_row(db, m_plan, m_start);
+      }
+      w.start.session_id = m_start.session_id;
+      send_line(w.proc.fd, fmt::format("session {}", m_start.session_id));
+    }
+    if (what == "run") w.start.run_ids[e] = value;
+    if (what == "start" || what == "timing") {
+      if (!w.current.active) w.current = {true, e, {}, 0, {}};
+      w.current.experiment = e;
+      w.current.blamed = static_cast<int>(value);
+      w.current.since = std::chrono::steady_clock::now();
+      if (what == "start") w.current.seqs.push_back(w.current.blamed);
+    }
+    if (what == "stored") {
+      w.start.done[e].insert(static_cast<int>(value));
+      std::erase(w.current.seqs, static_cast<int>(value));
+      w.current.active = !w.current.seqs.empty();
+    }
+    if (what == "finished") w.finished = static_cast<int>(value);
+  }
+
+  /// The worker's socket closed, it said it finished, or it was stopped: its device's result, or a
+  /// fresh worker for the rest of the share.
+  void worker_ended(device_worker& w) {
+    close(w.proc.fd);
+    int status = 0;
+    if (w.finished) // reaped at the end: releasing a GPU context as a process ends takes a moment
+      m_reap_later.push_back(w.proc.pid);
+    else
+      status = wait_for(w.proc.pid);
+    w.proc = {};
+    const int code = w.finished ? *w.finished : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.
+    if (code == static_cast<int>(exit_code::store) || code == static_cast<int>(exit_code::usage) ||
+        code == static_cast<int>(exit_code::environment)) {
+      w.result = code;
+      return;
+    }
+    if (!w.current.active && code < 0) { // died outside any configuration: nothing to skip past
+      const std::string why = describe_exit(status) + " outside any configuration";
+      if (m_workers.size() == 1) throw api_error(why);
+      spdlog::error("GPU {}: {}", w.plan.device, why);
+      w.result = static_cast<int>(exit_code::internal);
+      return;
+    }
+    if (!w.current.active && code != k_exit_context_lost) {
+      w.show = code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128;
+      w.result = code == 0 && w.any_failure            ? static_cast<int>(exit_code::failures)
+                 : code >= 128 && g_interrupted.load() ? interrupted_exit_code()
+                                                       : code;
+      return;
+    }
+    w.any_failure = true;
+    // A worker whose context broke stored the configuration that broke it; the members of its
+    // group it had not stored yet were never measured and run again in the fresh worker.
+    if (w.current.active && code != k_exit_context_lost) {
+      const auto& e = m_experiments[w.current.experiment];
+      const std::string reason = w.timed_out
+                                     ? fmt::format("timeout after {:g} s (time limit); worker stopped", limit_of(w))
+                                     : describe_exit(status) + " during this configuration";
+      const auto& seqs = w.current.seqs;
+      const bool blamed_in_flight = std::find(seqs.begin(), seqs.end(), w.current.blamed) != seqs.end();
+      const int seq = blamed_in_flight ? w.current.blamed : seqs.back();
+      record_lost(m_plan.db, e, w.start.run_ids[w.current.experiment], seq, reason);
+      w.start.done[w.current.experiment].insert(seq);
+    }
+    if (g_interrupted.load()) {
+      for (const auto id : w.start.run_ids)
+        if (id != 0) {
+          try {
+            store::database::open(m_plan.db).finish_run(id, run_status::interrupted);
+          } catch (const error&) {
+          }
+          spdlog::warn("resume run {} with: {}", id, resume_command(m_plan, id));
+        }
+      w.result = interrupted_exit_code();
+      return;
+    }
+    spdlog::warn("{}starting a fresh worker for the remaining configurations",
+                 m_workers.size() > 1 ? fmt::format("GPU {}: ", w.plan.device) : "");
+    start_worker(w);
+  }
+
+  const std::vector<config::experiment>& m_experiments;
+  const run_plan& m_plan;
+  resume_point& m_start;
+  std::vector<device_worker> m_workers;
+  std::vector<pid_t> m_reap_later;
+};
+
+/// cudaGetDeviceCount in a child process, so that this one never initialises CUDA.
+int probe_device_count() {
+  const child c = spawn([](int fd) {
+    send_line(fd, fmt::format("devices {}", launch::device_count()));
+    return 0;
+  });
+  std::string line;
+  int count = -1;
+  if (!read_line(c.fd, line) || std::sscanf(line.c_str(), "devices %d", &count) != 1) count = -1;
+  close(c.fd);
+  wait_for(c.pid);
+  if (count < 0) throw environment_error("--devices all: the CUDA devices could not be counted (see above)");
+  if (count == 0) throw environment_error("--devices all: no CUDA device is visible (CUDA_VISIBLE_DEVICES?)");
+  return count;
 }
 
 } // namespace
 
-int supervise(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start) {
-  bool any_failure = false;
-  const stop_signals handlers; // SIGINT, SIGTERM, SIGHUP, SIGQUIT: the worker is told and waited for
-  for (;;) {
-    int fds[2];
-    if (pipe(fds) != 0) throw api_error(std::string("pipe failed: ") + std::strerror(errno));
-    std::fflush(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) throw api_error(std::string("fork failed: ") + std::strerror(errno));
-    if (pid == 0) {
-      close(fds[0]);
-      worker_main(fds[1], experiments, plan, start);
-    }
-    close(fds[1]);
+int execute(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
+            const run_report& report) {
+  const stop_signals handlers;
+  if (plan.in_workers()) return supervisor(experiments, plan, start).run(report);
+  const int code = run_in_process(experiments, plan, start, nullptr);
+  std::vector<std::int64_t> ran;
+  for (const auto id : start.run_ids)
+    if (id != 0) ran.push_back(id);
+  report(ran);
+  return code;
+}
 
-    in_flight current;
-    std::string buffer;
-    bool timed_out = false;
-    bool told = false;
-    std::optional<int> finished; // the worker's exit code, told before it exits
-    while (!finished) {
-      // A signal sent to the supervisor alone (kill PID, Slurm, a closed SSH session) reaches the
-      // worker too, which stores the configuration in flight, marks the run and exits.
-      if (g_interrupted.load() && !told) {
-        kill(pid, SIGINT);
-        told = true;
-      }
-      pollfd p{fds[0], POLLIN, 0};
-      int wait_ms = 500;
-      if (current.active) {
-        const double limit = plan.time_limit_s > 0 ? plan.time_limit_s : experiments[current.experiment].time_limit_s;
-        const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - current.since).count();
-        if (elapsed > limit) {
-          kill(pid, SIGKILL);
-          timed_out = true;
-          break;
-        }
-      }
-      if (poll(&p, 1, wait_ms) <= 0) continue;
-      char chunk[512];
-      const ssize_t n = read(fds[0], chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<std::size_t>(n));
-      for (std::size_t nl; (nl = buffer.find('\n')) != std::string::npos; buffer.erase(0, nl + 1)) {
-        std::istringstream line(buffer.substr(0, nl));
-        std::string what;
-        std::size_t e = 0;
-        std::int64_t value = 0;
-        line >> what >> e >> value;
-        if (what == "session") start.session_id = value;
-        if (what == "run") start.run_ids[e] = value;
-        if (what == "start" || what == "timing") {
-          if (!current.active) current = {true, e, {}, 0, {}};
-          current.experiment = e;
-          current.blamed = static_cast<int>(value);
-          current.since = std::chrono::steady_clock::now();
-          if (what == "start") current.seqs.push_back(current.blamed);
-        }
-        if (what == "stored") {
-          start.done[e].insert(static_cast<int>(value));
-          std::erase(current.seqs, static_cast<int>(value));
-          current.active = !current.seqs.empty();
-        }
-        if (what == "finished") finished = static_cast<int>(value);
-      }
-    }
-    close(fds[0]);
-    // A worker that said it finished is reaped last, as this iteration ends: releasing a GPU
-    // context as a process ends takes a moment, and the tables need nothing from it.
-    struct reap_at_end {
-      pid_t pid;
-      ~reap_at_end() {
-        if (pid > 0) wait_for(pid);
-      }
-    } const later{finished ? pid : 0};
-    const int status = finished ? 0 : wait_for(pid);
-
-    const int code = finished ? *finished : WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    // The database refused a commit, or the run cannot go on at all: no fresh worker would do better.
-    if (code == static_cast<int>(exit_code::store) || code == static_cast<int>(exit_code::usage) ||
-        code == static_cast<int>(exit_code::environment))
-      return code;
-    if (!current.active && code < 0) { // died outside any configuration: nothing to skip past
-      throw api_error(describe_exit(status) + " outside any configuration");
-    }
-    if (!current.active && code != k_exit_context_lost) {
-      if (code == 0 && any_failure) return static_cast<int>(exit_code::failures);
-      if (code == 0 || code == static_cast<int>(exit_code::failures) || code >= 128)
-        print_run_tables(plan.db, start.run_ids);
-      return code >= 128 && g_interrupted.load() ? interrupted_exit_code() : code;
-    }
-    any_failure = true;
-    // A worker whose context broke stored the configuration that broke it; the members of its
-    // group it had not stored yet were never measured and run again in the fresh worker.
-    if (current.active && code != k_exit_context_lost) {
-      const auto& e = experiments[current.experiment];
-      const double limit = plan.time_limit_s > 0 ? plan.time_limit_s : e.time_limit_s;
-      const std::string reason = timed_out
-                                     ? "timeout after " + fmt::format("{:g}", limit) + " s (time limit); worker stopped"
-                                     : describe_exit(status) + " during this configuration";
-      const bool blamed_in_flight = std::find(current.seqs.begin(), current.seqs.end(), current.blamed) !=
-                                    current.seqs.end();
-      const int seq = blamed_in_flight ? current.blamed : current.seqs.back();
-      record_lost(plan.db, e, start.run_ids[current.experiment], seq, reason);
-      start.done[current.experiment].insert(seq);
-    }
-    if (g_interrupted.load()) {
-      for (const auto id : start.run_ids)
-        if (id != 0) {
-          try {
-            store::database::open(plan.db).finish_run(id, run_status::interrupted);
-          } catch (const error&) {
-          }
-          spdlog::warn("resume run {} with: {}", id, resume_command(plan, id));
-        }
-      return interrupted_exit_code();
-    }
-    spdlog::warn("starting a fresh worker for the remaining configurations");
+std::vector<int> devices_named(const std::string& text, backend b) {
+  std::vector<int> devices;
+  if (text == "all") {
+    const int count = b == backend::model ? 1 : probe_device_count();
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+    return devices;
   }
+  std::set<int> seen;
+  std::size_t at = 0;
+  for (;;) {
+    const auto comma = text.find(',', at);
+    const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    int d = -1;
+    const auto [p, ec] = std::from_chars(part.data(), part.data() + part.size(), d);
+    if (part.empty() || ec != std::errc() || p != part.data() + part.size() || d < 0)
+      throw usage_error(fmt::format("--devices '{}': '{}' is not a device ordinal; expected all, or ordinals such as "
+                                    "0,2,3 (`nvidia-smi -L` lists them)",
+                                    text, part));
+    if (!seen.insert(d).second)
+      throw usage_error(fmt::format("--devices '{}': device {} is named twice; name each GPU once", text, d));
+    devices.push_back(d);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  return devices;
 }
 
 } // namespace bb::session

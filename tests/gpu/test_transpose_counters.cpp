@@ -90,7 +90,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   ASSERT_NE(transpose_naive, nullptr);
   ASSERT_NE(transpose_padded, nullptr);
   bb::launch::exec_options o;
-  o.samples = 0; // counters only
+  o.passes.timing = false; // counters only
   bb::launch::group g(o, &counters());
   g.add(10, *transpose_naive, {{"n", 1024}}, 1, "group/naive-1024");
   g.add(11, *transpose_padded, {{"n", 2048}}, 1, "group/padded-2048");
@@ -138,7 +138,7 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   const auto* v = bb::registry::instance().find_variant("transpose", "padded");
   ASSERT_NE(v, nullptr);
   bb::launch::exec_options o;
-  o.samples = 0;
+  o.passes.timing = false;
   o.cache_control = bb::launch::cache_control::once;
   bb::launch::group once(o, &counters());
   once.add(0, *v, {{"n", 256}}, 1, "group/once");

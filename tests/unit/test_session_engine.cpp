@@ -66,7 +66,7 @@ protected:
 TEST_F(session_engine, the_model_runs_every_configuration_and_stores_it) {
   bb::session::resume_point start(1);
   recorded_events events;
-  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, &events, false), 0);
+  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, &events), 0);
   ASSERT_NE(start.session_id, 0);
   ASSERT_NE(start.run_ids[0], 0);
 
@@ -103,7 +103,7 @@ TEST_F(session_engine, a_resume_point_runs_only_what_it_leaves_to_do) {
   for (int seq = 0; seq < 9; ++seq)
     if (seq % 3 != 0) start.done[0].insert(seq); // left: 0, 3, 6
   recorded_events events;
-  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, &events, false), 0);
+  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, &events), 0);
   const auto db = bb::store::database::open_existing(m_plan.db);
   const auto rows = db.configurations(start.run_ids[0]);
   ASSERT_EQ(rows.size(), 3u);
@@ -116,7 +116,7 @@ TEST_F(session_engine, a_resume_point_runs_only_what_it_leaves_to_do) {
 TEST_F(session_engine, a_share_without_configurations_begins_no_run) {
   bb::session::resume_point start(1);
   for (int seq = 0; seq < 9; ++seq) start.done[0].insert(seq);
-  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, nullptr, false), 0);
+  EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, nullptr), 0);
   EXPECT_NE(start.session_id, 0);
   EXPECT_EQ(start.run_ids[0], 0);
 }
@@ -135,10 +135,12 @@ TEST(session_plan, passes_follow_the_flags) {
   bb::session::run_plan p;
   p.passes = once;
   EXPECT_FALSE(p.counts());
-  EXPECT_TRUE(p.supervised());
+  EXPECT_TRUE(p.in_workers());
   p.backend = bb::backend::model;
   EXPECT_TRUE(p.counts()); // the model's predictions are stored whatever the flags say
-  EXPECT_FALSE(p.supervised());
+  EXPECT_FALSE(p.in_workers());
+  p.devices = {0, 1}; // several devices: a worker each, the model too
+  EXPECT_TRUE(p.in_workers());
 }
 
 TEST(session_plan, resume_command_names_the_database_and_the_model) {
@@ -152,7 +154,7 @@ TEST(session_plan, resume_command_names_the_database_and_the_model) {
 TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experiment) {
   bb::session::resume_point first(1);
   for (int seq = 5; seq < 9; ++seq) first.done[0].insert(seq); // stored: 0 to 4
-  ASSERT_EQ(bb::session::run_in_process(m_experiments, m_plan, first, nullptr, false), 0);
+  ASSERT_EQ(bb::session::run_in_process(m_experiments, m_plan, first, nullptr), 0);
   const auto run_id = first.run_ids[0];
   bb::store::database::open(m_plan.db).finish_run(run_id, bb::run_status::interrupted);
 
@@ -167,7 +169,7 @@ TEST_F(session_engine, reopen_run_resumes_an_interrupted_run_with_its_own_experi
   EXPECT_EQ(resumed.start.run_ids, std::vector<std::int64_t>{run_id});
   EXPECT_EQ(resumed.start.session_id, first.session_id);
   EXPECT_EQ(resumed.start.done[0], (std::set<int>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(bb::session::run_in_process(resumed.experiments, m_plan, resumed.start, nullptr, false), 0);
+  EXPECT_EQ(bb::session::run_in_process(resumed.experiments, m_plan, resumed.start, nullptr), 0);
   const auto db = bb::store::database::open_existing(m_plan.db);
   EXPECT_EQ(db.configurations(run_id).size(), 9u);
   EXPECT_EQ(db.run(run_id)->status, bb::run_status::completed);
@@ -178,7 +180,7 @@ namespace {
 bb::config::experiment named(const std::string& name, std::vector<std::string> metrics) {
   bb::config::experiment e;
   e.name = name;
-  e.metrics = std::move(metrics);
+  e.metrics = bb::metrics::metric_list::listed(std::move(metrics));
   return e;
 }
 

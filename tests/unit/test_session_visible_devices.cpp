@@ -32,38 +32,38 @@ protected:
 };
 
 TEST_F(visible_devices, the_ordinal_picks_its_entry_of_the_users_list) {
-  setenv("CUDA_VISIBLE_DEVICES", "3,GPU-8f2a,MIG-77c1", 1);
-  EXPECT_TRUE(bb::launch::make_only_visible(1));
+  const std::optional<std::string> list = "3,GPU-8f2a,MIG-77c1";
+  EXPECT_EQ(bb::launch::make_only_visible(1, list), "GPU-8f2a");
   EXPECT_EQ(now(), "GPU-8f2a");
-  setenv("CUDA_VISIBLE_DEVICES", "3,GPU-8f2a,MIG-77c1", 1);
-  EXPECT_TRUE(bb::launch::make_only_visible(0));
+  EXPECT_EQ(bb::launch::make_only_visible(0, list), "3"); // the run's own list, not the narrowed variable
   EXPECT_EQ(now(), "3");
 }
 
 TEST_F(visible_devices, an_ordinal_past_the_list_or_an_empty_entry_changes_nothing) {
   setenv("CUDA_VISIBLE_DEVICES", "3,5", 1);
-  EXPECT_FALSE(bb::launch::make_only_visible(2));
+  EXPECT_EQ(bb::launch::make_only_visible(2, "3,5"), std::nullopt);
   EXPECT_EQ(now(), "3,5");
   setenv("CUDA_VISIBLE_DEVICES", "3,,5", 1);
-  EXPECT_FALSE(bb::launch::make_only_visible(1));
+  EXPECT_EQ(bb::launch::make_only_visible(1, "3,,5"), std::nullopt);
   EXPECT_EQ(now(), "3,,5");
-  EXPECT_FALSE(bb::launch::make_only_visible(-1));
+  EXPECT_EQ(bb::launch::make_only_visible(-1, "3,,5"), std::nullopt);
   EXPECT_EQ(now(), "3,,5");
 }
 
 TEST_F(visible_devices, without_a_list_nvml_must_know_the_gpu) {
   unsetenv("CUDA_VISIBLE_DEVICES");
   const auto& n = bb::launch::nvml::instance();
-  const bool told = bb::launch::make_only_visible(0);
+  const auto told = bb::launch::make_only_visible(0, std::nullopt);
   if (n.device_count() < 1 || n.any_mig()) { // this machine: no NVML, no GPU, or MIG
-    EXPECT_FALSE(told);
+    EXPECT_EQ(told, std::nullopt);
     EXPECT_EQ(now(), "(unset)");
   } else {
-    EXPECT_TRUE(told);
+    EXPECT_EQ(told, "0");
     EXPECT_EQ(now(), "0");
   }
   unsetenv("CUDA_VISIBLE_DEVICES");
-  EXPECT_FALSE(bb::launch::make_only_visible(n.device_count() < 0 ? 0 : n.device_count())); // past the GPUs
+  EXPECT_EQ(bb::launch::make_only_visible(n.device_count() < 0 ? 0 : n.device_count(), std::nullopt),
+            std::nullopt); // past the GPUs
   EXPECT_EQ(now(), "(unset)");
 }
 
