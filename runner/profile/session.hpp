@@ -1,6 +1,7 @@
 #pragma once
-/// CUPTI Range Profiler session: auto range + kernel replay, one range per kernel launch.
-/// Set up once per device and metric list; each configuration reuses the config image.
+/// CUPTI Range Profiler session, one range per kernel launch: profile() uses auto ranges and kernel
+/// replay, profile_group() user ranges and bankbench's own passes (user replay). Set up once per
+/// device and metric list; each configuration reuses the config image.
 #include <cstddef>
 #include <cstdint>
 #include <functional>

@@ -1,5 +1,5 @@
 #pragma once
-/// `bankbench runs` and `bankbench gpus`: what a database holds, one line each.
+/// `bankbench list runs` and `bankbench list gpus`: what a database holds, one line each.
 #include <ostream>
 
 #include "runner/query/table.hpp"

@@ -1,4 +1,5 @@
-// database's reading half: what `bankbench runs`, `gpus` and `show` print.
+// database's reading half: the runs, GPUs and configurations that `bankbench list runs`,
+// `list gpus` and `show` print.
 #include <sqlite3.h>
 
 #include <unordered_map>
@@ -16,7 +17,7 @@ namespace {
 
 using sqlite::statement;
 
-// What `bankbench runs` counts besides the run itself.
+// What `bankbench list runs` counts besides the run itself.
 constexpr sqlite::field<run_row> k_run_counts[] = {
     {"(SELECT count(*) FROM configurations c WHERE c.run_id = r.id)", "configurations",
      [](const statement& st, int i, run_row& r) { r.configurations = st.int32(i); }},

@@ -106,7 +106,7 @@ struct configuration_record {
 
 // ---- read back ----
 
-/// A GPU with its row id, for `bankbench gpus`.
+/// A GPU with its row id, for `bankbench list gpus`.
 struct gpu_row {
   std::int64_t id = 0;
   gpu_record gpu;
@@ -126,7 +126,7 @@ struct run_detail {
   gpu_record gpu;
 };
 
-/// One run with its counts, for `bankbench runs`.
+/// One run with its counts, for `bankbench list runs` and the runs `techniques` chooses from.
 struct run_row : run_detail {
   int configurations = 0;
   int failed_configurations = 0; ///< status other than ok, skipped, not_modelled and unverified

@@ -1,4 +1,4 @@
-// `bankbench show`, `runs` and `gpus` output, matched whole against known text.
+// `bankbench show`, `list runs` and `list gpus` output, matched whole against known text.
 #include <gtest/gtest.h>
 
 #include <algorithm>
