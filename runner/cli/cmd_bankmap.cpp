@@ -14,6 +14,7 @@
 #include "runner/model/tile.hpp"
 #include "runner/registry/params.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/render/bankmap_svg.hpp"
 
 namespace bb::cli {
 
@@ -112,7 +113,7 @@ int run_bankmap(const bankmap_options& o) {
   const model::bankmap m = o.variant.empty() ? from_tile(o) : from_variant(o);
   model::write_text(m, std::cout);
   if (!o.svg.empty()) {
-    write_file_atomically(o.svg, [&](std::ostream& f) { model::write_svg(m, f); });
+    write_file_atomically(o.svg, [&](std::ostream& f) { render::write_bankmap_svg(m, f); });
     spdlog::info("wrote {}", o.svg);
   }
   return 0;

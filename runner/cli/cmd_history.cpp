@@ -11,6 +11,7 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/query/history.hpp"
+#include "runner/render/history_svg.hpp"
 #include "runner/store/database.hpp"
 
 namespace bb::cli {
@@ -30,7 +31,7 @@ int run_history(const history_options& o, const global_options& g) {
   const auto points = query::metric_history(db, q);
   query::write_history(points, q, std::cout, o.format);
   if (!o.svg.empty()) {
-    write_file_atomically(o.svg, query::history_svg(points, q));
+    write_file_atomically(o.svg, render::history_svg(points, q));
     spdlog::info("wrote the plot to {}", o.svg);
   }
   return 0;

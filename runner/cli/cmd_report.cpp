@@ -10,7 +10,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
-#include "runner/query/report.hpp"
+#include "runner/render/report.hpp"
 #include "runner/store/database.hpp"
 #include "runner/store/samples.hpp"
 
@@ -19,15 +19,15 @@ namespace bb::cli {
 namespace {
 struct report_cli {
   std::string out = "report.html";
-  query::report_options options;
+  render::report_options options;
 };
 
 int run_report(const report_cli& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
-  query::report_options options = o.options;
+  render::report_options options = o.options;
   options.generated_at = store::utc_now_iso8601();
   std::ostringstream page;
-  const auto summary = query::write_report(db, options, page);
+  const auto summary = render::write_report(db, options, page);
   write_file_atomically(o.out, page.str());
   std::cout << fmt::format("wrote {}: {} experiment{}, {} charts, {} failed expectation{}, {} regression{}\n", o.out,
                            summary.experiments, summary.experiments == 1 ? "" : "s", summary.charts,

@@ -12,8 +12,8 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/query/selector.hpp"
-#include "runner/query/techniques.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/render/techniques.hpp"
 #include "runner/store/database.hpp"
 
 namespace bb::cli {
@@ -32,7 +32,7 @@ int run_techniques(const techniques_options& o, const global_options& g) {
     for (const auto& r : query::select_runs(db, spec)) ids.push_back(r.id);
   // The whole page is built before the file is touched, so an error leaves the old page in place.
   std::ostringstream page;
-  query::write_techniques(db, ids, registry::instance(), page);
+  render::write_techniques(db, ids, registry::instance(), page);
   if (o.out.empty() || o.out == "-") {
     std::cout << page.str();
     return 0;

@@ -1,5 +1,5 @@
 #pragma once
-/// `bankbench bankmap`: one warp request on its tile, as a table and as an SVG picture.
+/// `bankbench bankmap`: one warp request on its tile, as a table (render/bankmap_svg.hpp draws it).
 #include <optional>
 #include <ostream>
 #include <string>
@@ -21,10 +21,6 @@ std::string verdict(const access_cost& c);
 /// Every active lane with its element, byte address and bank; per phase, the lanes and distinct
 /// words per bank; the verdict.
 void write_text(const bankmap& m, std::ostream& out);
-
-/// The tile as a grid coloured by bank (padding greyed), the lanes' elements outlined and
-/// numbered, the distinct words per bank under it and the verdict as the caption.
-void write_svg(const bankmap& m, std::ostream& out);
 
 /// The bank(s) one lane's access covers: "5", or "4-5" for 8 B and "4-7" for 16 B.
 std::string bank_label(std::uint32_t address, int width);

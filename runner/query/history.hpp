@@ -1,6 +1,6 @@
 #pragma once
-/// `bankbench history`: one metric of one configuration across runs and commits, as a table, a
-/// bar plot in the terminal and an SVG chart.
+/// `bankbench history`: one metric of one configuration across runs and commits, as a table and a
+/// bar plot in the terminal (render/history_svg.hpp draws it as an SVG chart).
 #include <optional>
 #include <ostream>
 #include <string>
@@ -39,7 +39,8 @@ std::vector<history_point> metric_history(const store::database& db, const histo
 void write_history(const std::vector<history_point>& points, const history_query& q, std::ostream& out,
                    const std::string& format);
 
-/// A standalone SVG line chart of the points, one line per architecture.
-std::string history_svg(const std::vector<history_point>& points, const history_query& q);
+/// What the points are of, e.g. "ld conflicts/req of transpose padded n=8192
+/// (load_conflicts_per_request)": the table's heading and the chart's title. `points` not empty.
+std::string history_subject(const std::vector<history_point>& points, const history_query& q);
 
 } // namespace bb::query

@@ -1,4 +1,4 @@
-// write_history and history_svg: the table, its terminal bars, JSON, and the SVG chart.
+// write_history: the table, its terminal bars, and JSON (render/history_svg.cpp draws the chart).
 #include <algorithm>
 #include <map>
 
@@ -10,18 +10,11 @@
 #include "runner/query/metric_info.hpp"
 #include "runner/query/regress_output.hpp"
 #include "runner/query/side.hpp"
-#include "runner/query/svg.hpp"
 #include "runner/query/table.hpp"
 
 namespace bb::query {
 
 namespace {
-
-std::string subject(const std::vector<history_point>& points, const history_query& q) {
-  const auto& p = points.front();
-  return fmt::format("{} of {} {} ({})", describe_metric(q.metric).label, p.run.experiment_name,
-                     fmt::format("{} {}", short_variant(q.variant), compact_params(p.params_json)), q.metric);
-}
 
 // The change from the previous point on the same architecture.
 std::vector<std::optional<double>> changes(const std::vector<history_point>& points) {
@@ -85,6 +78,12 @@ void write_json(const std::vector<history_point>& points, const history_query& q
 
 } // namespace
 
+std::string history_subject(const std::vector<history_point>& points, const history_query& q) {
+  const auto& p = points.front();
+  return fmt::format("{} of {} {} ({})", describe_metric(q.metric).label, p.run.experiment_name,
+                     fmt::format("{} {}", short_variant(q.variant), compact_params(p.params_json)), q.metric);
+}
+
 void write_history(const std::vector<history_point>& points, const history_query& q, std::ostream& out,
                    const std::string& format) {
   if (format == "json") {
@@ -114,28 +113,10 @@ void write_history(const std::vector<history_point>& points, const history_query
                p.run.arch, cell(p.value), cell(p.min), cell(p.max), std::to_string(p.launches),
                change[i] ? (csv ? shortest(*change[i]) : change_cell(change[i])) : (csv ? "" : "-")});
   }
-  if (!csv) out << (f == output_format::markdown ? "## history: " : "history: ") << subject(points, q) << "\n\n";
+  if (!csv)
+    out << (f == output_format::markdown ? "## history: " : "history: ") << history_subject(points, q) << "\n\n";
   t.write(out, f);
   if (f == output_format::table) write_bars(points, scale, out);
-}
-
-std::string history_svg(const std::vector<history_point>& points, const history_query& q) {
-  const metric_info info = describe_metric(q.metric);
-  svg::line_chart chart;
-  chart.title = subject(points, q);
-  chart.x_label = "run (commit)";
-  chart.y_label = info.label;
-  std::map<std::string, std::size_t> series; // arch -> index
-  for (const auto& p : points) {
-    if (!p.value) continue;
-    chart.x_tick_labels.push_back(fmt::format("{}", p.run.id));
-    auto [it, added] = series.emplace(p.run.arch, chart.series.size());
-    if (added) chart.series.push_back({p.run.arch, {}, {}});
-    auto& s = chart.series[it->second];
-    s.points.emplace_back(static_cast<double>(p.run.id), *p.value * info.scale);
-    s.notes.push_back(fmt::format("run {}, commit {}, {}", p.run.id, short_commit(p.run), p.run.gpu_name));
-  }
-  return svg::render(chart, 720, 340) + "\n";
 }
 
 } // namespace bb::query

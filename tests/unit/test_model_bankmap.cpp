@@ -1,4 +1,4 @@
-// bankmap's table and picture for one warp request.
+// bankmap's table for one warp request (test_render_bankmap_svg.cpp: its picture).
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -48,24 +48,6 @@ TEST(model_bankmap, text_lists_each_lane_and_the_banks) {
             "words  .  .  1  1  1  1  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .  .\n"
             "\n"
             "conflict-free: 1 wavefront, ideal 1\n");
-}
-
-TEST(model_bankmap, svg_draws_the_grid_the_outlines_and_the_caption) {
-  std::ostringstream out;
-  write_svg(column_of(1, 0), out);
-  const std::string svg = out.str();
-  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
-  EXPECT_NE(svg.find("</svg>\n"), std::string::npos);
-  EXPECT_NE(svg.find("column 0 of float tile[32][33]"), std::string::npos);
-  EXPECT_NE(svg.find("conflict-free: 1 wavefront, ideal 1"), std::string::npos);
-  auto count = [&](const std::string& what) {
-    std::size_t n = 0;
-    for (auto at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
-    return n;
-  };
-  EXPECT_EQ(count("fill=\"#e6e6e6\""), 32u);                               // one padding cell per row
-  EXPECT_EQ(count(">L"), 32u);                                             // one lane label per outlined element
-  EXPECT_EQ(count("font-weight=\"bold\" text-anchor=\"middle\">1<"), 32u); // one word in each bank
 }
 
 } // namespace

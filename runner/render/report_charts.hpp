@@ -8,7 +8,7 @@
 
 #include "runner/store/results.hpp"
 
-namespace bb::query::report_charts {
+namespace bb::render::report_charts {
 
 /// `metric` drawn the way the sweep reads best, with only the parameters that vary on the axes
 /// (those that do not are named in the caption): over one numeric parameter, a line per variant
@@ -32,4 +32,4 @@ std::optional<std::string> across_gpus(
 std::optional<std::string> predicted_vs_measured(const std::vector<store::result_row>& measured,
                                                  const std::vector<store::result_row>& predicted);
 
-} // namespace bb::query::report_charts
+} // namespace bb::render::report_charts

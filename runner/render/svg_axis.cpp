@@ -1,11 +1,11 @@
-#include "runner/query/svg_axis.hpp"
+#include "runner/render/svg_axis.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-namespace bb::query::svg {
+namespace bb::render::svg {
 
 namespace {
 
@@ -81,4 +81,4 @@ std::string tick_label(double value) {
   return fmt::format("{:.4g}", value);
 }
 
-} // namespace bb::query::svg
+} // namespace bb::render::svg

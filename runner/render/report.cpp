@@ -1,4 +1,4 @@
-#include "runner/query/report.hpp"
+#include "runner/render/report.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -14,12 +14,32 @@
 #include "runner/query/cells.hpp"
 #include "runner/query/metric_info.hpp"
 #include "runner/query/regress_output.hpp"
-#include "runner/query/report_charts.hpp"
-#include "runner/query/report_html.hpp"
 #include "runner/query/selector.hpp"
-#include "runner/query/svg.hpp"
+#include "runner/render/report_charts.hpp"
+#include "runner/render/report_html.hpp"
+#include "runner/render/svg.hpp"
 
-namespace bb::query {
+namespace bb::render {
+
+using query::change_cell;
+using query::compact_params;
+using query::default_regress_metrics;
+using query::describe_metric;
+using query::describe_run;
+using query::finding;
+using query::latest_per_gpu;
+using query::learn_noise;
+using query::metric_info;
+using query::outcome;
+using query::regress;
+using query::regress_result;
+using query::runs_before;
+using query::short_commit;
+using query::short_fingerprint;
+using query::short_variant;
+using query::side;
+using query::side_of_runs;
+using query::value_cell;
 
 namespace {
 
@@ -250,4 +270,4 @@ report_summary write_report(const store::database& db, const report_options& o, 
   return summary;
 }
 
-} // namespace bb::query
+} // namespace bb::render

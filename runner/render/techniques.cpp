@@ -1,4 +1,4 @@
-#include "runner/query/techniques.hpp"
+#include "runner/render/techniques.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,7 +16,16 @@
 #include "runner/query/cells.hpp"
 #include "runner/query/table.hpp"
 
-namespace bb::query {
+namespace bb::render {
+
+using query::align;
+using query::cell;
+using query::column;
+using query::compact_params;
+using query::number_cell;
+using query::output_format;
+using query::short_variant;
+using query::text_table;
 
 namespace {
 
@@ -418,4 +427,4 @@ void write_techniques(const store::database& db, const std::vector<std::int64_t>
   for (const auto& s : sections) write_section(s, reference_for(s.run.gpu_id), gpus.size() > 1, out);
 }
 
-} // namespace bb::query
+} // namespace bb::render

@@ -3,12 +3,12 @@
 
 #include <regex>
 
-#include "runner/query/svg.hpp"
-#include "runner/query/svg_axis.hpp"
+#include "runner/render/svg.hpp"
+#include "runner/render/svg_axis.hpp"
 
 namespace {
 
-using namespace bb::query::svg;
+using namespace bb::render::svg;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -16,7 +16,7 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(query_svg, linear_axes_start_at_zero_for_bars_and_tick_at_round_numbers) {
+TEST(render_svg, linear_axes_start_at_zero_for_bars_and_tick_at_round_numbers) {
   const axis a({3.2, 31.5}, 300, 50, false, true);
   EXPECT_EQ(a.lowest(), 0);
   EXPECT_EQ(a.highest(), 40);
@@ -25,7 +25,7 @@ TEST(query_svg, linear_axes_start_at_zero_for_bars_and_tick_at_round_numbers) {
   EXPECT_DOUBLE_EQ(a.to_pixel(40), 50);
 }
 
-TEST(query_svg, log_axes_span_whole_decades) {
+TEST(render_svg, log_axes_span_whole_decades) {
   const axis a({4.8, 728}, 0, 300, true, false);
   EXPECT_EQ(a.lowest(), 1);
   EXPECT_EQ(a.highest(), 1000);
@@ -33,7 +33,7 @@ TEST(query_svg, log_axes_span_whole_decades) {
   EXPECT_FALSE(a.shows(0));
 }
 
-TEST(query_svg, text_is_escaped) {
+TEST(render_svg, text_is_escaped) {
   EXPECT_EQ(escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
   bar_chart c;
   c.title = "a <script>";
@@ -42,7 +42,7 @@ TEST(query_svg, text_is_escaped) {
   EXPECT_EQ(render(c).find("<script>"), std::string::npos);
 }
 
-TEST(query_svg, bar_chart_draws_one_bar_per_value_and_shades_flags) {
+TEST(render_svg, bar_chart_draws_one_bar_per_value_and_shades_flags) {
   bar_chart c;
   c.title = "ld wf/req by variant";
   c.categories = {"n=1024", "n=4096"};
@@ -56,7 +56,7 @@ TEST(query_svg, bar_chart_draws_one_bar_per_value_and_shades_flags) {
   EXPECT_EQ(svg.substr(svg.size() - 6), "</svg>");
 }
 
-TEST(query_svg, line_chart_draws_lines_points_and_the_diagonal) {
+TEST(render_svg, line_chart_draws_lines_points_and_the_diagonal) {
   line_chart c;
   c.title = "t";
   c.series = {{"naive", {{1024, 9.5}, {4096, 122.9}, {8192, 485.4}}, {}}, {"padded", {{1024, 4.8}}, {}}};
@@ -70,14 +70,14 @@ TEST(query_svg, line_chart_draws_lines_points_and_the_diagonal) {
   EXPECT_EQ(count(svg, "class=\"diagonal\""), 1U);
 }
 
-TEST(query_svg, tick_labels_read_naturally) {
+TEST(render_svg, tick_labels_read_naturally) {
   EXPECT_EQ(tick_label(1024), "1024");
   EXPECT_EQ(tick_label(0.125), "0.125");
   EXPECT_EQ(tick_label(2500000), "2.5e+06");
   EXPECT_EQ(tick_label(0), "0");
 }
 
-TEST(query_svg, a_zero_bar_is_labelled_and_an_all_zero_chart_says_so) {
+TEST(render_svg, a_zero_bar_is_labelled_and_an_all_zero_chart_says_so) {
   bar_chart c;
   c.title = "st conflicts/req by variant";
   c.categories = {"n=1024", "n=4096"};
@@ -91,7 +91,7 @@ TEST(query_svg, a_zero_bar_is_labelled_and_an_all_zero_chart_says_so) {
   EXPECT_EQ(count(svg, "class=\"zero\""), 0U) << "the chart says it once, not under every bar";
 }
 
-TEST(query_svg, a_missing_value_is_marked_with_why) {
+TEST(render_svg, a_missing_value_is_marked_with_why) {
   bar_chart c;
   c.title = "t";
   c.categories = {"bytes=1024"};
@@ -101,7 +101,7 @@ TEST(query_svg, a_missing_value_is_marked_with_why) {
   EXPECT_NE(svg.find("<title>memcpy, bytes=1024: not modelled (no access plan)</title>"), std::string::npos) << svg;
 }
 
-TEST(query_svg, long_category_labels_stand_upright_with_room_below_and_are_cut_with_their_whole_text_kept) {
+TEST(render_svg, long_category_labels_stand_upright_with_room_below_and_are_cut_with_their_whole_text_kept) {
   bar_chart c;
   c.title = "t";
   const std::string longest = "block_rows=16 tile=64 type=double and a great deal more text than fits anywhere";
@@ -116,7 +116,7 @@ TEST(query_svg, long_category_labels_stand_upright_with_room_below_and_are_cut_w
   EXPECT_GT(std::stoi(svg.substr(h + 8)), 320 + 100);
 }
 
-TEST(query_svg, fit_cuts_text_to_a_width) {
+TEST(render_svg, fit_cuts_text_to_a_width) {
   EXPECT_EQ(fit("n=1024", 200), "n=1024");
   const std::string cut = fit("block_rows=8 tile=32 type=float n=1024", 60);
   EXPECT_EQ(cut.substr(cut.size() - 3), "...");
@@ -124,7 +124,7 @@ TEST(query_svg, fit_cuts_text_to_a_width) {
   EXPECT_GT(text_width("WWWW"), text_width("iiii"));
 }
 
-TEST(query_svg, heat_map_labels_every_cell_and_marks_the_empty_ones) {
+TEST(render_svg, heat_map_labels_every_cell_and_marks_the_empty_ones) {
   heat_map m;
   m.title = "strided: ld wf/req by stride and width";
   m.x_label = "stride";

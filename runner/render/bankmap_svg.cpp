@@ -1,3 +1,5 @@
+#include "runner/render/bankmap_svg.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -5,7 +7,21 @@
 
 #include "runner/model/bankmap.hpp"
 
-namespace bb::model {
+namespace bb::render {
+
+using model::access_cost;
+using model::bank_detail;
+using model::bank_label;
+using model::bank_of;
+using model::bankmap;
+using model::evaluate;
+using model::k_banks;
+using model::k_warp_lanes;
+using model::kind_label;
+using model::phase_banks;
+using model::tile_layout;
+using model::verdict;
+using model::warp_access;
 
 namespace {
 
@@ -17,6 +33,8 @@ std::string bank_fill(int bank) {
   return fmt::format("hsl({:.2f},70%,{}%)", bank * 360.0 / k_banks, bank % 2 == 0 ? 80 : 66);
 }
 
+// Not svg::escape, which also writes quotes as entities: a --variant title holds its parameters
+// as JSON, and its pictures would change.
 std::string escape(const std::string& s) {
   std::string out;
   for (const char c : s) {
@@ -121,7 +139,7 @@ int write_banks(const std::vector<phase_banks>& phases, const access_cost& cost,
 
 } // namespace
 
-void write_svg(const bankmap& m, std::ostream& out) {
+void write_bankmap_svg(const bankmap& m, std::ostream& out) {
   const warp_access& a = m.access;
   const access_cost cost = evaluate(a);
   const auto phases = bank_detail(a);
@@ -153,4 +171,4 @@ void write_svg(const bankmap& m, std::ostream& out) {
   out << "</svg>\n";
 }
 
-} // namespace bb::model
+} // namespace bb::render

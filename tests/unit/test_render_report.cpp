@@ -7,11 +7,11 @@
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "runner/common/error.hpp"
-#include "runner/query/report.hpp"
+#include "runner/render/report.hpp"
 
 namespace {
 
-using namespace bb::query;
+using namespace bb::render;
 using namespace bb::test::results;
 
 std::size_t count(const std::string& text, const std::string& what) {
@@ -20,7 +20,7 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
+TEST(render_report, page_is_self_contained_with_charts_and_highlights) {
   temp_folder tmp;
   build_fixture(tmp.file("f.sqlite"));
   const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));
@@ -50,7 +50,7 @@ TEST(query_report, page_is_self_contained_with_charts_and_highlights) {
   EXPECT_NE(html.find("1 regression"), std::string::npos);
 }
 
-TEST(query_report, an_unknown_experiment_is_refused) {
+TEST(render_report, an_unknown_experiment_is_refused) {
   temp_folder tmp;
   build_fixture(tmp.file("f.sqlite"));
   const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));

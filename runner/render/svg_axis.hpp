@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace bb::query::svg {
+namespace bb::render::svg {
 
 class axis {
 public:
@@ -25,4 +25,4 @@ private:
 /// A tick or value as a reader wants it: "1024", "0.125", "2.5e+06".
 std::string tick_label(double value);
 
-} // namespace bb::query::svg
+} // namespace bb::render::svg

@@ -1,4 +1,4 @@
-#include "runner/query/svg.hpp"
+#include "runner/render/svg.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "runner/query/svg_axis.hpp"
+#include "runner/render/svg_axis.hpp"
 
-namespace bb::query::svg {
+namespace bb::render::svg {
 
 namespace {
 
@@ -385,4 +385,4 @@ std::string render(const heat_map& c, int width, int height) {
   return out + "</svg>";
 }
 
-} // namespace bb::query::svg
+} // namespace bb::render::svg

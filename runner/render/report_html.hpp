@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace bb::query::html {
+namespace bb::render::html {
 
 /// A <table>: header cells, then rows; a row's class (e.g. "bad") when given.
 std::string table(const std::vector<std::string>& headers, const std::vector<std::vector<std::string>>& rows,
@@ -18,4 +18,4 @@ std::string page_start(const std::string& title);
 /// A paragraph of class "note" (escaped).
 std::string note(const std::string& text);
 
-} // namespace bb::query::html
+} // namespace bb::render::html

@@ -1,4 +1,4 @@
-#include "runner/session/sweep.hpp"
+#include "runner/cluster/sweep.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "runner/common/error.hpp"
 #include "runner/store/samples.hpp"
 
-namespace bb::session::sweep {
+namespace bb::cluster::sweep {
 
 namespace fs = std::filesystem;
 
@@ -292,4 +292,4 @@ std::vector<std::string> merge_command(const spec& s, const std::string& array_j
   return argv;
 }
 
-} // namespace bb::session::sweep
+} // namespace bb::cluster::sweep

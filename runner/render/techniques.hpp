@@ -9,7 +9,7 @@
 #include "runner/registry/registry.hpp"
 #include "runner/store/database.hpp"
 
-namespace bb::query {
+namespace bb::render {
 
 /// The runs the page shows: `run_ids` as given (each must exist; store_error otherwise), or, when
 /// empty, the latest run of each experiment (the latest completed one where there is one) on the
@@ -24,4 +24,4 @@ std::vector<std::int64_t> technique_runs(const store::database& db, const std::v
 void write_techniques(const store::database& db, const std::vector<std::int64_t>& run_ids, const registry& reg,
                       std::ostream& out);
 
-} // namespace bb::query
+} // namespace bb::render

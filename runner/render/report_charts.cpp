@@ -1,4 +1,4 @@
-#include "runner/query/report_charts.hpp"
+#include "runner/render/report_charts.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,11 +10,18 @@
 
 #include "runner/query/cells.hpp"
 #include "runner/query/metric_info.hpp"
-#include "runner/query/report_html.hpp"
 #include "runner/query/side.hpp"
-#include "runner/query/svg.hpp"
+#include "runner/render/report_html.hpp"
+#include "runner/render/svg.hpp"
 
-namespace bb::query::report_charts {
+namespace bb::render::report_charts {
+
+using query::compact_params;
+using query::configuration_key;
+using query::describe_metric;
+using query::metric_info;
+using query::short_variant;
+using query::value_of;
 
 namespace {
 
@@ -376,4 +383,4 @@ std::optional<std::string> predicted_vs_measured(const std::vector<store::result
                                           "counters' measurement up; points off the dashed diagonal disagree.");
 }
 
-} // namespace bb::query::report_charts
+} // namespace bb::render::report_charts

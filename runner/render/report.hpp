@@ -10,12 +10,12 @@
 #include "runner/query/regress.hpp"
 #include "runner/store/database.hpp"
 
-namespace bb::query {
+namespace bb::render {
 
 struct report_options {
   std::vector<std::string> experiments; ///< empty: every experiment in the database
   std::string generated_at;             ///< shown in the header
-  regress_options regress;              ///< how the latest run is judged against the one before
+  query::regress_options regress;       ///< how the latest run is judged against the one before
 };
 
 /// What the page highlights, for the command's summary line.
@@ -26,4 +26,4 @@ struct report_summary {
 /// Writes the page. Throws bb::usage_error when an experiment asked for has no runs.
 report_summary write_report(const store::database& db, const report_options& options, std::ostream& out);
 
-} // namespace bb::query
+} // namespace bb::render

@@ -1,10 +1,10 @@
-#include "runner/query/report_html.hpp"
+#include "runner/render/report_html.hpp"
 
 #include <fmt/format.h>
 
-#include "runner/query/svg.hpp"
+#include "runner/render/svg.hpp"
 
-namespace bb::query::html {
+namespace bb::render::html {
 
 namespace {
 
@@ -54,4 +54,4 @@ std::string page_start(const std::string& title) {
 
 std::string note(const std::string& text) { return "<p class=\"note\">" + svg::escape(text) + "</p>\n"; }
 
-} // namespace bb::query::html
+} // namespace bb::render::html

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace bb::query::svg {
+namespace bb::render::svg {
 
 /// Text made safe inside XML or HTML elements and attributes.
 std::string escape(std::string_view text);
@@ -74,4 +74,4 @@ std::string fit(const std::string& text, double px, double font_px = 11);
 /// The chart colours, in order of series.
 const std::vector<std::string>& palette();
 
-} // namespace bb::query::svg
+} // namespace bb::render::svg

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace bb::session::sweep {
+namespace bb::cluster::sweep {
 
 struct spec {
   std::string folder; ///< absolute
@@ -75,4 +75,4 @@ std::string shell_line(const std::vector<std::string>& argv);
 /// Path of task I's database.
 std::string shard_path(const spec& s, int task);
 
-} // namespace bb::session::sweep
+} // namespace bb::cluster::sweep
