@@ -150,6 +150,34 @@ TEST(cli_scale_out, devices_spread_the_configurations_over_one_database) {
             "9 none"); // one device: a plain run
 }
 
+TEST(cli_scale_out, devices_run_in_one_session_owned_by_the_run_process) {
+  temp_folder tmp;
+  const auto db = tmp.file("owned.sqlite");
+  const auto r = run_cli("--db '" + db + "' run --backend model --devices 0,1 experiments/transpose/transpose.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // One session row, begun by the run process (its pid), holding both devices' runs.
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM sessions"), "1");
+  EXPECT_EQ(scalar(db, "SELECT count(DISTINCT session_id) || ' ' || count(*) FROM runs"), "1 2");
+  EXPECT_EQ(scalar(db, "SELECT count(*) FROM runs r JOIN sessions s ON s.id = r.session_id WHERE r.pid = s.pid"), "0")
+      << "the runs are the workers', the session the run process's";
+  // The tables and the one summary line come from the run process, once each.
+  EXPECT_EQ(r.out.find("run 1: transpose"), r.out.rfind("run 1: transpose")) << r.out;
+  EXPECT_NE(r.out.find("run 2: transpose"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("bankbench: session 1:"), r.err.rfind("bankbench: session 1:")) << r.err;
+  EXPECT_NE(r.err.find("GPU 1: ended with exit code 0"), std::string::npos) << r.err;
+}
+
+TEST(cli_scale_out, devices_without_a_gpu_write_no_database) {
+  temp_folder tmp;
+  const auto db = tmp.file("none.sqlite");
+  // Each worker fails to open its GPU: the session row is begun only once a worker has one.
+  const auto r = run_cli("--db '" + db + "' run --devices 0,1 experiments/transpose/transpose.yaml",
+                         "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("[gpu 1] error:"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(db)) << r.err;
+}
+
 TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   temp_folder tmp;
   namespace fs = std::filesystem;
