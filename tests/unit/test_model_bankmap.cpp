@@ -4,20 +4,14 @@
 #include <sstream>
 
 #include "runner/model/bankmap.hpp"
+#include "bankmap_test_util.hpp"
 #include "runner/model/tile.hpp"
 
 namespace {
 
 using namespace bb::model;
 
-bankmap column_of(int pad, int col, int rows = 32) {
-  bankmap m;
-  m.tile = make_tile({rows, 32, 4, "float", pad, 0});
-  const access_pattern p{access_pattern::along::column, col};
-  m.access = make_access(*m.tile, p);
-  m.title = describe(p) + " of " + m.tile->name;
-  return m;
-}
+using bb_test::column_of;
 
 TEST(model_bankmap, verdicts) {
   EXPECT_EQ(verdict(evaluate(column_of(0, 0).access)), "32-way bank conflict: 32 wavefronts, ideal 1");

@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "bankmap_test_util.hpp"
 #include "runner/model/tile.hpp"
 #include "runner/render/bankmap_svg.hpp"
 
@@ -11,14 +12,7 @@ namespace {
 using namespace bb::model;
 using bb::render::write_bankmap_svg;
 
-bankmap column_of(int pad, int col, int rows = 32) {
-  bankmap m;
-  m.tile = make_tile({rows, 32, 4, "float", pad, 0});
-  const access_pattern p{access_pattern::along::column, col};
-  m.access = make_access(*m.tile, p);
-  m.title = describe(p) + " of " + m.tile->name;
-  return m;
-}
+using bb_test::column_of;
 
 TEST(render_bankmap_svg, draws_the_grid_the_outlines_and_the_caption) {
   std::ostringstream out;
