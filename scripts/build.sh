@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Configure and build bankbench (Release) into build/release. Extra arguments go to CMake.
+# Configure and build bankbench and its tests (the release preset of CMakePresets.json) into
+# build/release. Extra arguments go to CMake's configure step. nvcc is $CUDACXX, else
+# $CUDAToolkit_ROOT/bin/nvcc, else /usr/local/cuda's (CMakeLists.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cuda="${CUDAToolkit_ROOT:-/usr/local/cuda}"
-export PATH="$cuda/bin:$PATH"
-jobs="${BB_JOBS:-$(nproc)}"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" "$@"
-cmake --build build/release -j "$jobs"
+cmake --preset release "$@"
+cmake --build --preset release -j "${BB_JOBS:-$(nproc)}"
