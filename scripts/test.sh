@@ -3,8 +3,10 @@
 # presets of CMakePresets.json and a short fuzzing run.
 # - ci: configure and build build/release (bankbench and every test), run every test. GPU tests
 #   (label gpu) run where a GPU is visible and are reported as skipped where none is.
-# - ci-asan: build/asan with AddressSanitizer and UBSan; the host-only unit tests again.
-# - scripts/fuzz.sh: BB_FUZZ_SECONDS in all (default 45; 0 skips it).
+# - ci-asan: build/asan, the host code built once with AddressSanitizer, UBSan and libFuzzer's
+#   coverage (clang) for the unit tests and the fuzz targets, linking build/release's kernel
+#   objects instead of compiling the kernels again; runs the unit tests.
+# - scripts/fuzz.sh: the fuzz targets of build/asan, BB_FUZZ_SECONDS in all (default 45; 0 skips).
 # BB_JOBS sets the parallel jobs (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
