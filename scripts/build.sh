@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Configure and build bankbench (Release) into build/release. Extra arguments go to CMake.
+# Configure build/release (the release preset of CMakePresets.json) and build it: everything, the
+# tests included, or only the TARGETs named (scripts/run-suite.sh builds bankbench alone).
+# usage: scripts/build.sh [TARGET...] [-DVAR=VALUE...]: arguments starting with - go to CMake's
+# configure step. nvcc is $CUDACXX, else $CUDAToolkit_ROOT/bin/nvcc, else /usr/local/cuda's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cuda="${CUDAToolkit_ROOT:-/usr/local/cuda}"
-export PATH="$cuda/bin:$PATH"
-jobs="${BB_JOBS:-$(nproc)}"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" "$@"
-cmake --build build/release -j "$jobs"
+configure=()
+targets=()
+for arg in "$@"; do
+  if [[ $arg == -* ]]; then configure+=("$arg"); else targets+=("$arg"); fi
+done
+cmake --preset release "${configure[@]}"
+cmake --build --preset release -j "${BB_JOBS:-$(nproc)}" ${targets[@]+--target "${targets[@]}"}

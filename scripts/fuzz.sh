@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Fuzz with libFuzzer, ASan and UBSan for SECONDS in all (default 600), split over the targets:
 # the experiment loader and validator (seeded from experiments/ and tests/data), the results
-# commands' run selectors, and bankmap's parameters. Needs clang and its runtime (clang,
-# libclang-rt-14-dev; scripts/install-deps.sh installs them). Crashes, leaks, timeouts and
-# sanitizer reports stop the run with a non-zero exit and leave the input in build/fuzz/.
+# commands' run selectors, and bankmap's parameters. The targets are built in build/asan (the asan
+# preset: clang, the host code instrumented once for the unit tests and the fuzzers, linking
+# build/release's kernel objects); needs clang and its runtime (clang, libclang-rt-14-dev;
+# scripts/install-deps.sh installs them). Crashes, leaks, timeouts and sanitizer reports stop the
+# run with a non-zero exit and leave the input in build/asan/.
 # FUZZ_TARGETS="experiment selector" runs some of them only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
 targets=(${FUZZ_TARGETS:-experiment selector bankmap})
-cuda="${CUDAToolkit_ROOT:-/usr/local/cuda}"
-cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBB_FUZZ=ON -DBB_BUILD_TESTS=OFF \
-  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CUDA_HOST_COMPILER=g++ \
-  -DCMAKE_CUDA_COMPILER="$cuda/bin/nvcc" >/dev/null
-for t in "${targets[@]}"; do cmake --build build/fuzz -j "${BB_JOBS:-$(nproc)}" --target "bb_fuzz_$t"; done
+# bankmap's target registers every variant: build/release must be configured to give its kernel
+# objects (built there if needed).
+[ -f build/release/CMakeCache.txt ] || cmake --preset release >/dev/null
+cmake --preset asan >/dev/null
+cmake --build build/asan -j "${BB_JOBS:-$(nproc)}" --target "${targets[@]/#/bb_fuzz_}"
 
 seed() { # target, then folders or files to copy into its corpus
-  local dir="build/fuzz/corpus/$1"
+  local dir="build/asan/corpus/$1"
   shift
   mkdir -p "$dir"
   for src in "$@"; do cp -r "$src" "$dir/" 2>/dev/null || true; done
@@ -33,14 +35,14 @@ for t in "${targets[@]}"; do
   # A small ASan quarantine: with the default 256 MiB the process grew past the RSS limit in a
   # few thousand runs with no input to blame. The outer timeout keeps a stuck fuzzer (the leak
   # check after an out-of-memory report can hang where ptrace is restricted) from stalling CI.
-  (cd build/fuzz && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  (cd build/asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=32 \
     timeout -s KILL $((per_target + 120)) "./tests/fuzz/bb_fuzz_$t" "corpus/$t" -max_total_time="$per_target" \
     -max_len=8192 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 2>"fuzz-$t.log") ||
     status=$?
-  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "build/fuzz/fuzz-$t.log" >&2 || true
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "build/asan/fuzz-$t.log" >&2 || true
   if ((status != 0)); then
-    tail -n 60 "build/fuzz/fuzz-$t.log" >&2
+    tail -n 60 "build/asan/fuzz-$t.log" >&2
     exit "$status"
   fi
 done

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# The test command: install dependencies, build, run every test. GPU tests (label gpu) run where
-# a GPU is visible and are reported as skipped where none is. Then the host-only unit tests again,
-# built with AddressSanitizer and UBSan (the `asan` preset).
+# The test command (CI runs it through .ci/run): install dependencies, then the two workflow
+# presets of CMakePresets.json and a short fuzzing run.
+# - ci: configure and build build/release (bankbench and every test), run every test. GPU tests
+#   (label gpu) run where a GPU is visible and are reported as skipped where none is.
+# - ci-asan: build/asan, the host code built once with AddressSanitizer, UBSan and libFuzzer's
+#   coverage (clang) for the unit tests and the fuzz targets, linking build/release's kernel
+#   objects instead of compiling the kernels again; runs the unit tests.
+# - scripts/fuzz.sh: the fuzz targets of build/asan, BB_FUZZ_SECONDS in all (default 45; 0 skips).
+# BB_JOBS sets the parallel jobs (default: the number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-scripts/build.sh
-ctest --test-dir build/release --output-on-failure -j "${BB_JOBS:-$(nproc)}"
+export CMAKE_BUILD_PARALLEL_LEVEL="${BB_JOBS:-$(nproc)}" CTEST_PARALLEL_LEVEL="${BB_JOBS:-$(nproc)}"
+cmake --workflow --preset ci
 
 echo "== unit tests under AddressSanitizer + UBSan" >&2
-cmake --preset asan >/dev/null
-cmake --build build/asan -j "${BB_JOBS:-$(nproc)}"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  ctest --test-dir build/asan -L unit --output-on-failure -j "${BB_JOBS:-$(nproc)}"
+cmake --workflow --preset ci-asan
 
-# A short fuzzing run of every libFuzzer target (scripts/fuzz.sh; BB_FUZZ_SECONDS=0 skips it).
 if (( ${BB_FUZZ_SECONDS:-45} > 0 )); then
   echo "== fuzzing for ${BB_FUZZ_SECONDS:-45} s" >&2
   scripts/fuzz.sh "${BB_FUZZ_SECONDS:-45}"
