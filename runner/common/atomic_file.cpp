@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <streambuf>
 
 #include "runner/common/error.hpp"
@@ -148,6 +150,15 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
 void write_file_atomically(const std::filesystem::path& file, const std::string& contents, file_kind kind) {
   write_file_atomically(
       file, [&](std::ostream& out) { out << contents; }, kind);
+}
+
+bool read_whole_file(const std::filesystem::path& file, std::string& out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
 }
 
 } // namespace bb

@@ -70,6 +70,8 @@ void build_sources(const YAML::Node& root, const std::string& path, experiment& 
     s.kernel = field_of(root, v, "kernel").Scalar();
     for (const auto& kv : field_of(root, v, "defines")) s.defines.emplace_back(key_name(kv.first), kv.second.Scalar());
     for (const auto& inc : field_of(root, v, "include")) s.include_dirs.push_back(resolved(dir, inc.Scalar()));
+    if (const YAML::Node compiler = field_of(root, v, "compiler")) s.compiler = compiler.Scalar();
+    for (const auto& o : field_of(root, v, "options")) s.options.push_back(o.Scalar());
     s.grid = dims_of(field_of(root, v, "grid"));
     s.block = dims_of(field_of(root, v, "block"));
     if (const YAML::Node shared = field_of(root, v, "shared_bytes")) s.shared_bytes = shared.Scalar();

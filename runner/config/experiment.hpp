@@ -86,6 +86,8 @@ struct source_variant {
   std::string kernel;                                       ///< name expression; axis names are replaced by values
   std::vector<std::pair<std::string, std::string>> defines; ///< NAME -> value text (axis names replaced)
   std::vector<std::string> include_dirs;                    ///< resolved
+  std::string compiler = "auto";                            ///< auto, nvrtc or nvcc
+  std::vector<std::string> options;                         ///< the user's compiler flags
   std::vector<std::string> grid, block;                     ///< 1 to 3 expressions each
   std::string shared_bytes = "0";                           ///< dynamic shared memory, an expression
   std::vector<source_arg> args;

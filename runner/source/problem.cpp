@@ -116,8 +116,20 @@ shared_bytes::handle shared_initial_contents(const config::source_arg& a, const 
   return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
 }
 
+compiler_choice choice_of(const std::string& name) {
+  if (name == "nvrtc") return compiler_choice::nvrtc;
+  if (name == "nvcc") return compiler_choice::nvcc;
+  return compiler_choice::automatic;
+}
+
 compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
-  return {v.file, config::substitute_params(v.kernel, params), defines_of(v, params), v.include_dirs, arch};
+  return {v.file,
+          config::substitute_params(v.kernel, params),
+          defines_of(v, params),
+          v.include_dirs,
+          arch,
+          choice_of(v.compiler),
+          v.options};
 }
 
 struct buffer {
@@ -147,7 +159,7 @@ public:
     const std::string where = exp.name + "/" + v.name;
     config::check_source_configuration(exp, v, params);
     const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
-    m_compile = {k.key, k.compile_ms};
+    m_compile = {k.key, k.compile_ms, k.compiler, k.options};
     const loaded& l = load(k);
     m_kernel = l.kernel;
     geometry(where, params);
