@@ -121,7 +121,7 @@ std::string substitute_params(const std::string& text, const nlohmann::json& par
 
 std::size_t element_bytes(const std::string& type) {
   if (type == "int8" || type == "uint8") return 1;
-  if (type == "int16" || type == "uint16") return 2;
+  if (type == "int16" || type == "uint16" || type == "float16" || type == "bfloat16") return 2;
   if (type == "float" || type == "int32" || type == "uint32") return 4;
   if (type == "double" || type == "int64" || type == "uint64") return 8;
   return 0;
@@ -142,7 +142,8 @@ void check_source_configuration(const experiment& exp, const source_variant& v, 
   for (const auto& a : v.args) {
     if (!a.is_buffer) {
       const std::string text = substitute_params(a.expression, params);
-      const bool real = (a.type == "float" || a.type == "double") && text.find_first_of(".eE") != std::string::npos;
+      const bool floating = a.type == "float" || a.type == "double" || a.type == "float16" || a.type == "bfloat16";
+      const bool real = floating && text.find_first_of(".eE") != std::string::npos;
       if (!real) (void)evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'");
       continue;
     }

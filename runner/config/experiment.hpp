@@ -59,7 +59,7 @@ struct axis {
 struct source_arg {
   bool is_buffer = true;
   std::string name;
-  std::string type;       ///< float, double, int8 .. uint64
+  std::string type;       ///< float, double, float16, bfloat16, int8 .. uint64
   std::string expression; ///< buffer: its element count; scalar: its value (integer expression or number)
   /// Buffers: uniform (seeded, as the built-in families: floats in [-1, 1), integers over their
   /// whole range), zeros, iota (0, 1, 2, ...), value (every element `value`), file (raw bytes).
@@ -122,12 +122,13 @@ struct experiment {
 /// (strings unquoted): "transpose<padded, tile, 8>" -> "transpose<padded, 32, 8>".
 std::string substitute_params(const std::string& text, const nlohmann::json& params);
 
-/// Bytes of one element of a source buffer type (float, double, int8 .. uint64); 0 when unknown.
+/// Bytes of one element of a source buffer type (float, double, float16, bfloat16, int8 .. uint64);
+/// 0 when unknown.
 std::size_t element_bytes(const std::string& type);
 
 /// Every expression of source variant `v` evaluated at `params`, as a run would: launch dimensions
 /// in 1 .. 2^31-1, shared memory and buffer counts not negative, buffer bytes within 64 bits,
-/// scalars integers (or numbers for float and double). Needs no GPU; `validate` calls it for every
+/// scalars integers (or numbers for the floating types). Needs no GPU; `validate` calls it for every
 /// configuration. Throws bb::error (usage) naming the experiment, the variant, the key and the
 /// expression.
 void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params);
