@@ -115,8 +115,28 @@ struct experiment {
   /// Source experiments (a `source:` block): one per variant, in the order of `variants`; empty for
   /// the built-in families. `family` is then "source" unless the file names one.
   std::vector<source_variant> sources;
+  /// Libraries the kernels include (`requires:` in `source:`): "cutlass" is found in an `include`
+  /// folder or through $CUTLASS_DIR as the file is loaded, and its include folder is added to
+  /// each variant's `include_dirs` (find_cutlass).
+  std::vector<std::string> requires_libraries;
+  /// Why the kernels cannot be compiled on this machine (a required library not found) and how
+  /// to point at it; "" when they can. `validate` and GPU runs skip such an experiment with this
+  /// note and do not fail.
+  std::string skip_reason;
   [[nodiscard]] const source_variant* find_source(const std::string& variant) const;
 };
+
+/// Where CUTLASS is for a source experiment that requires it.
+struct library_search {
+  std::string
+      include_dir;     ///< to add to variants whose `include` folders lack it; "" when they have it or it is missing
+  std::string missing; ///< why it was not found and how to point at it; "" when found
+};
+
+/// CUTLASS for `requires: [cutlass]`: found when each of `include_dirs` (a variant's folders)
+/// lists a folder holding cute/tensor.hpp, else at $CUTLASS_DIR/include (or $CUTLASS_DIR itself,
+/// for one who named the include folder). `cutlass_dir` is $CUTLASS_DIR (null: not set).
+library_search find_cutlass(const std::vector<std::vector<std::string>>& include_dirs, const char* cutlass_dir);
 
 /// The text of `text` with every identifier that names a key of `params` replaced by its value
 /// (strings unquoted): "transpose<padded, tile, 8>" -> "transpose<padded, 32, 8>".
