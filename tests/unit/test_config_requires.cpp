@@ -81,6 +81,27 @@ TEST(config_requires, cutlass_not_found_says_what_was_searched_and_how_to_point_
                            k_how);
 }
 
+TEST(config_requires, the_cute_experiment_gets_cutlass_or_its_note) {
+  const std::string path = std::string(BB_SOURCE_DIR) + "/experiments/cute/ldmatrix.yaml";
+  fake_cutlass fake;
+  {
+    cutlass_dir_env env(fake.root.c_str());
+    const auto e = bb::config::load_experiment_file(path, bb_test::fake_registry());
+    EXPECT_EQ(e.requires_libraries, std::vector<std::string>{"cutlass"});
+    EXPECT_EQ(e.skip_reason, "");
+    ASSERT_EQ(e.sources.size(), 5u);
+    for (const auto& v : e.sources)
+      EXPECT_EQ(v.include_dirs, std::vector<std::string>{(fake.root / "include").string()});
+  }
+  {
+    cutlass_dir_env env(nullptr);
+    const auto e = bb::config::load_experiment_file(path, bb_test::fake_registry());
+    EXPECT_EQ(e.skip_reason,
+              "CUTLASS not found: CUTLASS_DIR is not set and no include: folder holds cute/tensor.hpp" + k_how);
+    EXPECT_TRUE(e.find_source("swizzled")->include_dirs.empty());
+  }
+}
+
 TEST(config_requires, an_include_folder_holding_cute_is_enough) {
   fake_cutlass fake;
   cutlass_dir_env env(nullptr);
