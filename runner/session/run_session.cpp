@@ -485,6 +485,16 @@ void group_by_metric_list(std::vector<config::experiment>& experiments) {
                    });
 }
 
+std::size_t skip_unavailable(std::vector<config::experiment>& experiments) {
+  const auto before = experiments.size();
+  for (const auto& e : experiments)
+    if (!e.skip_reason.empty()) spdlog::warn("{}: skipped: {}", e.path, e.skip_reason);
+  experiments.erase(std::remove_if(experiments.begin(), experiments.end(),
+                                   [](const config::experiment& e) { return !e.skip_reason.empty(); }),
+                    experiments.end());
+  return before - experiments.size();
+}
+
 std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {
   // Timing options do not change counters; how the counter pass runs does.
   const bool model = plan.model();

@@ -390,12 +390,7 @@ private:
       const unsigned char* g = got + j * size;
       const unsigned char* w = want.data() + first + j * size;
       ++r.checked;
-      bool same = std::memcmp(g, w, size) == 0;
-      if (!same && tol > 0) {
-        const double gv = load_number(g, *b.type), wv = load_number(w, *b.type);
-        same = std::fabs(gv - wv) <= tol * std::max(1.0, std::fabs(wv));
-      }
-      if (same) continue;
+      if (elements_match(g, w, *b.type, tol)) continue;
       if (r.mismatches++ == 0) {
         std::ostringstream s;
         s << b.arg->name << "[" << first / size + j << "] = " << load_number(g, *b.type) << ", expected "

@@ -149,3 +149,18 @@ TEST(cli_source, the_readme_example_kernel_and_yaml_validate) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(cli_source, validate_compiles_half_and_bfloat16_kernels) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/sixteen_bit.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // sum8<__half> twice (half, half_exact): one instance; cuda_fp16.h and cuda_bf16.h from the toolkit.
+  EXPECT_NE(r.out.find("sixteen_bit.yaml: ok (source_sixteen_bit, 5 configurations, 0 expectations, 4 kernel(s) "
+                       "compiled for sm_90 (0 from the cache"),
+            std::string::npos)
+      << r.out;
+}
+
+} // namespace
