@@ -116,7 +116,7 @@ library_search find_cutlass(const std::vector<std::vector<std::string>>& include
                           "CUTLASS_DIR=$HOME/cutlass), or list CUTLASS's include folder under source: include:";
   if (cutlass_dir == nullptr || *cutlass_dir == 0)
     return {"", "CUTLASS not found: CUTLASS_DIR is not set and no include: folder holds cute/tensor.hpp" + how};
-  for (const fs::path dir : {fs::path(cutlass_dir) / "include", fs::path(cutlass_dir)})
+  for (const fs::path& dir : {fs::path(cutlass_dir) / "include", fs::path(cutlass_dir)})
     if (holds_cute(dir)) return {dir.lexically_normal().string(), ""};
   return {"", std::string("CUTLASS not found: CUTLASS_DIR is '") + cutlass_dir +
                   "', which holds neither include/cute/tensor.hpp nor cute/tensor.hpp" + how};
