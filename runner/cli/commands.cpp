@@ -1,5 +1,7 @@
 #include "runner/cli/commands.hpp"
 
+#include <regex>
+
 #include <CLI/CLI.hpp>
 
 #include "runner/query/table.hpp"
@@ -11,6 +13,21 @@ void add_format_option(CLI::App& sub, std::string& format, const std::string& no
   sub.add_option("-f,--format", format, "table, markdown, csv or json" + (note.empty() ? "" : "; " + note))
       ->check(CLI::IsMember(names))
       ->capture_default_str();
+}
+
+void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help) {
+  sub.add_option("--arch", arch, help)
+      ->check(CLI::Validator(
+          [](std::string& a) {
+            return std::regex_match(a, std::regex("sm_[0-9]{2,3}a?")) ? "" : "expected sm_XY, such as sm_90";
+          },
+          "sm_XY", "arch"));
+}
+
+void add_jobs_option(CLI::App& sub, unsigned& jobs, const std::string& what) {
+  sub.add_option("-j,--jobs", jobs,
+                 "threads compiling " + what + " (default: $BB_COMPILE_JOBS, else every hardware thread)")
+      ->check(CLI::Range(1, 4096));
 }
 
 const std::vector<command>& commands() {

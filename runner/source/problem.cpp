@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -114,10 +113,6 @@ shared_bytes::handle shared_initial_contents(const config::source_arg& a, const 
   }
   if (auto hit = shared_bytes::process().find(key)) return hit;
   return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
-}
-
-compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
-  return {v.file, config::substitute_params(v.kernel, params), defines_of(v, params), v.include_dirs, arch};
 }
 
 struct buffer {
@@ -425,39 +420,8 @@ std::string source_fingerprint(const config::experiment& exp) {
   return sha256_hex(all);
 }
 
-validate_result compile_all(const config::experiment& exp, const std::string& arch, const std::string& cache_dir) {
-  validate_result r;
-  const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  std::vector<diagnostic> problems;
-  std::map<std::string, bool> done;
-  for (const auto& cfg : config::expand(exp)) {
-    const config::source_variant* v = exp.find_source(cfg.variant);
-    if (v == nullptr) continue;
-    try { // every configuration's expressions, as the run will compute them
-      config::check_source_configuration(exp, *v, cfg.params);
-    } catch (const error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name, e.what(), ""});
-      continue;
-    }
-    compile_request rq = request_of(*v, cfg.params, arch);
-    std::string id = v->file + "|" + rq.kernel;
-    for (const auto& d : rq.defines) id += "|" + d;
-    if (!done.emplace(id, true).second) continue;
-    try {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto k = compile(rq, dir);
-      ++r.kernels;
-      r.cache_hits += k.cache_hit ? 1 : 0;
-      r.compile_ms += k.compile_ms;
-      if (k.cache_hit)
-        r.cache_hit_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    } catch (const compile_error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name,
-                          "variant '" + v->name + "' (" + config::describe_params(cfg.params) + "): " + e.what(), ""});
-    }
-  }
-  if (!problems.empty()) throw config_error(problems);
-  return r;
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
+  return {v.file, config::substitute_params(v.kernel, params), defines_of(v, params), v.include_dirs, arch};
 }
 
 } // namespace bb::source
