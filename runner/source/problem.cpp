@@ -22,6 +22,7 @@
 #include "runner/registry/compiled_problem.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/inputs.hpp"
+#include "runner/source/known_kernels.hpp"
 #include "runner/source/shared_bytes.hpp"
 #include "runner/source/variants.hpp"
 
@@ -141,7 +142,7 @@ public:
       : m_variant(v) {
     const std::string where = exp.name + "/" + v.name;
     config::check_source_configuration(exp, v, params);
-    const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
+    const compiled_kernel k = compile_known(request_of(v, params, current_arch()), cache_dir);
     m_compile = {k.key, k.compile_ms};
     const loaded& l = load(k);
     m_kernel = l.kernel;

@@ -1,4 +1,4 @@
-// compile_parallel, with no GPU: request ids, the number of threads, outcomes in order, a stop.
+// compile_parallel and what a process remembers of kernels, with no GPU.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "runner/source/known_kernels.hpp"
 #include "runner/source/parallel_compile.hpp"
 
 namespace {
@@ -87,6 +88,39 @@ TEST(source_parallel, a_stop_leaves_the_requests_not_begun) {
   ASSERT_EQ(out.size(), 1u);
   EXPECT_FALSE(out[0].attempted);
   EXPECT_FALSE(fs::exists(cache.dir));
+}
+
+TEST(source_parallel, a_remembered_failure_is_not_compiled_again) {
+  // The file does not exist: compiling would say so. The remembered error comes instead.
+  const compile_request rq{k_good + ".gone", "scale<2>", {}, {}, "sm_90"};
+  bb::source::compile_outcome failed;
+  failed.attempted = true;
+  failed.error = "kernels.cu: kernel 'scale<2>' does not compile for sm_90:\nkernels.cu:5: error: remembered";
+  bb::source::remember(rq, failed);
+  for (int i = 0; i < 2; ++i) {
+    try {
+      (void)bb::source::compile_known(rq, "");
+      FAIL() << "no error";
+    } catch (const bb::source::compile_error& e) {
+      EXPECT_EQ(std::string(e.what()), failed.error);
+    }
+  }
+}
+
+TEST(source_parallel, a_kernel_compiled_before_reports_its_time_once) {
+  temp_cache cache;
+  const compile_request rq{k_good, "scale<11>", {}, {}, "sm_90"};
+  bb::source::parallel_options o;
+  o.cache_dir = cache.dir;
+  const auto out = bb::source::compile_parallel({rq}, o);
+  ASSERT_TRUE(out[0].ok);
+  bb::source::remember(rq, out[0]);
+  const auto first = bb::source::compile_known(rq, cache.dir);
+  const auto second = bb::source::compile_known(rq, cache.dir);
+  EXPECT_TRUE(first.cache_hit);
+  EXPECT_EQ(first.compile_ms, out[0].compile_ms); // compiled by this run before: its time, once
+  EXPECT_GT(first.compile_ms, 0);
+  EXPECT_EQ(second.compile_ms, 0);
 }
 
 } // namespace
