@@ -34,6 +34,7 @@ const std::vector<command>& commands() {
   static const std::vector<command> table = {
       {"run", "run experiments on the GPU: verify, count bank conflicts, time, store", setup_run},
       {"validate", "check experiment files without a GPU", setup_validate},
+      {"compile", "compile source variants' kernels into the cache, in parallel, without a GPU", setup_compile},
       {"list", "list families and variants, metric sets, runs or GPUs", setup_list},
       {"show", "print a run's results table", setup_show},
       {"bankmap", "show which bank each lane of one warp request hits (table and SVG), no GPU", setup_bankmap},

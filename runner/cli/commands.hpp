@@ -47,6 +47,7 @@ void add_jobs_option(CLI::App& sub, unsigned& jobs, const std::string& what);
 
 run_fn setup_run(CLI::App& sub, const global_options& global);
 run_fn setup_validate(CLI::App& sub, const global_options& global);
+run_fn setup_compile(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);
 run_fn setup_show(CLI::App& sub, const global_options& global);
 run_fn setup_bankmap(CLI::App& sub, const global_options& global);
