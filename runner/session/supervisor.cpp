@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
@@ -26,7 +28,9 @@
 #include "runner/common/child_process.hpp"
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
+#include "runner/session/compile_phase.hpp"
 #include "runner/session/run_shares.hpp"
+#include "runner/source/compile.hpp"
 #include "runner/store/database.hpp"
 
 namespace bb::session {
@@ -439,9 +443,39 @@ int probe_device_count() {
 
 } // namespace
 
+std::vector<std::string> probe_archs(const std::vector<int>& devices) {
+  // A child that exits without a line (no driver, no device) leaves "" for each device: the
+  // workers then say what is wrong, as they do without this probe.
+  const child c = spawn([&](int fd) {
+    for (const int d : devices) {
+      int major = 0, minor = 0;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
+        major = minor = 0;
+      send_line(fd, fmt::format("cc {} {}", major, minor));
+    }
+    return 0;
+  });
+  std::vector<std::string> archs;
+  std::string line;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    int major = 0, minor = 0;
+    if (!read_line(c.fd, line) || std::sscanf(line.c_str(), "cc %d %d", &major, &minor) != 2) major = 0;
+    archs.push_back(major > 0 ? source::arch_of(major, minor) : "");
+  }
+  close(c.fd);
+  wait_for(c.pid);
+  return archs;
+}
+
 int execute(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
             const run_report& report) {
   const stop_signals handlers;
+  compile_before_gpu(experiments, plan, start);
+  if (g_interrupted.load()) {
+    spdlog::warn("interrupted while compiling source variants; nothing was run");
+    return interrupted_exit_code();
+  }
   if (plan.in_workers()) return supervisor(experiments, plan, start).run(report);
   const int code = run_in_process(experiments, plan, start, nullptr);
   std::vector<std::int64_t> ran;

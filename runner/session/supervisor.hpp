@@ -28,4 +28,9 @@ int execute(const std::vector<config::experiment>& experiments, const run_plan& 
 /// device. Throws usage_error on bad text, environment_error where no device can be counted.
 std::vector<int> devices_named(const std::string& text, backend b);
 
+/// The architecture ("sm_90") of each device ordinal, asked of CUDA in a short-lived child process
+/// (this process never initialises CUDA); "" for a device that cannot be asked (no driver, no such
+/// device).
+std::vector<std::string> probe_archs(const std::vector<int>& devices);
+
 } // namespace bb::session

@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +22,7 @@
 #include "runner/registry/compiled_problem.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/inputs.hpp"
+#include "runner/source/known_kernels.hpp"
 #include "runner/source/shared_bytes.hpp"
 #include "runner/source/variants.hpp"
 
@@ -122,16 +122,6 @@ compiler_choice choice_of(const std::string& name) {
   return compiler_choice::automatic;
 }
 
-compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
-  return {v.file,
-          config::substitute_params(v.kernel, params),
-          defines_of(v, params),
-          v.include_dirs,
-          arch,
-          choice_of(v.compiler),
-          v.options};
-}
-
 struct buffer {
   launch::device_block block;
   std::size_t count = 0, bytes = 0;
@@ -158,7 +148,7 @@ public:
       : m_variant(v) {
     const std::string where = exp.name + "/" + v.name;
     config::check_source_configuration(exp, v, params);
-    const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
+    const compiled_kernel k = compile_known(request_of(v, params, current_arch()), cache_dir);
     m_compile = {k.key, k.compile_ms, k.compiler, k.options};
     const loaded& l = load(k);
     m_kernel = l.kernel;
@@ -432,39 +422,14 @@ std::string source_fingerprint(const config::experiment& exp) {
   return sha256_hex(all);
 }
 
-validate_result compile_all(const config::experiment& exp, const std::string& arch, const std::string& cache_dir) {
-  validate_result r;
-  const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  std::vector<diagnostic> problems;
-  std::map<std::string, bool> done;
-  for (const auto& cfg : config::expand(exp)) {
-    const config::source_variant* v = exp.find_source(cfg.variant);
-    if (v == nullptr) continue;
-    try { // every configuration's expressions, as the run will compute them
-      config::check_source_configuration(exp, *v, cfg.params);
-    } catch (const error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name, e.what(), ""});
-      continue;
-    }
-    compile_request rq = request_of(*v, cfg.params, arch);
-    std::string id = v->file + "|" + rq.kernel;
-    for (const auto& d : rq.defines) id += "|" + d;
-    if (!done.emplace(id, true).second) continue;
-    try {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto k = compile(rq, dir);
-      ++r.kernels;
-      r.cache_hits += k.cache_hit ? 1 : 0;
-      r.compile_ms += k.compile_ms;
-      if (k.cache_hit)
-        r.cache_hit_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    } catch (const compile_error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name,
-                          "variant '" + v->name + "' (" + config::describe_params(cfg.params) + "): " + e.what(), ""});
-    }
-  }
-  if (!problems.empty()) throw config_error(problems);
-  return r;
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
+  return {v.file,
+          config::substitute_params(v.kernel, params),
+          defines_of(v, params),
+          v.include_dirs,
+          arch,
+          choice_of(v.compiler),
+          v.options};
 }
 
 } // namespace bb::source
