@@ -98,7 +98,8 @@ if [ "$mode" = kernels ]; then
     --metric-set access_kinds --out "$OUT/parity" --ncu-runs 2 --ncu-counters-alone-runs 0 > "$OUT/parity.txt" 2>&1
   echo "ncu_parity rc=$?" | tee -a "$final/kernels.txt"; cp "$OUT/parity/summary.md" "$final/parity-summary.md" 2>/dev/null
   if [ -f scripts/bench-compile.sh ]; then
-    timeout 240 bash scripts/bench-compile.sh "$b" > "$final/bench-compile.txt" 2>&1; echo "bench-compile rc=$?" | tee -a "$final/kernels.txt"
+    BANKBENCH="$b" timeout 240 bash scripts/bench-compile.sh 48 "$(nproc)" > "$final/bench-compile.txt" 2>&1
+    echo "bench-compile rc=$?" | tee -a "$final/kernels.txt"
     tail -12 "$final/bench-compile.txt"
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"

@@ -24,9 +24,14 @@ bool any_source_left(const std::vector<config::experiment>& experiments, const r
 
 } // namespace
 
+bool compile_phase_needed(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                          const resume_point& start) {
+  return !plan.model() && any_source_left(experiments, start) && !source::default_cache_dir().empty();
+}
+
 compile_summary compile_before_gpu(const std::vector<config::experiment>& experiments, const run_plan& plan,
                                    const resume_point& start) {
-  if (plan.model() || !any_source_left(experiments, start) || source::default_cache_dir().empty()) return {};
+  if (!compile_phase_needed(experiments, plan, start)) return {};
   // The architecture comes from CUDA in a short-lived child, not from NVML in this process: NVML
   // numbers GPUs in PCI order and knows nothing of CUDA_VISIBLE_DEVICES (indices, UUIDs, MIG) or
   // CUDA_DEVICE_ORDER, so only CUDA maps the run's ordinals for certain, and this process must not
@@ -68,6 +73,7 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
   summary.kernels = kernels.kernels().size();
   for (const auto& k : kernels.kernels()) {
     source::remember(k.request, k.outcome);
+    summary.outcomes.emplace_back(source::request_id(k.request), k.outcome);
     if (!k.outcome.attempted) continue;
     (k.outcome.ok ? (k.outcome.cache_hit ? summary.cache_hits : summary.compiled) : summary.failed) += 1;
   }

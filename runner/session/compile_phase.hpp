@@ -10,6 +10,7 @@
 #include "runner/config/experiment.hpp"
 #include "runner/session/plan.hpp"
 #include "runner/session/run_session.hpp"
+#include "runner/source/parallel_compile.hpp"
 
 namespace bb::session {
 
@@ -18,6 +19,8 @@ struct compile_summary {
   std::size_t kernels = 0; ///< distinct kernels (a kernel counts once per architecture)
   std::size_t compiled = 0, cache_hits = 0, failed = 0;
   double wall_s = 0;
+  /// Each distinct kernel's request_id and outcome, for a process that did not compile them.
+  std::vector<std::pair<std::string, source::compile_outcome>> outcomes;
 };
 
 /// Compiles, on plan.compile_jobs threads, every distinct kernel the configurations `start` leaves
@@ -29,6 +32,11 @@ struct compile_summary {
 /// missing.
 compile_summary compile_before_gpu(const std::vector<config::experiment>& experiments, const run_plan& plan,
                                    const resume_point& start);
+
+/// Whether compile_before_gpu() has anything to do: a GPU backend, source configurations left to
+/// run and a cache folder.
+bool compile_phase_needed(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                          const resume_point& start);
 
 /// The same for the architectures given (the GPUs' in a run; the tests name them): no GPU is asked.
 compile_summary compile_for(const std::vector<config::experiment>& experiments, const run_plan& plan,

@@ -5,7 +5,8 @@
 /// worker per device, watches them all in one poll loop, stops a configuration that outlives its
 /// time limit, records what a worker could not, and starts a fresh worker for the rest of that
 /// device's share, so an illegal address, a trap or a hang costs one configuration. A worker narrows
-/// CUDA to its one GPU, runs configurations and prints nothing. This process never initialises CUDA.
+/// CUDA to its one GPU, runs configurations and prints nothing. This process never initialises CUDA,
+/// nor compiles a source variant (NVRTC initialises the driver): a child does that first.
 #include <functional>
 #include <string>
 #include <vector>

@@ -27,10 +27,14 @@ memory& process_memory() {
 } // namespace
 
 void remember(const compile_request& request, const compile_outcome& outcome) {
+  remember(request_id(request), outcome);
+}
+
+void remember(const std::string& id, const compile_outcome& outcome) {
   if (!outcome.attempted) return;
   memory& m = process_memory();
   const std::lock_guard<std::mutex> lock(m.mutex);
-  m.kernels[request_id(request)] = {outcome, false};
+  m.kernels[id] = {outcome, false};
 }
 
 compiled_kernel compile_known(const compile_request& request, const std::string& cache_dir) {

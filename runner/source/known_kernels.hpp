@@ -13,6 +13,9 @@ namespace bb::source {
 /// Keeps the outcome of compiling `request` for the rest of this process (and its children).
 void remember(const compile_request& request, const compile_outcome& outcome);
 
+/// The same by request_id(request): for outcomes another process compiled and reported.
+void remember(const std::string& request_id, const compile_outcome& outcome);
+
 /// compile() through what this process knows: a kernel known not to compile throws its
 /// compile_error at once; one that fails here for the first time logs its error once (later
 /// configurations get the error without the log). A kernel compiled earlier by this run, found now
