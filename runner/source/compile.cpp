@@ -165,8 +165,9 @@ struct program {
 };
 
 // A cache entry: "bankbench-kernel 2\n", then "name <lowered name>\n", "arch <arch>\n",
-// "compiler <compiler>\n", "fallback <why nvcc>\n", a blank line and the cubin. Under an NVRTC
-// key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this file, ask nvcc.
+// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", a blank line and the
+// cubin. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
+// file, ask nvcc.
 constexpr const char* k_magic = "bankbench-kernel 2\n";
 
 struct entry {
@@ -190,6 +191,7 @@ bool read_entry(const fs::path& file, entry& e) {
     if (key == "arch") e.kernel.arch = value;
     if (key == "compiler") e.kernel.compiler = value;
     if (key == "fallback") e.kernel.fallback = value;
+    if (key == "options") e.kernel.options = value;
     if (key == "nvcc") e.use_nvcc = value.empty() ? "NVRTC cannot compile it" : value;
     at = eol + 1;
   }
@@ -211,7 +213,8 @@ void write_entry(const fs::path& file, const compiled_kernel& k, const std::stri
         out << "nvcc " << use_nvcc << "\n\n";
         return;
       }
-      out << "name " << k.lowered_name << "\narch " << k.arch << "\ncompiler " << k.compiler << "\n";
+      out << "name " << k.lowered_name << "\narch " << k.arch << "\ncompiler " << k.compiler << "\noptions "
+          << k.options << "\n";
       if (!k.fallback.empty()) out << "fallback " << k.fallback << "\n";
       out << "\n" << k.cubin;
     });

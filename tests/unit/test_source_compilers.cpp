@@ -98,6 +98,8 @@ TEST(source_compilers, auto_falls_back_to_nvcc_for_cub_host_code) {
   EXPECT_EQ(again.cubin, k.cubin);
   EXPECT_EQ(again.fallback, k.fallback);
   EXPECT_EQ(again.compiler, k.compiler);
+  EXPECT_EQ(again.options, k.options);
+  EXPECT_EQ(again.arch, "sm_90");
 }
 
 TEST(source_compilers, nvrtc_alone_says_why_it_cannot) {
