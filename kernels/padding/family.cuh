@@ -79,7 +79,7 @@ struct config {
 /// The parameters of a configuration; unsupported_parameter outside what the kernel handles.
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto type = params.at("type").get<std::string>();
+  const auto type = param::text(params, "type");
   bool found = false;
   for (const auto& e : k_elements)
     if (type == e.name) {
@@ -88,8 +88,8 @@ inline config checked_config(const nlohmann::json& params) {
     }
   if (!found)
     throw unsupported_parameter("type = '" + type + "' is not one of char, short, float, double, float4, struct12");
-  const auto cols = params.at("cols").get<std::int64_t>();
-  const auto pitch = params.at("pitch").get<std::int64_t>();
+  const auto cols = param::integer(params, "cols");
+  const auto pitch = param::integer(params, "pitch");
   if (cols < 1 || pitch < cols)
     throw unsupported_parameter("cols = " + std::to_string(cols) + ", pitch = " + std::to_string(pitch) +
                                 ": need 1 <= cols <= pitch");

@@ -45,7 +45,7 @@ struct shape {
 inline shape checked_shape(const nlohmann::json& params, int items) {
   shape s;
   s.n = param::in_range(params, "n", 1, std::int64_t{1} << 31, "2^31");
-  const auto block = params.at("block").get<std::int64_t>();
+  const auto block = param::integer(params, "block");
   s.items = items;
   if (block < 32 || block > 1024 || (block & (block - 1)) != 0)
     throw unsupported_parameter("block = " + std::to_string(block) + " is not a power of two from 32 to 1024");

@@ -48,7 +48,7 @@ struct config {
 /// `span`: the mode's span in bytes (0: no swizzle, any row width).
 inline config checked_config(const nlohmann::json& params, int span) {
   config c;
-  auto rb = params.at("row_bytes").get<std::int64_t>();
+  auto rb = param::integer(params, "row_bytes");
   if (rb == 0) rb = span != 0 ? span : 128;
   if (rb != 32 && rb != 64 && rb != 128)
     throw unsupported_parameter("row_bytes = " + std::to_string(rb) + " is not one of 32, 64, 128");

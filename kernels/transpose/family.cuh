@@ -16,6 +16,7 @@
 #include "kernels/common/device_check.cuh"
 #include "kernels/common/device_fill.cuh"
 #include "kernels/common/host_device.hpp"
+#include "kernels/common/params.hpp"
 #include "kernels/common/uniform.hpp"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
@@ -51,33 +52,42 @@ struct config {
   }
 };
 
-/// params[name], or the family's default where a caller (a test, bankmap) leaves it out.
-inline const nlohmann::json& param_or_default(const nlohmann::json& params, const std::string& name) {
-  if (params.contains(name)) return params.at(name);
+/// The family's default of `name`, for a caller (a test, bankmap) that leaves it out.
+inline const param_default& default_of(const std::string& name) {
   for (const auto& spec : family().params)
     if (spec.name == name) return spec.default_value;
   throw std::logic_error("transpose has no parameter " + name);
 }
 
+/// params[name] as an integer, or the family's default where the caller leaves it out.
+inline std::int64_t integer_or_default(const nlohmann::json& params, const char* name) {
+  return param::has(params, name) ? param::integer(params, name) : default_of(name).integer();
+}
+
+/// params[name] as text, or the family's default where the caller leaves it out.
+inline std::string text_or_default(const nlohmann::json& params, const char* name) {
+  return param::has(params, name) ? param::text(params, name) : default_of(name).text();
+}
+
 /// The parameters of a configuration; unsupported_parameter where no transpose kernel handles them.
 inline config checked_config(const nlohmann::json& params) {
   config c;
-  const auto n = param_or_default(params, "n").get<std::int64_t>();
+  const auto n = integer_or_default(params, "n");
   if (n <= 0 || n > k_max_n)
     throw unsupported_parameter("n = " + std::to_string(n) + " is outside 1.." + std::to_string(k_max_n));
   c.n = static_cast<int>(n);
-  const auto tile = param_or_default(params, "tile").get<std::int64_t>();
+  const auto tile = integer_or_default(params, "tile");
   if (tile != 16 && tile != 32 && tile != 64)
     throw unsupported_parameter("tile = " + std::to_string(tile) + " is not one of 16, 32, 64");
   c.tile = static_cast<int>(tile);
-  const auto rows = param_or_default(params, "block_rows").get<std::int64_t>();
+  const auto rows = integer_or_default(params, "block_rows");
   if (rows != 8 && rows != 16 && rows != 32)
     throw unsupported_parameter("block_rows = " + std::to_string(rows) + " is not one of 8, 16, 32");
   if (rows > tile)
     throw unsupported_parameter("block_rows = " + std::to_string(rows) + " exceeds the " + std::to_string(tile) +
                                 "-row tile: use block_rows <= tile");
   c.block_rows = static_cast<int>(rows);
-  const auto type = param_or_default(params, "type").get<std::string>();
+  const auto type = text_or_default(params, "type");
   if (type != "float" && type != "double")
     throw unsupported_parameter("type = '" + type + "' is not one of float, double");
   c.is_double = type == "double";

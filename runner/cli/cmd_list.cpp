@@ -28,7 +28,7 @@ void list_families() {
   for (const auto* f : registry::instance().families()) {
     std::printf("%s: %s\n", f->name.c_str(), f->description.c_str());
     for (const auto& p : f->params)
-      std::printf("  param %s (default %s): %s\n", p.name.c_str(), p.default_value.dump().c_str(),
+      std::printf("  param %s (default %s): %s\n", p.name.c_str(), nlohmann::json(p.default_value).dump().c_str(),
                   p.description.c_str());
     for (const auto* v : registry::instance().variants(f->name))
       std::printf("  %-24s %s\n", v->id().c_str(), v->summary.c_str());

@@ -24,7 +24,7 @@ void check_value(check_context& ctx, const param_spec& param, const yaml_path& p
   const node_kind kind = kind_of(value);
   if (kind != node_kind::integer && kind != node_kind::number && kind != node_kind::string)
     return; // the schema has reported it
-  const nlohmann::json& def = param.default_value;
+  const nlohmann::json def = param.default_value;
   const std::string about = "parameter '" + param.name + "' defaults to " + def.dump();
   if (def.is_number_integer()) {
     const auto v = to_int(value);

@@ -2,7 +2,46 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 namespace bb {
+
+namespace {
+
+[[noreturn]] void wrong_kind(const char* wanted) {
+  throw std::logic_error(std::string("a parameter default read as ") + wanted + " is of another kind");
+}
+
+} // namespace
+
+std::int64_t param_default::integer() const {
+  if (m_kind != kind::integer) wrong_kind("an integer");
+  return m_integer;
+}
+
+double param_default::number() const {
+  if (m_kind != kind::number) wrong_kind("a number");
+  return m_number;
+}
+
+bool param_default::boolean() const {
+  if (m_kind != kind::boolean) wrong_kind("true or false");
+  return m_boolean;
+}
+
+const std::string& param_default::text() const {
+  if (m_kind != kind::text) wrong_kind("text");
+  return m_text;
+}
+
+void to_json(nlohmann::json& j, const param_default& value) {
+  switch (value.type()) {
+  case param_default::kind::integer: j = value.integer(); break;
+  case param_default::kind::number: j = value.number(); break;
+  case param_default::kind::boolean: j = value.boolean(); break;
+  case param_default::kind::text: j = value.text(); break;
+  }
+}
 
 registry& registry::instance() {
   static registry r;

@@ -6,18 +6,52 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "runner/model/access_plan.hpp"
 
 namespace bb {
 
+/// A parameter's default value: an integer, a number, true or false, or text. nlohmann::json is
+/// only forward-declared here, since every kernel includes this header and the full one costs each
+/// of them seconds to compile: `nlohmann::json j = value;` converts it (to_json, registry.cpp)
+/// where <nlohmann/json.hpp> is included.
+class param_default {
+public:
+  enum class kind { integer, number, boolean, text };
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0> param_default(T v)
+      : m_kind(kind::integer), m_integer(static_cast<std::int64_t>(v)) {}
+  param_default(double v) : m_kind(kind::number), m_number(v) {}
+  param_default(bool v) : m_kind(kind::boolean), m_boolean(v) {}
+  param_default(const char* v) : m_kind(kind::text), m_text(v) {}
+  param_default(std::string v) : m_kind(kind::text), m_text(std::move(v)) {}
+
+  [[nodiscard]] kind type() const { return m_kind; }
+  /// The value of that kind; std::logic_error for another kind.
+  [[nodiscard]] std::int64_t integer() const;
+  [[nodiscard]] double number() const;
+  [[nodiscard]] bool boolean() const;
+  [[nodiscard]] const std::string& text() const;
+
+private:
+  kind m_kind;
+  std::int64_t m_integer = 0;
+  double m_number = 0;
+  bool m_boolean = false;
+  std::string m_text;
+};
+
+/// The JSON value of a default: a number_integer, number_float, boolean or string.
+void to_json(nlohmann::json& j, const param_default& value);
+
 /// A parameter a family understands; experiment axes must name one of these.
 struct param_spec {
   std::string name;
-  nlohmann::json default_value;
+  param_default default_value;
   std::string description;
 };
 

@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/common/device_buffer.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"

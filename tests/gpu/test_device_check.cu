@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kernels/common/device_buffer.cuh"
 #include "kernels/common/device_check.cuh"
 #include "kernels/common/device_generate.cuh"

@@ -4,6 +4,8 @@
 
 #include <sys/resource.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpu_test_util.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/registry/registry.hpp"

@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "gpu_test_util.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/registry/registry.hpp"

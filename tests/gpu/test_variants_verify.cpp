@@ -2,6 +2,8 @@
 // its family's CPU reference; a new variant is covered here with no test edit.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "gpu_test_util.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/launch/device_memory.hpp"

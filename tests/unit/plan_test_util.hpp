@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/model/predict.hpp"
 #include "runner/registry/registry.hpp"
 

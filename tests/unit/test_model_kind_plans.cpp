@@ -5,6 +5,8 @@
 
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/model/predict.hpp"
 #include "runner/registry/registry.hpp"
 

@@ -2,6 +2,8 @@
 // from the kernels' own Layout::offset, they predict naive 32 wavefronts per load, the others 1.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/common/metrics.hpp"
 #include "runner/model/evaluate.hpp"
 #include "runner/model/predict.hpp"

@@ -1,6 +1,8 @@
 // check_parameters: a variant's registered check, else its access plan, on the host.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/registry/param_check.hpp"
 
 namespace {
