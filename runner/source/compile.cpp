@@ -425,15 +425,14 @@ attempt with_nvcc(const compile_request& rq, const std::string& arch, const std:
   return a;
 }
 
-// Says once per file and process why a file went to nvcc.
+} // namespace
+
 void note_fallback(const std::string& file, const std::string& why) {
   static std::mutex m;
   static std::set<std::string> said;
   const std::lock_guard lock(m);
   if (said.insert(file).second) spdlog::info("{}: compiled with nvcc: {}", file, why);
 }
-
-} // namespace
 
 const char* name_of(compiler_choice c) {
   switch (c) {

@@ -61,6 +61,9 @@ compiled_kernel compile(const compile_request& request, const std::string& cache
 /// (through the manifests of default_cache_dir()). Throws compile_error when the source cannot be read.
 std::string source_hash(const std::string& source_path, const std::vector<std::string>& include_dirs);
 
+/// Says once per file and process, at info level, why `auto` compiled a file with nvcc.
+void note_fallback(const std::string& file, const std::string& why);
+
 /// "13.0": the NVRTC library's version.
 std::string nvrtc_version();
 

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "runner/source/compile_server.hpp"
+
 namespace bb::source {
 
 namespace {
@@ -114,7 +116,12 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
   unsigned running = jobs;
   std::exception_ptr fatal;
 
+  // Several threads compile in server processes of their own (compile_server.hpp) where the
+  // command line named one: NVRTC's compiles in one process do not run side by side.
+  const bool in_servers = jobs > 1 && !compile_server().empty();
   const auto work = [&] {
+    std::unique_ptr<compile_client> client;
+    if (in_servers) client = std::make_unique<compile_client>(compile_server());
     for (;;) {
       std::size_t i = 0;
       {
@@ -127,11 +134,17 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
       const auto t0 = clock_type::now();
       std::exception_ptr failure;
       try {
-        const compiled_kernel k = compile(requests[i], options.cache_dir);
-        o.ok = true;
-        o.cache_hit = k.cache_hit;
-        o.compile_ms = k.compile_ms;
-        o.key = k.key;
+        if (client) {
+          std::string fallback;
+          o = client->compile(requests[i], options.cache_dir, fallback);
+          if (!fallback.empty()) note_fallback(requests[i].source_path, fallback);
+        } else {
+          const compiled_kernel k = compile(requests[i], options.cache_dir);
+          o.ok = true;
+          o.cache_hit = k.cache_hit;
+          o.compile_ms = k.compile_ms;
+          o.key = k.key;
+        }
       } catch (const compile_error& e) {
         o.error = e.what();
       } catch (...) {
