@@ -120,8 +120,7 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
   // command line named one: NVRTC's compiles in one process do not run side by side.
   // BB_COMPILE_SERVERS=0 keeps them on threads of this process (for comparison).
   const char* servers = std::getenv("BB_COMPILE_SERVERS");
-  const bool in_servers =
-      jobs > 1 && !compile_server().empty() && (servers == nullptr || std::string(servers) != "0");
+  const bool in_servers = jobs > 1 && !compile_server().empty() && (servers == nullptr || std::string(servers) != "0");
   const auto work = [&] {
     std::unique_ptr<compile_client> client;
     if (in_servers) client = std::make_unique<compile_client>(compile_server());

@@ -68,6 +68,7 @@ std::size_t cubins(const std::string& dir) {
 std::map<std::string, std::string> cache_files(const std::string& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename() == "manifests") continue; // the include tracking's, not kernels
     std::ifstream in(e.path(), std::ios::binary);
     std::ostringstream bytes;
     bytes << in.rdbuf();
@@ -183,7 +184,7 @@ TEST(source_sweep_kernels, kernels_failing_with_the_same_log_are_reported_once) 
   EXPECT_EQ(groups[0].kernels.size(), 3u);
   const auto problems = kernels.diagnostics({e});
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(count_of(problems[0].message, "cannot open source file \"no_such_header_anywhere.h\""), 1u)
+  EXPECT_EQ(count_of(problems[0].message, "cannot open <no_such_header_anywhere.h>: looked in"), 1u)
       << problems[0].message;
   EXPECT_NE(problems[0].message.find("the same error fails 2 more configurations: variant 'k' (k=2 n=64), variant "
                                      "'k' (k=3 n=64))"),
