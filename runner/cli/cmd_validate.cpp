@@ -1,4 +1,5 @@
-// bankbench validate FILE|DIR...: check experiment files; needs no GPU and writes nothing.
+// bankbench validate FILE|DIR...: check experiment files; needs no GPU, and writes nothing but the compile cache
+// (source variants are compiled, as `bankbench compile` does).
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
