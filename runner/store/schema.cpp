@@ -15,6 +15,7 @@ extern const char store_migration_4[];
 extern const char store_migration_5[];
 extern const char store_migration_6[];
 extern const char store_migration_7[];
+extern const char store_migration_8[];
 } // namespace bb::embedded
 
 namespace bb::store::schema {
@@ -105,7 +106,8 @@ const plan& current() {
                        {4, embedded::store_migration_4},
                        {5, embedded::store_migration_5},
                        {6, embedded::store_migration_6},
-                       {7, embedded::store_migration_7}}};
+                       {7, embedded::store_migration_7},
+                       {8, embedded::store_migration_8}}};
   return p;
 }
 
