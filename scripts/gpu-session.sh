@@ -29,6 +29,9 @@
 #                  benchmark over the CuTe and source experiments (every access kind), the cache
 #                  hits of a CuTe and a plain kernel (validate, cold then warm), and the parallel
 #                  compile benchmark (scripts/bench-compile.sh) on this machine's cores
+#   lines          build, the GPU tests, `run --lines` of the transpose, ldmatrix and cp_async
+#                  experiments and the source transpose against Nsight Compute's Source page
+#                  (bench/ncu_lines_parity.py), and `bankbench lines` of that run where it exists
 #   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
 #                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
 #                  is built under build/speed/<commit>, and every binary runs the oldest tree's
@@ -43,7 +46,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -104,6 +107,29 @@ if [ "$mode" = kernels ]; then
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
   head -40 "$final/parity-summary.md" 2>/dev/null
+  exit 0
+fi
+if [ "$mode" = lines ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2
+    ncu --version | tail -1; } | tee "$final/lines.txt"
+  timeout 300 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$final/lines.txt"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$final/lines.txt"
+  grep -B5 -A40 "gpu_lines.*Failed\|FAILED.*gpu_lines" "$OUT/ctest-gpu.log" | head -80 >> "$final/lines.txt"
+  export BB_CACHE_DIR="$OUT/cache"
+  timeout 280 python3 bench/ncu_lines_parity.py --bankbench "$b" --out "$OUT/parity" --ncu-runs 2 \
+    experiments/transpose/transpose.yaml experiments/ldmatrix experiments/cp_async experiments/source/transpose.yaml \
+    > "$OUT/parity.txt" 2>&1
+  echo "ncu_lines_parity rc=$?" | tee -a "$final/lines.txt"; tail -5 "$OUT/parity.txt"
+  cp "$OUT/parity/summary.md" "$final/lines-parity-summary.md" 2>/dev/null
+  tail -30 "$OUT/parity/bankbench.log" >> "$final/lines.txt" 2>/dev/null
+  if "$b" lines --help > /dev/null 2>&1; then
+    "$b" --db "$OUT/parity/lines.sqlite" lines latest > "$final/lines-show.txt" 2>&1; echo "lines rc=$?"
+  fi
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
+  cat "$final/lines-parity-summary.md" 2>/dev/null | head -60
   exit 0
 fi
 if [ "$mode" = engine ]; then

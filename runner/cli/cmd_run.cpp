@@ -49,6 +49,8 @@ struct run_options {
   std::string spread = "configuration"; ///< --spread over devices: configuration | variant
   bool inputs_given = false;            ///< `inputs` named on the command line (not the default)
   unsigned jobs = 0;                    ///< threads compiling source variants; 0: source::default_jobs()
+  bool lines = false;                   ///< --lines: per-instruction shared-memory counters
+  std::vector<std::string> lines_for;   ///< --lines-for: which configurations; empty: all
 };
 
 /// The plan the engine runs, resolved once from the options: every value is parsed here, at the
@@ -74,6 +76,8 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.time_limit_s = o.time_limit_s;
   p.command_line = g.command_line;
   p.compile_jobs = o.jobs;
+  p.lines = o.lines || !o.lines_for.empty();
+  p.lines_for = o.lines_for;
   return p;
 }
 
@@ -123,6 +127,8 @@ void print_summary(const std::string& line) {
 int run_run(const run_options& o, run_plan& plan) {
   if (plan.passes.launch_once && plan.model())
     throw usage_error("--launch-once measures on a GPU; it cannot be combined with --backend model");
+  if (plan.lines && plan.model())
+    throw usage_error("--lines measures each instruction on a GPU; it cannot be combined with --backend model");
   if (plan.devices.size() > 1 && o.resume != 0)
     throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
   resume_point start;
@@ -226,6 +232,12 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   add_jobs_option(sub, o->jobs, "source variants before the GPU phase");
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
+  sub.add_flag("--lines", o->lines,
+               "also collect shared-memory wavefronts per SASS instruction and source line (about 0.5 s per "
+               "configuration, each in a process of its own); `bankbench lines` shows them");
+  sub.add_option("--lines-for", o->lines_for,
+                 "which configurations --lines collects (implies --lines; repeatable): a glob of EXPERIMENT/VARIANT "
+                 "or VARIANT, or KEY=VALUE of a parameter; default: every configuration");
   return [o, inputs, &global, &sub] {
     o->inputs_given = inputs->count() > 0;
     auto plan = run_plan_of(*o, global);

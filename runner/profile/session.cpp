@@ -17,6 +17,7 @@
 #include "runner/common/error.hpp"
 #include "runner/common/metrics.hpp"
 #include "runner/profile/cupti_call.hpp"
+#include "runner/profile/cupti_context.hpp"
 
 namespace bb::profile {
 
@@ -44,30 +45,6 @@ struct stopwatch {
 } // namespace
 
 namespace {
-
-// CUPTI is initialised once per process; cuptiDeviceGetChipName crashes before it.
-void ensure_initialized() {
-  static bool done = false;
-  if (done) return;
-  CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE, nullptr};
-  BB_CUPTI_CALL(cuptiProfilerInitialize(&p));
-  done = true;
-}
-
-CUcontext current_context() {
-  // Through the runtime's driver entry point: linking libcuda would stop the binary from
-  // starting on machines with no driver.
-  using get_current_fn = CUresult (*)(CUcontext*);
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult status{};
-  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &status) != cudaSuccess ||
-      fn == nullptr)
-    throw api_error("cannot resolve cuCtxGetCurrent through the CUDA runtime");
-  CUcontext ctx = nullptr;
-  if (reinterpret_cast<get_current_fn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr)
-    throw api_error("no current CUDA context to profile");
-  return ctx;
-}
 
 void check_supported(int device) {
   CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE, nullptr};

@@ -40,6 +40,11 @@ struct run_plan {
   std::vector<config::share> share; ///< this session's share of the configurations (--shard); empty: all
   std::string command_line;         ///< argv joined, stored with each run
   unsigned compile_jobs = 0;        ///< threads compiling source variants before the GPU phase; 0: default
+  /// `run --lines`: shared-memory counters per SASS instruction and source line for the
+  /// configurations `lines_for` selects (every one where it is empty), each collected in a process
+  /// of its own once the run's configurations are stored (lines_pass.hpp).
+  bool lines = false;
+  std::vector<std::string> lines_for;
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// The device's CUDA ordinal in this process.
@@ -48,7 +53,8 @@ struct run_plan {
   [[nodiscard]] bool counts() const { return model() || passes.counters; }
   /// Whether the configurations run in worker processes (supervisor.hpp): on a GPU unless
   /// --no-isolation, and always over several devices (one worker each).
-  [[nodiscard]] bool in_workers() const { return devices.size() > 1 || (!model() && isolate); }
+  /// --lines needs them too: this process must not initialise CUDA before it forks the collectors.
+  [[nodiscard]] bool in_workers() const { return devices.size() > 1 || (!model() && (isolate || lines)); }
 };
 
 } // namespace bb::session

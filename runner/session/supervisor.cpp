@@ -30,10 +30,12 @@
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/session/compile_phase.hpp"
+#include "runner/session/lines_pass.hpp"
 #include "runner/session/run_shares.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/store/database.hpp"
+#include "runner/store/lines.hpp"
 
 namespace bb::session {
 
@@ -249,8 +251,10 @@ public:
       if (w.show)
         for (const auto id : w.start.run_ids)
           if (id != 0) shown.push_back(id);
-    report(shown);
     for (const pid_t pid : m_reap_later) wait_for(pid); // workers that said they finished end meanwhile
+    m_reap_later.clear();
+    if (m_plan.lines && !g_interrupted.load()) collect_lines();
+    report(shown);
     if (m_workers.size() == 1) {
       const auto session_id = m_start.session_id;
       m_start = m_workers.front().start;
@@ -418,6 +422,105 @@ private:
     spdlog::warn("{}starting a fresh worker for the remaining configurations",
                  m_workers.size() > 1 ? fmt::format("GPU {}: ", w.plan.device) : "");
     start_worker(w);
+  }
+
+  /// run --lines: one collecting process per selected configuration that ran to a result, on the
+  /// device that measured it, one after another (CUPTI instruments one kernel per process).
+  void collect_lines() {
+    struct target {
+      const device_worker* w;
+      std::size_t experiment;
+      int seq;
+    };
+    std::vector<target> targets;
+    {
+      auto db = store::database::open(m_plan.db);
+      for (const auto& w : m_workers)
+        for (std::size_t i = 0; i < m_experiments.size(); ++i) {
+          if (w.start.run_ids[i] == 0) continue;
+          const auto configs = config::expand(m_experiments[i]);
+          for (const int seq : store::measured_sequences(db, w.start.run_ids[i]))
+            if (w.start.done[i].count(seq) != 0 &&
+                lines_selected(m_plan.lines_for, m_experiments[i], configs.at(static_cast<std::size_t>(seq))))
+              targets.push_back({&w, i, seq});
+        }
+    }
+    if (targets.empty()) {
+      spdlog::warn("--lines: no measured configuration is selected{}",
+                   m_plan.lines_for.empty() ? "" : " by --lines-for");
+      return;
+    }
+    spdlog::info("collecting per-line shared-memory counters of {} configuration{}, one process each", targets.size(),
+                 targets.size() == 1 ? "" : "s");
+    std::size_t done = 0;
+    for (const auto& t : targets) {
+      if (g_interrupted.load()) break;
+      const auto& e = m_experiments[t.experiment];
+      const std::int64_t run_id = t.w->start.run_ids[t.experiment];
+      const run_plan& plan = t.w->plan;
+      const child c = spawn([&](int fd) {
+        const auto lines = collect_lines_of(e, t.seq, run_id, plan);
+        std::uint64_t excess = 0;
+        for (const auto& r : lines.rows) excess += r.excess();
+        send_line(fd, fmt::format("{} {} {}", store::name_of(lines.status), lines.rows.size(), excess));
+        return 0;
+      });
+      const double limit = m_plan.time_limit_s > 0 ? m_plan.time_limit_s : e.time_limit_s;
+      const auto since = std::chrono::steady_clock::now();
+      std::string said, buffer;
+      bool killed = false;
+      for (;;) {
+        pollfd p{c.fd, POLLIN, 0};
+        const int ready = poll(&p, 1, 200);
+        if (ready > 0) {
+          char chunk[256];
+          const ssize_t n = read(c.fd, chunk, sizeof chunk);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) break;
+          buffer.append(chunk, static_cast<std::size_t>(n));
+          continue;
+        }
+        const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > limit;
+        if (late || g_interrupted.load()) {
+          kill(c.pid, SIGKILL);
+          killed = late;
+          break;
+        }
+      }
+      close(c.fd);
+      const int status = wait_for(c.pid);
+      said = buffer.substr(0, buffer.find('\n'));
+      const auto configs = config::expand(e);
+      const std::string label =
+          fmt::format("{}/{} {}", e.family, configs.at(static_cast<std::size_t>(t.seq)).variant,
+                      config::describe_params(configs.at(static_cast<std::size_t>(t.seq)).params));
+      ++done;
+      if (said.empty()) {
+        if (g_interrupted.load() && !killed) break;
+        store::line_collection lost;
+        lost.status = store::lines_status::failed;
+        lost.note = killed ? fmt::format("timeout after {:g} s (time limit); collecting process stopped", limit)
+                           : describe_exit(status) + " while collecting its lines";
+        try {
+          auto db = store::database::open(m_plan.db);
+          store::add_lines(db, run_id, t.seq, lost);
+        } catch (const error& x) {
+          spdlog::error("{}", x.what());
+        }
+        spdlog::error("[lines {}/{}] {}  {}", done, targets.size(), label, lost.note);
+        continue;
+      }
+      std::istringstream words(said);
+      std::string what;
+      std::size_t instructions = 0;
+      std::uint64_t excess = 0;
+      words >> what >> instructions >> excess;
+      if (what == "ok")
+        spdlog::info("[lines {}/{}] {}  {} shared-memory instructions, {} excess wavefronts", done, targets.size(),
+                     label, instructions, excess);
+      else
+        spdlog::warn("[lines {}/{}] {}  {} (`bankbench lines` shows why)", done, targets.size(), label, what);
+    }
   }
 
   const std::vector<config::experiment>& m_experiments;

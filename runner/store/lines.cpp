@@ -66,6 +66,17 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
   tx.commit();
 }
 
+std::vector<int> measured_sequences(database& db, std::int64_t run_id) {
+  const std::string operation = fmt::format("reading the measured configurations of run {}", run_id);
+  sqlite::statement st(
+      db.handle(), db.path(),
+      "SELECT seq FROM configurations WHERE run_id = ? AND status IN ('ok', 'unverified') ORDER BY seq", operation);
+  st.bind(run_id);
+  std::vector<int> out;
+  while (st.step()) out.push_back(st.int32(0));
+  return out;
+}
+
 std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id) {
   const std::string operation = fmt::format("reading the lines of configuration {}", configuration_id);
   sqlite3* h = db.handle();

@@ -41,6 +41,10 @@ struct line_collection {
 /// before. Throws store_error where the configuration is not stored.
 void add_lines(database& db, std::int64_t run_id, int seq, const line_collection& lines);
 
+/// Sequence numbers of run `run_id`'s configurations that ran to a result (ok or unverified),
+/// ascending: the ones whose lines can be collected.
+std::vector<int> measured_sequences(database& db, std::int64_t run_id);
+
 /// What is stored for one configuration; nullopt where its lines were never collected.
 std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id);
 
