@@ -53,14 +53,16 @@ def measured(db):
 
 
 def bankbench_lines(db):
-    """{(experiment, variant, params): {pc: (wavefronts, ideal, opcode, file, line)}} and collect times."""
+    """{(experiment, variant, params): {pc: (wavefronts, ideal, opcode, file, line)}}, collect times,
+    statuses and the instrumented kernel of each configuration."""
     con = sqlite3.connect(db)
-    out, times, statuses = {}, [], {}
+    out, times, statuses, kernels = {}, [], {}, {}
     for cid, experiment, variant, params, _ in measured(db):
-        row = con.execute("SELECT status, collect_ms FROM line_collections WHERE configuration_id = ?",
+        row = con.execute("SELECT status, collect_ms, kernel FROM line_collections WHERE configuration_id = ?",
                           (cid,)).fetchone()
         if row is None:
             continue
+        kernels[(experiment, variant, params)] = row[2] or ""
         statuses[row[0]] = statuses.get(row[0], 0) + 1
         times.append(row[1] or 0)
         out[(experiment, variant, params)] = {
@@ -68,7 +70,7 @@ def bankbench_lines(db):
                 "SELECT pc, wavefronts, ideal, opcode, file, line FROM line_counters WHERE configuration_id = ?",
                 (cid,))}
     con.close()
-    return out, times, statuses
+    return out, times, statuses, kernels
 
 
 def ncu_pages(text):
@@ -100,22 +102,36 @@ def ncu_pages(text):
     return pages
 
 
-def ncu_run(bb, experiments, out_dir, k):
+def ncu_run(bb, experiments, out_dir, k, kernels):
+    """{configuration: (kernel, page)}: each configuration's page of the kernel bankbench instrumented
+    (by mangled name; pages of other kernels its launch enqueued are passed over), and the wall time."""
     db = os.path.join(out_dir, f"ncu-{k}.sqlite")
     if os.path.exists(db):
         os.remove(db)
     cmd = ["ncu", "--section", "SourceCounters", "--page", "source", "--print-source", "sass", "--csv",
-           "--clock-control", "none", "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/",
+           "--print-kernel-base", "mangled", "--clock-control", "none", "--nvtx", "--nvtx-include", f"{NVTX_RANGE}/",
            bb, "--db", db, "-q", "run", "--launch-once", "--no-isolation", *experiments]
     p, wall = run_timed(cmd, os.path.join(out_dir, f"ncu-{k}.log"))
+    with open(os.path.join(out_dir, f"ncu-{k}.csv"), "w") as f:
+        f.write(p.stdout)
     pages = ncu_pages(p.stdout)
     if not pages:
         fail(f"ncu wrote no Source page (exit {p.returncode}); see {out_dir}/ncu-{k}.log")
     configs = [(e, v, params) for _, e, v, params, status in measured(db) if status in ("ok", "unverified")]
-    if len(pages) != len(configs):
-        fail(f"ncu run {k}: {len(pages)} Source pages for {len(configs)} configurations that launched; "
-             "a configuration launching several kernels cannot be matched")
-    return dict(zip(configs, pages)), wall
+    out, i = {}, 0
+    for key in configs:
+        want = kernels.get(key, "")
+        j = i
+        while j < len(pages) and want and pages[j][0] != want:
+            j += 1
+        if want and j < len(pages):
+            out[key] = pages[j]
+            i = j + 1
+    if not out:
+        print(f"ncu run {k}: no Source page names a kernel bankbench instrumented; ncu named "
+              f"{sorted({name for name, _ in pages})[:5]}, bankbench {sorted(set(kernels.values()))[:5]}",
+              file=sys.stderr)
+    return out, wall
 
 
 def main():
@@ -136,8 +152,8 @@ def main():
                            os.path.join(a.out, "bankbench.log"))
     if p.returncode not in (0, 1):
         fail(f"bankbench run --lines exited {p.returncode}; see {a.out}/bankbench.log")
-    ours, collect_ms, statuses = bankbench_lines(lines_db)
-    runs = [ncu_run(bb, a.experiments, a.out, k) for k in range(a.ncu_runs)]
+    ours, collect_ms, statuses, kernels = bankbench_lines(lines_db)
+    runs = [ncu_run(bb, a.experiments, a.out, k, kernels) for k in range(a.ncu_runs)]
 
     rows, per_experiment = [], {}
     for key, page_by_pc in ours.items():

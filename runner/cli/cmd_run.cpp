@@ -16,6 +16,7 @@
 #include "runner/session/resume_check.hpp"
 #include "runner/session/run_session.hpp"
 #include "runner/session/run_shares.hpp"
+#include "runner/session/lines_pass.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/store/database.hpp"
 
@@ -156,7 +157,7 @@ int run_run(const run_options& o, run_plan& plan) {
       for (const auto& c : config::expand(e))
         if (start.done[i].count(static_cast<int>(c.index)) == 0)
           std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params)
-                    << "\n";
+                    << (plan.lines && session::lines_selected(plan.lines_for, e, c) ? "  [lines]" : "") << "\n";
     }
     return 0;
   }
@@ -237,7 +238,8 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                "configuration, each in a process of its own); `bankbench lines` shows them");
   sub.add_option("--lines-for", o->lines_for,
                  "which configurations --lines collects (implies --lines; repeatable): a glob of EXPERIMENT/VARIANT "
-                 "or VARIANT, or KEY=VALUE of a parameter; default: every configuration");
+                 "or VARIANT, or KEY=VALUE of a parameter; default: every configuration")
+      ->allow_extra_args(false);
   return [o, inputs, &global, &sub] {
     o->inputs_given = inputs->count() > 0;
     auto plan = run_plan_of(*o, global);

@@ -143,7 +143,8 @@ store::line_collection lines_of(const std::vector<profile::sass_record>& records
   store::line_collection out;
   if (records.empty()) {
     out.status = store::lines_status::no_records;
-    out.note = "CUPTI instrumented no instruction of this launch";
+    out.note = "CUPTI gave no record for this launch: its kernel has no shared-memory instruction, or it "
+               "launched no kernel";
     return out;
   }
   bool any_line = false;
@@ -199,18 +200,18 @@ store::line_collection collect_lines_of(const config::experiment& e, int seq, st
     if (v == nullptr) v = registry::instance().find_variant(e.family, cfg.variant);
     if (v == nullptr) throw usage_error("no variant " + e.family + "/" + cfg.variant);
     auto problem = v->make(cfg.params, e.seed);
-    // A plain launch first: its modules load and its first-launch costs are paid outside the
-    // instrumented one. Only kernels launched after begin() count against CUPTI's one kernel.
-    problem->poison_output();
-    problem->launch(nullptr);
-    if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
-      throw api_error(std::string("the configuration's launch failed: ") + cudaGetErrorString(err));
+    // Kernels the set-up launched (inputs made on the device) came before begin(): only the
+    // first kernel launched after it is instrumented, the configuration's own.
+    const double setup_ms = ms_since(t0);
     auto collector = profile::sass_lines::begin(plan.cuda_ordinal());
     problem->launch(nullptr);
     const auto records = collector->end();
+    const double collected_ms = ms_since(t0);
     std::string disassembly_note;
     const auto opcodes = disassemble(records, disassembly_note);
     out = lines_of(records, opcodes);
+    spdlog::debug("lines: set-up {:.0f} ms, instrumented launch {:.0f} ms, disassembly {:.0f} ms", setup_ms,
+                  collected_ms - setup_ms, ms_since(t0) - collected_ms);
     std::vector<std::string> notes;
     if (!out.note.empty()) notes.push_back(out.note);
     if (problem->kernels_per_launch() > 1)
