@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -89,6 +89,8 @@ CREATE TABLE configurations (
   pool_reserved_bytes INTEGER,              -- then mapped by the buffer pool; NULL: the driver allocator
   compile_key         TEXT,                 -- source variants: the compile cache key (version 6)
   compile_ms          REAL,                 -- source variants: compile time, 0 on a cache hit (version 6)
+  compiler            TEXT,                 -- source variants: "nvrtc 13.0" or "nvcc 13.0.88" (version 7)
+  compile_options     TEXT,                 -- source variants: every flag, the architecture first (version 7)
   UNIQUE (run_id, seq)
 );
 CREATE INDEX configurations_by_variant ON configurations (variant, params_json);

@@ -23,6 +23,12 @@
 #                  experiments (those with `metrics: access_kinds`), each kind experiment's `show`,
 #                  and the Nsight Compute parity benchmark over the kind experiments with every
 #                  kind's counters (bench/ncu_parity.py --metric-set access_kinds)
+#   kernels        build, every GPU test (CUTLASS unpacked from .deps/cutlass-include.tar.gz, which
+#                  scripts/stage-build-deps.sh packs, and CUTLASS_DIR set), the source and CuTe
+#                  experiments and the real-kernels fixture run and shown, the Nsight Compute parity
+#                  benchmark over the CuTe and source experiments (every access kind), the cache
+#                  hits of a CuTe and a plain kernel (validate, cold then warm), and the parallel
+#                  compile benchmark (scripts/bench-compile.sh) on this machine's cores
 #   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
 #                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
 #                  is built under build/speed/<commit>, and every binary runs the oldest tree's
@@ -37,7 +43,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -61,6 +67,43 @@ if [ "$mode" = final ]; then
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='pair.sqlite' --exclude='planted.sqlite' -C "$final" w &&
     rm -rf "$final/w"
   head -30 "$final/regress-summary.md" 2>/dev/null
+  exit 0
+fi
+if [ "$mode" = kernels ]; then
+  if [ -f .deps/cutlass-include.tar.gz ]; then
+    mkdir -p build/cutlass/include && tar xzf .deps/cutlass-include.tar.gz -C build/cutlass/include
+    export CUTLASS_DIR="$PWD/build/cutlass"
+  fi
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2; ncu --version | tail -1
+    nproc; echo "CUTLASS_DIR=${CUTLASS_DIR:-unset}"; } | tee "$final/kernels.txt"
+  timeout 300 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$final/kernels.txt"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)|Skipped" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$final/kernels.txt"
+  export BB_CACHE_DIR="$OUT/cache"
+  for f in experiments/cute/ldmatrix.yaml experiments/source/transpose.yaml; do
+    for pass in cold warm; do
+      t0=$(date +%s%N)
+      "$b" validate "$f" > "$OUT/validate.txt" 2>&1
+      echo "validate $f ($pass): rc=$? wall $(( ($(date +%s%N) - t0) / 1000000 )) ms: $(grep -o 'kernel(s) compiled.*' "$OUT/validate.txt")" | tee -a "$final/kernels.txt"
+    done
+  done
+  "$b" --db "$OUT/k.sqlite" run experiments/cute experiments/source tests/data/source/validate/real_kernels.yaml \
+    > "$OUT/run.txt" 2> "$OUT/run.err"
+  echo "run rc=$?" | tee -a "$final/kernels.txt"; tail -60 "$OUT/run.txt" >> "$final/kernels.txt"; tail -8 "$OUT/run.err" | tee -a "$final/kernels.txt"
+  .deps/bin/sqlite3 "$OUT/k.sqlite" "SELECT variant, status, compiler, substr(compile_options, 1, 40), compile_ms FROM configurations" \
+    >> "$final/kernels.txt" 2>&1
+  timeout 200 python3 bench/ncu_parity.py --bankbench "$b" --experiments experiments/cute experiments/source \
+    --metric-set access_kinds --out "$OUT/parity" --ncu-runs 2 --ncu-counters-alone-runs 0 > "$OUT/parity.txt" 2>&1
+  echo "ncu_parity rc=$?" | tee -a "$final/kernels.txt"; cp "$OUT/parity/summary.md" "$final/parity-summary.md" 2>/dev/null
+  if [ -f scripts/bench-compile.sh ]; then
+    BANKBENCH="$b" timeout 240 bash scripts/bench-compile.sh 48 "$(nproc)" > "$final/bench-compile.txt" 2>&1
+    echo "bench-compile rc=$?" | tee -a "$final/kernels.txt"
+    tail -12 "$final/bench-compile.txt"
+  fi
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
+  head -40 "$final/parity-summary.md" 2>/dev/null
   exit 0
 fi
 if [ "$mode" = engine ]; then

@@ -21,3 +21,12 @@ LD_LIBRARY_PATH="$lib" exec "$lib/sqlite3" "$@"
 SH
 chmod +x .deps/bin/sqlite3
 du -sh .deps
+# CUTLASS's headers for the CuTe experiment (experiments/cute), where the checkout has them beside
+# it (../shared/third_party/cutlass-*/include): packed, since they are many small files.
+# scripts/gpu-session.sh unpacks them under build/ and sets CUTLASS_DIR.
+cutlass=$(ls -d ../shared/third_party/cutlass-*/include 2> /dev/null | tail -1)
+if [ -n "$cutlass" ]; then
+  tar czf .deps/cutlass-include.tar.gz -C "$cutlass" cute cutlass
+  echo "staged $cutlass ($(du -h .deps/cutlass-include.tar.gz | cut -f1) packed)"
+fi
+du -sh .deps

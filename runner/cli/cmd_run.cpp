@@ -48,6 +48,7 @@ struct run_options {
   std::string devices;                  ///< --devices: "all" or "0,2,3"; empty: one device, --device
   std::string spread = "configuration"; ///< --spread over devices: configuration | variant
   bool inputs_given = false;            ///< `inputs` named on the command line (not the default)
+  unsigned jobs = 0;                    ///< threads compiling source variants; 0: source::default_jobs()
 };
 
 /// The plan the engine runs, resolved once from the options: every value is parsed here, at the
@@ -72,6 +73,7 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.min_sample_us = o.min_sample_us;
   p.time_limit_s = o.time_limit_s;
   p.command_line = g.command_line;
+  p.compile_jobs = o.jobs;
   return p;
 }
 
@@ -92,7 +94,7 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
   if (o.dry_run) return; // a dry run only lists
   if (plan.model())
     ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",
-             "--cache-control", "--allocator", "--time-limit", "--no-isolation"},
+             "--cache-control", "--allocator", "--time-limit", "--no-isolation", "--jobs"},
             "--backend model predicts the counters from access plans; nothing runs on a GPU or is timed");
   else if (plan.passes.launch_once)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us", "--no-timing", "--cache-control"},
@@ -133,6 +135,8 @@ int run_run(const run_options& o, run_plan& plan) {
     start = std::move(resumed.start);
   } else {
     experiments = config::load_all(config::experiment_files(o.inputs));
+    // Kernels needing a library not found here (CUTLASS) are skipped with a note; the model compiles nothing.
+    if (!plan.model() && session::skip_unavailable(experiments) > 0 && experiments.empty()) return 0;
     session::group_by_metric_list(experiments);
     start = resume_point(experiments.size());
     if (!plan.share.empty()) {
@@ -219,6 +223,7 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "of a variant on one GPU, so they are timed on the same chip)")
       ->check(CLI::IsMember({"configuration", "variant"}))
       ->capture_default_str();
+  add_jobs_option(sub, o->jobs, "source variants before the GPU phase");
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   return [o, inputs, &global, &sub] {

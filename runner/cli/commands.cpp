@@ -1,5 +1,7 @@
 #include "runner/cli/commands.hpp"
 
+#include <regex>
+
 #include <CLI/CLI.hpp>
 
 #include "runner/query/table.hpp"
@@ -13,10 +15,26 @@ void add_format_option(CLI::App& sub, std::string& format, const std::string& no
       ->capture_default_str();
 }
 
+void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help) {
+  sub.add_option("--arch", arch, help)
+      ->check(CLI::Validator(
+          [](std::string& a) {
+            return std::regex_match(a, std::regex("sm_[0-9]{2,3}a?")) ? "" : "expected sm_XY, such as sm_90";
+          },
+          "sm_XY", "arch"));
+}
+
+void add_jobs_option(CLI::App& sub, unsigned& jobs, const std::string& what) {
+  sub.add_option("-j,--jobs", jobs,
+                 "threads compiling " + what + " (default: $BB_COMPILE_JOBS, else every hardware thread)")
+      ->check(CLI::Range(1, 4096));
+}
+
 const std::vector<command>& commands() {
   static const std::vector<command> table = {
       {"run", "run experiments on the GPU: verify, count bank conflicts, time, store", setup_run},
       {"validate", "check experiment files without a GPU", setup_validate},
+      {"compile", "compile source variants' kernels into the cache, in parallel, without a GPU", setup_compile},
       {"list", "list families and variants, metric sets, runs or GPUs", setup_list},
       {"show", "print a run's results table", setup_show},
       {"bankmap", "show which bank each lane of one warp request hits (table and SVG), no GPU", setup_bankmap},

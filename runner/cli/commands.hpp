@@ -38,8 +38,16 @@ inline constexpr const char* k_spec_kinds =
 /// `note` adds what a format holds for this command.
 void add_format_option(CLI::App& sub, std::string& format, const std::string& note = "");
 
+/// `--arch`: what source variants are compiled for, sm_XY or sm_XYa (checked here).
+void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help);
+
+/// `-j,--jobs`: threads compiling source variants, 1 to 4096 (0, the default, leaves it to
+/// source::default_jobs(): $BB_COMPILE_JOBS, else every hardware thread).
+void add_jobs_option(CLI::App& sub, unsigned& jobs, const std::string& what);
+
 run_fn setup_run(CLI::App& sub, const global_options& global);
 run_fn setup_validate(CLI::App& sub, const global_options& global);
+run_fn setup_compile(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);
 run_fn setup_show(CLI::App& sub, const global_options& global);
 run_fn setup_bankmap(CLI::App& sub, const global_options& global);

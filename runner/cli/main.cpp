@@ -1,4 +1,6 @@
 // bankbench: shared-memory bank-conflict experiments, measured with CUPTI and kept in SQLite.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
 #include "runner/common/suggest.hpp"
+#include "runner/source/compile_server.hpp"
 
 namespace {
 
@@ -64,6 +67,13 @@ int finish_output(int rc) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // A compile server that `run`, `validate` and `compile` start for their parallel compiles.
+  if (argc == 2 && std::strcmp(argv[1], "__compile-server") == 0) return bb::source::serve_compiles();
+  {
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) bb::source::set_compile_server(std::string(self, static_cast<std::size_t>(n)));
+  }
   CLI::App app{"bankbench: measure CUDA shared-memory bank conflicts with CUPTI counters, verify "
                "and time each kernel variant, and keep every result in SQLite.",
                "bankbench"};

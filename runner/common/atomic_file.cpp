@@ -8,7 +8,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
 #include <streambuf>
+#include <string>
 
 #include "runner/common/error.hpp"
 
@@ -77,6 +81,21 @@ private:
                      "; the previous file, if any, is unchanged");
 }
 
+/// The process's umask, read without changing it. umask() reads it only by setting it: while one
+/// thread held it at 0, another one writing a file (the compile cache is written from several
+/// threads) made its folder 0777, or restored 0 for good. Linux shows it in /proc/self/status
+/// (since 4.7); elsewhere the set-and-restore pair runs under a lock.
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return mask;
+}
+
 } // namespace
 
 void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
@@ -117,9 +136,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
   if (::stat(file.c_str(), &st) == 0) {
     mode = st.st_mode & 07777;
   } else {
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    mode = 0666 & ~mask;
+    mode = 0666 & ~current_umask();
   }
   if (kind == file_kind::script) mode |= (mode & 0444) >> 2; // x where r is
   if (err == 0 && ::fchmod(fd, mode) != 0) {
@@ -148,6 +165,15 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
 void write_file_atomically(const std::filesystem::path& file, const std::string& contents, file_kind kind) {
   write_file_atomically(
       file, [&](std::ostream& out) { out << contents; }, kind);
+}
+
+bool read_whole_file(const std::filesystem::path& file, std::string& out) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return static_cast<bool>(in) || in.eof();
 }
 
 } // namespace bb

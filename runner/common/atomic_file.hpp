@@ -23,4 +23,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
 void write_file_atomically(const std::filesystem::path& file, const std::string& contents,
                            file_kind kind = file_kind::data);
 
+/// Reads all of `file` into `out`, as bytes; false when it cannot be opened or read.
+bool read_whole_file(const std::filesystem::path& file, std::string& out);
+
 } // namespace bb

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace bb {
 
@@ -19,5 +21,17 @@ int wait_for(pid_t pid);
 
 /// Runs `body`; a bankbench error becomes its exit code and is logged, as main() does.
 int exit_code_of(const std::function<int()>& body);
+
+/// What a tool run by run_captured() did.
+struct captured {
+  int exit_code = 0;   ///< its exit code; 128 + signal when killed; 127 when it could not be started
+  std::string output;  ///< standard output and standard error together, in order
+  int spawn_errno = 0; ///< set when it could not be started (ENOENT: no such program)
+};
+
+/// Runs `argv` (argv[0] a path, or a name searched on PATH) with standard output and error
+/// captured, and waits for it. Safe to call from several threads: no descriptor of one call leaks
+/// into another's child.
+captured run_captured(const std::vector<std::string>& argv);
 
 } // namespace bb

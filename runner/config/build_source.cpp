@@ -1,5 +1,7 @@
 // The source variants of a validated document: each variant's own fields over the source: block's.
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 
 #include "runner/config/build.hpp"
@@ -70,6 +72,8 @@ void build_sources(const YAML::Node& root, const std::string& path, experiment& 
     s.kernel = field_of(root, v, "kernel").Scalar();
     for (const auto& kv : field_of(root, v, "defines")) s.defines.emplace_back(key_name(kv.first), kv.second.Scalar());
     for (const auto& inc : field_of(root, v, "include")) s.include_dirs.push_back(resolved(dir, inc.Scalar()));
+    if (const YAML::Node compiler = field_of(root, v, "compiler")) s.compiler = compiler.Scalar();
+    for (const auto& o : field_of(root, v, "options")) s.options.push_back(o.Scalar());
     s.grid = dims_of(field_of(root, v, "grid"));
     s.block = dims_of(field_of(root, v, "block"));
     if (const YAML::Node shared = field_of(root, v, "shared_bytes")) s.shared_bytes = shared.Scalar();
@@ -85,9 +89,38 @@ void build_sources(const YAML::Node& root, const std::string& path, experiment& 
     }
     exp.sources.push_back(std::move(s));
   }
+  for (const auto& lib : field(field(root, "source"), "requires")) exp.requires_libraries.push_back(lib.Scalar());
+  if (std::find(exp.requires_libraries.begin(), exp.requires_libraries.end(), "cutlass") !=
+      exp.requires_libraries.end()) {
+    std::vector<std::vector<std::string>> dirs;
+    for (const auto& v : exp.sources) dirs.push_back(v.include_dirs);
+    const library_search cutlass = find_cutlass(dirs, std::getenv("CUTLASS_DIR"));
+    exp.skip_reason = cutlass.missing;
+    if (!cutlass.include_dir.empty())
+      for (auto& v : exp.sources) v.include_dirs.push_back(cutlass.include_dir);
+  }
 }
 
 } // namespace detail
+
+library_search find_cutlass(const std::vector<std::vector<std::string>>& include_dirs, const char* cutlass_dir) {
+  const auto holds_cute = [](const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "cute" / "tensor.hpp", ec);
+  };
+  const bool everywhere = std::all_of(include_dirs.begin(), include_dirs.end(), [&](const auto& dirs) {
+    return std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return holds_cute(d); });
+  });
+  if (everywhere && !include_dirs.empty()) return {};
+  const std::string how = "; point CUTLASS_DIR at a CUTLASS checkout or release (its include/ folder is searched: "
+                          "CUTLASS_DIR=$HOME/cutlass), or list CUTLASS's include folder under source: include:";
+  if (cutlass_dir == nullptr || *cutlass_dir == 0)
+    return {"", "CUTLASS not found: CUTLASS_DIR is not set and no include: folder holds cute/tensor.hpp" + how};
+  for (const fs::path& dir : {fs::path(cutlass_dir) / "include", fs::path(cutlass_dir)})
+    if (holds_cute(dir)) return {dir.lexically_normal().string(), ""};
+  return {"", std::string("CUTLASS not found: CUTLASS_DIR is '") + cutlass_dir +
+                  "', which holds neither include/cute/tensor.hpp nor cute/tensor.hpp" + how};
+}
 
 const source_variant* experiment::find_source(const std::string& variant) const {
   for (const auto& s : sources)
@@ -121,7 +154,7 @@ std::string substitute_params(const std::string& text, const nlohmann::json& par
 
 std::size_t element_bytes(const std::string& type) {
   if (type == "int8" || type == "uint8") return 1;
-  if (type == "int16" || type == "uint16") return 2;
+  if (type == "int16" || type == "uint16" || type == "float16" || type == "bfloat16") return 2;
   if (type == "float" || type == "int32" || type == "uint32") return 4;
   if (type == "double" || type == "int64" || type == "uint64") return 8;
   return 0;
@@ -142,7 +175,8 @@ void check_source_configuration(const experiment& exp, const source_variant& v, 
   for (const auto& a : v.args) {
     if (!a.is_buffer) {
       const std::string text = substitute_params(a.expression, params);
-      const bool real = (a.type == "float" || a.type == "double") && text.find_first_of(".eE") != std::string::npos;
+      const bool floating = a.type == "float" || a.type == "double" || a.type == "float16" || a.type == "bfloat16";
+      const bool real = floating && text.find_first_of(".eE") != std::string::npos;
       if (!real) (void)evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'");
       continue;
     }

@@ -59,7 +59,7 @@ struct axis {
 struct source_arg {
   bool is_buffer = true;
   std::string name;
-  std::string type;       ///< float, double, int8 .. uint64
+  std::string type;       ///< float, double, float16, bfloat16, int8 .. uint64
   std::string expression; ///< buffer: its element count; scalar: its value (integer expression or number)
   /// Buffers: uniform (seeded, as the built-in families: floats in [-1, 1), integers over their
   /// whole range), zeros, iota (0, 1, 2, ...), value (every element `value`), file (raw bytes).
@@ -86,6 +86,8 @@ struct source_variant {
   std::string kernel;                                       ///< name expression; axis names are replaced by values
   std::vector<std::pair<std::string, std::string>> defines; ///< NAME -> value text (axis names replaced)
   std::vector<std::string> include_dirs;                    ///< resolved
+  std::string compiler = "auto";                            ///< auto, nvrtc or nvcc
+  std::vector<std::string> options;                         ///< the user's compiler flags
   std::vector<std::string> grid, block;                     ///< 1 to 3 expressions each
   std::string shared_bytes = "0";                           ///< dynamic shared memory, an expression
   std::vector<source_arg> args;
@@ -115,19 +117,40 @@ struct experiment {
   /// Source experiments (a `source:` block): one per variant, in the order of `variants`; empty for
   /// the built-in families. `family` is then "source" unless the file names one.
   std::vector<source_variant> sources;
+  /// Libraries the kernels include (`requires:` in `source:`): "cutlass" is found in an `include`
+  /// folder or through $CUTLASS_DIR as the file is loaded, and its include folder is added to
+  /// each variant's `include_dirs` (find_cutlass).
+  std::vector<std::string> requires_libraries;
+  /// Why the kernels cannot be compiled on this machine (a required library not found) and how
+  /// to point at it; "" when they can. `validate` and GPU runs skip such an experiment with this
+  /// note and do not fail.
+  std::string skip_reason;
   [[nodiscard]] const source_variant* find_source(const std::string& variant) const;
 };
+
+/// Where CUTLASS is for a source experiment that requires it.
+struct library_search {
+  std::string
+      include_dir;     ///< to add to variants whose `include` folders lack it; "" when they have it or it is missing
+  std::string missing; ///< why it was not found and how to point at it; "" when found
+};
+
+/// CUTLASS for `requires: [cutlass]`: found when each of `include_dirs` (a variant's folders)
+/// lists a folder holding cute/tensor.hpp, else at $CUTLASS_DIR/include (or $CUTLASS_DIR itself,
+/// for one who named the include folder). `cutlass_dir` is $CUTLASS_DIR (null: not set).
+library_search find_cutlass(const std::vector<std::vector<std::string>>& include_dirs, const char* cutlass_dir);
 
 /// The text of `text` with every identifier that names a key of `params` replaced by its value
 /// (strings unquoted): "transpose<padded, tile, 8>" -> "transpose<padded, 32, 8>".
 std::string substitute_params(const std::string& text, const nlohmann::json& params);
 
-/// Bytes of one element of a source buffer type (float, double, int8 .. uint64); 0 when unknown.
+/// Bytes of one element of a source buffer type (float, double, float16, bfloat16, int8 .. uint64);
+/// 0 when unknown.
 std::size_t element_bytes(const std::string& type);
 
 /// Every expression of source variant `v` evaluated at `params`, as a run would: launch dimensions
 /// in 1 .. 2^31-1, shared memory and buffer counts not negative, buffer bytes within 64 bits,
-/// scalars integers (or numbers for float and double). Needs no GPU; `validate` calls it for every
+/// scalars integers (or numbers for the floating types). Needs no GPU; `validate` calls it for every
 /// configuration. Throws bb::error (usage) naming the experiment, the variant, the key and the
 /// expression.
 void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params);

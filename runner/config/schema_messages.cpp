@@ -150,6 +150,19 @@ void size_error(const YAML::Node& root, const yaml_path& path, const std::string
   }
 }
 
+// "did you mean": a name the schema lists under "x-aliases" (half for float16), else the closest
+// of the allowed strings.
+std::string enum_hint(const nlohmann::json* schema, const YAML::Node& node) {
+  if (schema == nullptr || kind_of(node) != node_kind::string) return {};
+  const std::string& word = node.Scalar();
+  if (const auto aliases = schema->find("x-aliases"); aliases != schema->end() && aliases->contains(word))
+    return "did you mean '" + aliases->at(word).get<std::string>() + "'?";
+  std::vector<std::string> allowed;
+  for (const auto& v : schema->value("enum", nlohmann::json::array()))
+    if (v.is_string()) allowed.push_back(v.get<std::string>());
+  return did_you_mean(word, allowed);
+}
+
 } // namespace
 
 void translate_schema_error(const YAML::Node& root, const yaml_path& path, const std::string& description, report& out,
@@ -186,7 +199,7 @@ void translate_schema_error(const YAML::Node& root, const yaml_path& path, const
                                      ? schema->at("x-expected").get<std::string>()
                                      : "one of " +
                                            (schema != nullptr ? schema->value("enum", nlohmann::json()).dump() : "?");
-    out.at_value(root, path, "expected " + expected + ", got " + describe_found(node));
+    out.at_value(root, path, "expected " + expected + ", got " + describe_found(node), enum_hint(schema, node));
   } else if (starts_with(d, "String should be no fewer than")) {
     out.at_value(root, path, "must not be empty");
   } else if (starts_with(d, "Array should contain")) {

@@ -245,6 +245,8 @@ void group::add(std::size_t tag, const variant_info& variant, const nlohmann::js
     if (const auto* c = dynamic_cast<const compiled_problem*>(m.p.get())) {
       m.r.compile_key = c->compiled().key;
       m.r.compile_ms = c->compiled().ms;
+      m.r.compiler = c->compiled().compiler;
+      m.r.compile_options = c->compiled().options;
       m.r.unverified = c->unverified();
     }
     m.r.bytes_moved = m.p->bytes_moved();

@@ -66,6 +66,8 @@ struct config_result {
   int smem_access_bytes = 4;
   std::string compile_key;                   ///< source variants: the compile cache key; empty when built in
   std::optional<double> compile_ms;          ///< source variants: compile time, 0 on a cache hit
+  std::string compiler;                      ///< source variants: "nvrtc 13.0", "nvcc 13.0.88"
+  std::string compile_options;               ///< source variants: every flag, the architecture first
   bool unverified = false;                   ///< source variants without a check: stored as unverified, not ok
   std::vector<profile::range_values> ranges; ///< one per profiled launch; empty without counters
   std::vector<double> samples_ns;            ///< per launch: a sample's time over its launches

@@ -12,6 +12,8 @@ namespace bb {
 struct compile_info {
   std::string key;
   double ms = 0;
+  std::string compiler; ///< "nvrtc 13.0", "nvcc 13.0.88"
+  std::string options;  ///< every flag, the architecture first
 };
 
 class compiled_problem : public problem {

@@ -39,6 +39,7 @@ struct run_plan {
   double time_limit_s = 0;          ///< seconds one configuration may take; 0: as the experiment file says
   std::vector<config::share> share; ///< this session's share of the configurations (--shard); empty: all
   std::string command_line;         ///< argv joined, stored with each run
+  unsigned compile_jobs = 0;        ///< threads compiling source variants before the GPU phase; 0: default
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// The device's CUDA ordinal in this process.

@@ -80,6 +80,8 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   }
   rec.compile_key = r.compile_key;
   rec.compile_ms = r.compile_ms;
+  rec.compiler = r.compiler;
+  rec.compile_options = r.compile_options;
   rec.bytes_moved = r.bytes_moved;
   rec.host_rss_peak_bytes = r.host_rss_peak_bytes;
   rec.device_used_bytes = r.device_used_bytes;

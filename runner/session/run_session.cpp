@@ -89,7 +89,15 @@ struct cost_totals {
 
 std::string short_result(const launch::config_result& r, const store::configuration_record& rec,
                          std::size_t failed_expectations, bool model) {
-  if (r.status != config_status::ok) return name_of(r.status) + (": " + r.reason);
+  if (r.status != config_status::ok) {
+    // A compile log is printed once, as the kernel fails to compile; each configuration it costs
+    // shows its first line (the database keeps the whole reason).
+    const auto eol = r.reason.find('\n');
+    if (eol == std::string::npos) return name_of(r.status) + (": " + r.reason);
+    std::string first = r.reason.substr(0, eol);
+    if (!first.empty() && first.back() == ':') first.pop_back();
+    return name_of(r.status) + (": " + first + " (the log is above)");
+  }
   std::string s = name_of(config_status::ok);
   if (!r.ranges.empty())
     if (auto wf = observed_value(rec, "load_wavefronts_per_request")) s += fmt::format("  ld {:.2f} wf/req", *wf);
@@ -366,7 +374,9 @@ void active_session::run(std::size_t index, experiment_result& out) {
     if (counting != nullptr) warm_up(m_source, *counting, m_plan);
     runner = std::make_unique<gpu_runner>(e, exec_options_of(e, record), counting);
   }
-  const std::vector<variant_info> sources = source::variants_of(e); // source variants: compiled as they run
+  // Source variants: compiled before the GPU phase (compile_phase.hpp) and found in the cache here,
+  // or compiled as they run where there is no cache.
+  const std::vector<variant_info> sources = source::variants_of(e);
   struct waiting {
     const config::configuration* cfg;
     std::string label;
@@ -483,6 +493,16 @@ void group_by_metric_list(std::vector<config::experiment>& experiments) {
                    [&](const config::experiment& a, const config::experiment& b) {
                      return first.at(a.metrics) < first.at(b.metrics);
                    });
+}
+
+std::size_t skip_unavailable(std::vector<config::experiment>& experiments) {
+  const auto before = experiments.size();
+  for (const auto& e : experiments)
+    if (!e.skip_reason.empty()) spdlog::warn("{}: skipped: {}", e.path, e.skip_reason);
+  experiments.erase(std::remove_if(experiments.begin(), experiments.end(),
+                                   [](const config::experiment& e) { return !e.skip_reason.empty(); }),
+                    experiments.end());
+  return before - experiments.size();
 }
 
 std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {

@@ -71,6 +71,11 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
 /// default suite, with its six access_kinds experiments among the others, paid 12 switches.
 void group_by_metric_list(std::vector<config::experiment>& experiments);
 
+/// Drops the experiments whose kernels cannot be compiled here (config::experiment::skip_reason:
+/// a library of `requires:` not found), each with a warning that names the file and how to point
+/// at the library. A skipped experiment is not a failure. Returns how many were dropped.
+std::size_t skip_unavailable(std::vector<config::experiment>& experiments);
+
 /// What identifies the measured code and method of a run: a hash over the sources built into
 /// bankbench, the experiment's text, the backend and the options that change counters. Runs with
 /// different fingerprints are never taken as repeats of one another.

@@ -19,14 +19,20 @@
 #include <utility>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include "runner/common/child_process.hpp"
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
+#include "runner/session/compile_phase.hpp"
 #include "runner/session/run_shares.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/known_kernels.hpp"
 #include "runner/store/database.hpp"
 
 namespace bb::session {
@@ -437,11 +443,93 @@ int probe_device_count() {
   return count;
 }
 
+/// The compile phase (session/compile_phase.hpp) in a child process of its own. NVRTC initialises
+/// the CUDA driver in the process that compiles (CUDA 13.0 on an H100: a process forked after one
+/// nvrtcCompileProgram gets cudaErrorInitializationError from its first CUDA call), and this
+/// process forks the workers. The child prints the progress and the logs and sends back each
+/// kernel's outcome, which this process remembers for the workers it forks next.
+session::compile_summary compile_in_child(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                                          const resume_point& start) {
+  if (!compile_phase_needed(experiments, plan, start)) return {};
+  const child c = spawn([&](int fd) {
+    const compile_summary s = compile_before_gpu(experiments, plan, start);
+    for (const auto& [id, o] : s.outcomes)
+      send_line(fd, "kernel " + nlohmann::json{{"id", id},
+                                               {"attempted", o.attempted},
+                                               {"ok", o.ok},
+                                               {"cache_hit", o.cache_hit},
+                                               {"ms", o.ms},
+                                               {"compile_ms", o.compile_ms},
+                                               {"key", o.key},
+                                               {"error", o.error}}
+                                    .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    send_line(fd, fmt::format("summary {} {} {} {} {}", s.kernels, s.compiled, s.cache_hits, s.failed, s.wall_s));
+    return 0;
+  });
+  compile_summary s;
+  bool summarised = false;
+  for (std::string line; read_line(c.fd, line);) {
+    if (line.rfind("kernel ", 0) == 0) {
+      const auto j = nlohmann::json::parse(line.substr(7), nullptr, false);
+      if (j.is_discarded()) continue;
+      source::compile_outcome o;
+      o.attempted = j.value("attempted", false);
+      o.ok = j.value("ok", false);
+      o.cache_hit = j.value("cache_hit", false);
+      o.ms = j.value("ms", 0.0);
+      o.compile_ms = j.value("compile_ms", 0.0);
+      o.key = j.value("key", "");
+      o.error = j.value("error", "");
+      source::remember(j.value("id", ""), o);
+    } else if (std::sscanf(line.c_str(), "summary %zu %zu %zu %zu %lf", &s.kernels, &s.compiled, &s.cache_hits,
+                           &s.failed, &s.wall_s) == 5) {
+      summarised = true;
+    }
+  }
+  close(c.fd);
+  const int status = wait_for(c.pid);
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!summarised && !g_interrupted.load())
+    throw error(rc == 0 ? exit_code::internal : static_cast<exit_code>(rc),
+                "the compile phase of the source variants ended without a result (see above)");
+  return s;
+}
+
 } // namespace
+
+std::vector<std::string> probe_archs(const std::vector<int>& devices) {
+  // A child that exits without a line (no driver, no device) leaves "" for each device: the
+  // workers then say what is wrong, as they do without this probe.
+  const child c = spawn([&](int fd) {
+    for (const int d : devices) {
+      int major = 0, minor = 0;
+      if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
+          cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
+        major = minor = 0;
+      send_line(fd, fmt::format("cc {} {}", major, minor));
+    }
+    return 0;
+  });
+  std::vector<std::string> archs;
+  std::string line;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    int major = 0, minor = 0;
+    if (!read_line(c.fd, line) || std::sscanf(line.c_str(), "cc %d %d", &major, &minor) != 2) major = 0;
+    archs.push_back(major > 0 ? source::arch_of(major, minor) : "");
+  }
+  close(c.fd);
+  wait_for(c.pid);
+  return archs;
+}
 
 int execute(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
             const run_report& report) {
   const stop_signals handlers;
+  compile_in_child(experiments, plan, start);
+  if (g_interrupted.load()) {
+    spdlog::warn("interrupted while compiling source variants; nothing was run");
+    return interrupted_exit_code();
+  }
   if (plan.in_workers()) return supervisor(experiments, plan, start).run(report);
   const int code = run_in_process(experiments, plan, start, nullptr);
   std::vector<std::int64_t> ran;

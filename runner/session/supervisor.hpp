@@ -5,7 +5,8 @@
 /// worker per device, watches them all in one poll loop, stops a configuration that outlives its
 /// time limit, records what a worker could not, and starts a fresh worker for the rest of that
 /// device's share, so an illegal address, a trap or a hang costs one configuration. A worker narrows
-/// CUDA to its one GPU, runs configurations and prints nothing. This process never initialises CUDA.
+/// CUDA to its one GPU, runs configurations and prints nothing. This process never initialises CUDA,
+/// nor compiles a source variant (NVRTC initialises the driver): a child does that first.
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,5 +28,10 @@ int execute(const std::vector<config::experiment>& experiments, const run_plan& 
 /// many CUDA devices there are (this process never initialises CUDA); the model counts as one
 /// device. Throws usage_error on bad text, environment_error where no device can be counted.
 std::vector<int> devices_named(const std::string& text, backend b);
+
+/// The architecture ("sm_90") of each device ordinal, asked of CUDA in a short-lived child process
+/// (this process never initialises CUDA); "" for a device that cannot be asked (no driver, no such
+/// device).
+std::vector<std::string> probe_archs(const std::vector<int>& devices);
 
 } // namespace bb::session

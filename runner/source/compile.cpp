@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -19,6 +21,9 @@
 #include "runner/common/error.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/common/suggest.hpp"
+#include "runner/source/nvcc.hpp"
+#include "runner/source/std_layer.hpp"
+#include "runner/source/track.hpp"
 
 #ifndef BB_CUDA_INCLUDE_DIR
 #define BB_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
@@ -84,82 +89,6 @@ const nvrtc_api& nvrtc() {
   return api;
 }
 
-bool read_file(const fs::path& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out = ss.str();
-  return static_cast<bool>(in) || in.eof();
-}
-
-std::string read_source(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw compile_error(path +
-                        ": cannot read the kernel source: no such file (the path is relative to the experiment file)");
-  if (fs::is_directory(path, ec)) throw compile_error(path + ": cannot read the kernel source: it is a folder");
-  std::string text;
-  if (!read_file(path, text)) throw compile_error(path + ": cannot read the kernel source");
-  return text;
-}
-
-// The user headers `text` includes, followed recursively: "x.h" from the including file's folder,
-// then the include folders; <x.h> from the include folders only (the toolkit's headers are covered
-// by NVRTC's version in the key). Conditional includes count whichever branch is taken.
-void track_includes(const fs::path& file, const std::string& text, const std::vector<std::string>& dirs,
-                    std::vector<fs::path>& found, std::set<std::string>& seen) {
-  static const std::regex include_line(R"(^\s*#\s*include\s*([<"])([^>"]+)[>"])");
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    std::smatch m;
-    if (!std::regex_search(line, m, include_line)) continue;
-    std::vector<fs::path> candidates;
-    if (m[1] == "\"") candidates.push_back(file.parent_path() / m[2].str());
-    for (const auto& d : dirs) candidates.push_back(fs::path(d) / m[2].str());
-    for (const auto& c : candidates) {
-      std::error_code ec;
-      if (!fs::is_regular_file(c, ec)) continue;
-      const std::string canonical = fs::weakly_canonical(c, ec).string();
-      if (!seen.insert(canonical).second) break;
-      std::string header;
-      if (!read_file(c, header)) break;
-      found.push_back(c);
-      track_includes(c, header, dirs, found, seen);
-      break;
-    }
-  }
-}
-
-std::string source_dir(const std::string& path) {
-  const std::string dir = fs::path(path).parent_path().lexically_normal().string();
-  return dir.empty() ? "." : dir;
-}
-
-struct hashed_source {
-  std::string text;
-  std::string hash;
-  std::vector<fs::path> headers;
-};
-
-hashed_source hash_source(const std::string& path, const std::vector<std::string>& dirs) {
-  hashed_source h;
-  h.text = read_source(path);
-  std::set<std::string> seen;
-  // -I<the file's folder> comes first on NVRTC's command line: <x.h> may name a header there too.
-  std::vector<std::string> searched{source_dir(path)};
-  searched.insert(searched.end(), dirs.begin(), dirs.end());
-  track_includes(fs::path(path), h.text, searched, h.headers, seen);
-  std::string all = "source\n" + h.text;
-  for (const auto& header : h.headers) {
-    std::string body;
-    read_file(header, body);
-    all += "\nheader " + header.filename().string() + " " + std::to_string(body.size()) + "\n" + body;
-  }
-  h.hash = sha256_hex(all);
-  return h;
-}
-
 std::string cuda_include_dir() {
   if (const char* root = std::getenv("CUDA_HOME"); root != nullptr && *root != 0) return std::string(root) + "/include";
   return BB_CUDA_INCLUDE_DIR;
@@ -174,19 +103,22 @@ std::vector<std::string> toolkit_include_dirs() {
   return dirs;
 }
 
-// NVRTC writes "path(12): error: ..."; compilers and editors read "path:12: error: ...".
-std::string user_log(const std::string& log, const std::string& program_name) {
+// NVRTC and nvcc write "path(12): error: ..."; compilers and editors read "path:12: error: ...".
+// nvcc's wrapper file is named as what it is: the kernel instance bankbench asked for.
+std::string user_log(const std::string& log, const std::string& kernel) {
   std::string out;
   std::istringstream lines(log);
   const std::regex at(R"(^(.*)\((\d+)\): (.*)$)");
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
-    if (std::regex_match(line, m, at))
-      out += m[1].str() + ":" + m[2].str() + ": " + m[3].str() + "\n";
-    else if (!line.empty())
+    if (std::regex_match(line, m, at)) {
+      std::string file = m[1].str();
+      if (fs::path(file).filename() == k_nvcc_wrapper_name) file = "(the instance " + kernel + ")";
+      out += file + ":" + m[2].str() + ": " + m[3].str() + "\n";
+    } else if (!line.empty() && line.find(k_nvcc_wrapper_name) == std::string::npos) {
       out += line + "\n";
+    }
   }
-  (void)program_name;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
@@ -203,8 +135,8 @@ std::vector<std::string> kernel_names(const std::string& text) {
   return names;
 }
 
-// What went wrong when NVRTC could not resolve the name expression (its log then speaks of
-// "__nv_name_map", a file the user never wrote).
+// What went wrong when the compiler could not resolve the name expression (NVRTC's log then
+// speaks of "__nv_name_map", nvcc's of the wrapper: files the user never wrote).
 std::string name_expression_problem(const std::string& kernel, const std::string& text) {
   const std::string base = kernel.substr(0, kernel.find('<'));
   const std::string name = base.substr(0, base.find_last_not_of(" \t") + 1);
@@ -232,32 +164,284 @@ struct program {
   }
 };
 
-// A cache entry: "bankbench-nvrtc 1\n<lowered name>\n" then the cubin.
-constexpr const char* k_magic = "bankbench-nvrtc 1\n";
+// A cache entry: "bankbench-kernel 2\n", then "name <lowered name>\n", "arch <arch>\n",
+// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", a blank line and the
+// cubin. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
+// file, ask nvcc.
+constexpr const char* k_magic = "bankbench-kernel 2\n";
 
-bool read_entry(const fs::path& file, compiled_kernel& k) {
+struct entry {
+  compiled_kernel kernel;
+  std::string use_nvcc; ///< the NVRTC entry says: NVRTC cannot, because ...
+};
+
+bool read_entry(const fs::path& file, entry& e) {
   std::string data;
-  if (!read_file(file, data)) return false;
+  if (!read_whole_file(file, data)) return false;
   const std::string magic(k_magic);
   if (data.compare(0, magic.size(), magic) != 0) return false;
-  const auto eol = data.find('\n', magic.size());
-  if (eol == std::string::npos || eol + 1 >= data.size()) return false;
-  k.lowered_name = data.substr(magic.size(), eol - magic.size());
-  k.cubin = data.substr(eol + 1);
-  return true;
+  std::size_t at = magic.size();
+  while (at < data.size() && data[at] != '\n') {
+    const auto eol = data.find('\n', at);
+    if (eol == std::string::npos) return false;
+    const std::string line = data.substr(at, eol - at);
+    const auto space = line.find(' ');
+    const std::string key = line.substr(0, space), value = space == std::string::npos ? "" : line.substr(space + 1);
+    if (key == "name") e.kernel.lowered_name = value;
+    if (key == "arch") e.kernel.arch = value;
+    if (key == "compiler") e.kernel.compiler = value;
+    if (key == "fallback") e.kernel.fallback = value;
+    if (key == "options") e.kernel.options = value;
+    if (key == "nvcc") e.use_nvcc = value.empty() ? "NVRTC cannot compile it" : value;
+    at = eol + 1;
+  }
+  if (at >= data.size()) return false;
+  e.kernel.cubin = data.substr(at + 1);
+  if (!e.use_nvcc.empty()) return true;
+  return !e.kernel.lowered_name.empty() && !e.kernel.cubin.empty();
 }
 
 // Written whole or not at all, so a reader never sees a torn entry; a failure only costs the next
 // run a compile.
-void write_entry(const fs::path& file, const compiled_kernel& k) {
+void write_entry(const fs::path& file, const compiled_kernel& k, const std::string& use_nvcc = {}) {
   try {
-    write_file_atomically(file, [&](std::ostream& out) { out << k_magic << k.lowered_name << '\n' << k.cubin; });
-  } catch (const output_error& e) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    write_file_atomically(file, [&](std::ostream& out) {
+      out << k_magic;
+      if (!use_nvcc.empty()) {
+        out << "nvcc " << use_nvcc << "\n\n";
+        return;
+      }
+      out << "name " << k.lowered_name << "\narch " << k.arch << "\ncompiler " << k.compiler << "\noptions "
+          << k.options << "\n";
+      if (!k.fallback.empty()) out << "fallback " << k.fallback << "\n";
+      out << "\n" << k.cubin;
+    });
+  } catch (const error& e) {
     spdlog::debug("compile cache: {}", e.what());
   }
 }
 
+// "-arch=sm_90a", "--gpu-architecture sm_90a" and the like among the user's options: the
+// architecture is the GPU's, so the only choice is its arch-specific twin.
+std::string arch_in_options(std::vector<std::string>& options, const std::string& arch, const std::string& file) {
+  static const std::regex arch_flag(
+      R"(^(-arch|--gpu-architecture|-gencode|--generate-code|-code|--gpu-code)(=(.*))?$)");
+  std::string chosen = arch;
+  std::vector<std::string> kept;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    std::smatch m;
+    if (!std::regex_match(options[i], m, arch_flag)) {
+      kept.push_back(options[i]);
+      continue;
+    }
+    std::string value = m[2].matched ? m[3].str() : (i + 1 < options.size() ? options[++i] : "");
+    const std::string base = arch.back() == 'a' ? arch.substr(0, arch.size() - 1) : arch;
+    if (value == base || value == base + "a" || value == "compute" + base.substr(2) ||
+        value == "compute" + base.substr(2) + "a")
+      chosen = value.back() == 'a' ? base + "a" : base;
+    else
+      throw compile_error(file + ": options: '" + m[1].str() + (value.empty() ? "" : "=" + value) +
+                          "': the architecture is the GPU's (" + base + "); bankbench compiles for " + base +
+                          "a by itself when the kernel needs it, or write -arch=" + base + "a to ask for it");
+  }
+  options = kept;
+  return chosen;
+}
+
+bool has_std_option(const std::vector<std::string>& options) {
+  return std::any_of(options.begin(), options.end(),
+                     [](const std::string& o) { return o.rfind("-std=", 0) == 0 || o.rfind("--std=", 0) == 0; });
+}
+
+// ptxas's words when an instruction exists only on the arch-specific target (wgmma, setmaxnreg,
+// some TMA forms): "Instruction 'wgmma.fence' not supported on .target 'sm_90'".
+bool needs_arch_specific(const std::string& log, const std::string& arch) {
+  return arch.back() != 'a' && log.find("not supported on .target '" + arch + "'") != std::string::npos;
+}
+
+// The header a log says cannot be opened, with the file and line that includes it.
+struct missing_header {
+  std::string name, where;
+};
+
+std::optional<missing_header> missing_header_in(const std::string& log) {
+  static const std::regex open(R"re((?:^|\n)(.*?)\((\d+)\): catastrophic error: cannot open source file "([^"]+)")re");
+  static const std::regex gcc_open(R"re((?:^|\n)([^\n:]*):(\d+):\d+: fatal error: ([^:\n]+): No such file)re");
+  std::smatch m;
+  if (std::regex_search(log, m, open) || std::regex_search(log, m, gcc_open))
+    return missing_header{m[3].str(), m[1].str() + ":" + m[2].str()};
+  return std::nullopt;
+}
+
+// A header of the host's C and C++ libraries, which nvcc finds and NVRTC does not.
+bool host_library_header(const std::string& name) {
+  std::error_code ec;
+  for (const char* dir : {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"})
+    if (fs::is_regular_file(fs::path(dir) / name, ec)) return true;
+  if (fs::is_directory("/usr/include/c++", ec))
+    for (const auto& version : fs::directory_iterator("/usr/include/c++", ec))
+      if (fs::is_regular_file(version.path() / name, ec)) return true;
+  return false;
+}
+
+// Why NVRTC cannot compile a file that nvcc might: empty when the log shows an ordinary error
+// (a header that is nowhere, a syntax error), which nvcc would only repeat.
+std::string why_not_nvrtc(const std::string& log, nvrtcResult result) {
+  if (result == NVRTC_ERROR_INVALID_OPTION) return "NVRTC does not take one of the options";
+  if (const auto h = missing_header_in(log)) {
+    if (const auto host = host_only_header(h->name)) return *host + ", which NVRTC cannot compile";
+    if (host_library_header(h->name)) return "<" + h->name + "> is a host library header, which NVRTC cannot open";
+    return {};
+  }
+  if (log.find("not allowed in JIT mode") != std::string::npos) return "it has host code, which NVRTC cannot compile";
+  return {};
+}
+
+std::string searched_folders(const compile_request& rq) {
+  std::string s = source_dir(rq.source_path);
+  for (const auto& d : rq.include_dirs) s += ", " + d;
+  for (const auto& d : toolkit_include_dirs()) s += ", " + d;
+  return s;
+}
+
+// A compile error's words: the header that cannot be found, named with where it was looked for and
+// the fix; a name expression that does not resolve; otherwise the compiler's log at the user's lines.
+[[noreturn]] void fail(const compile_request& rq, const std::string& compiler, const std::string& arch,
+                       const std::string& log, const std::string& note = {}) {
+  std::string head = rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + arch + " with " + compiler;
+  if (!note.empty()) head += " (" + note + ")";
+  if (const auto h = missing_header_in(log)) {
+    std::string fix;
+    if (const auto host = host_only_header(h->name))
+      fix = *host + ": NVRTC compiles device code only; use `compiler: nvcc` (or `auto`), or remove the include";
+    else
+      fix = "add its folder to `include:` (in `source:` or the variant)" +
+            std::string(compiler.rfind("nvrtc", 0) == 0 ? ", or use `compiler: nvcc`" : "");
+    throw compile_error(head + ":\n" + h->where + ": cannot open <" + h->name + ">: looked in " + searched_folders(rq) +
+                        "; " + fix);
+  }
+  const bool name_map = log.find("__nv_name_map") != std::string::npos ||
+                        log.find(k_nvcc_wrapper_name) != std::string::npos;
+  std::string mapped = log;
+  const std::string absolute = fs::absolute(rq.source_path).lexically_normal().string();
+  for (std::size_t at = 0; (at = mapped.find(absolute, at)) != std::string::npos; at += rq.source_path.size())
+    mapped.replace(at, absolute.size(), rq.source_path);
+  std::string text;
+  if (name_map) try {
+      text = read_source(rq.source_path);
+    } catch (const error&) {
+    }
+  throw compile_error(head + (name_map ? ": " + name_expression_problem(rq.kernel, text) : "") + ":\n" +
+                      user_log(mapped, rq.kernel));
+}
+
+// The flags both compilers get: line info, the includes, the defines, C++17 unless the user chose.
+std::vector<std::string> common_flags(const compile_request& rq, const std::vector<std::string>& user) {
+  std::vector<std::string> f{"-lineinfo"};
+  if (!has_std_option(user)) f.emplace_back("-std=c++17");
+  f.push_back("-I" + source_dir(rq.source_path));
+  for (const auto& d : rq.include_dirs) f.push_back("-I" + d);
+  for (const auto& d : rq.defines) f.push_back("-D" + d);
+  f.insert(f.end(), user.begin(), user.end());
+  return f;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+std::string key_of(const std::string& compiler, const std::string& arch, const compile_request& rq,
+                   const std::string& source_hash, const std::vector<std::string>& flags) {
+  std::string keyed = compiler + "\narch " + arch + "\nkernel " + rq.kernel + "\nsource " + source_hash;
+  if (compiler.rfind("nvrtc", 0) == 0) keyed += "\nlayer " + std_layer_hash();
+  for (const auto& o : flags) keyed += "\noption " + o;
+  return sha256_hex(keyed);
+}
+
+struct attempt {
+  bool ok = false;
+  compiled_kernel k;
+  std::string log;
+  nvrtcResult result = NVRTC_SUCCESS;
+};
+
+attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags) {
+  std::vector<std::string> options{"--gpu-architecture=" + arch, "-default-device"};
+  options.insert(options.end(), flags.begin(), flags.end());
+  for (const auto& d : toolkit_include_dirs()) options.push_back("-I" + d);
+  const std::string text = read_source(rq.source_path);
+  const auto& layer = std_layer();
+  std::vector<const char*> names, texts;
+  for (const auto& h : layer) {
+    names.push_back(h.name.c_str());
+    texts.push_back(h.text.c_str());
+  }
+  program prog;
+  const nvrtc_api& api = nvrtc();
+  check(api.create(&prog.p, text.c_str(), rq.source_path.c_str(), static_cast<int>(layer.size()), texts.data(),
+                   names.data()),
+        "nvrtcCreateProgram");
+  check(api.add_name(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  attempt a;
+  a.result = api.compile(prog.p, static_cast<int>(argv.size()), argv.data());
+  std::size_t log_size = 0;
+  check(api.log_size(prog.p, &log_size), "nvrtcGetProgramLogSize");
+  a.log.assign(log_size, '\0');
+  if (log_size > 0) check(api.log(prog.p, a.log.data()), "nvrtcGetProgramLog");
+  while (!a.log.empty() && (a.log.back() == '\0' || a.log.back() == '\n')) a.log.pop_back();
+  a.k.options = joined(options);
+  a.k.arch = arch;
+  if (a.result != NVRTC_SUCCESS) return a;
+  const char* lowered = nullptr;
+  if (api.lowered_name(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
+    throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
+  a.k.lowered_name = lowered;
+  std::size_t size = 0;
+  check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
+  a.k.cubin.resize(size);
+  check(api.cubin(prog.p, a.k.cubin.data()), "nvrtcGetCUBIN");
+  if (!a.log.empty())
+    spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(a.log, rq.kernel));
+  a.ok = true;
+  return a;
+}
+
+attempt with_nvcc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags) {
+  attempt a;
+  nvcc_output out = run_nvcc(rq.source_path, rq.kernel, flags, arch);
+  a.log = out.log;
+  a.k.options = "-arch=" + arch + " " + joined(flags);
+  a.k.arch = arch;
+  if (!out.ok) return a;
+  a.k.cubin = std::move(out.cubin);
+  a.k.lowered_name = out.lowered_name;
+  a.ok = true;
+  return a;
+}
+
 } // namespace
+
+void note_fallback(const std::string& file, const std::string& why) {
+  static std::mutex m;
+  static std::set<std::string> said;
+  const std::lock_guard lock(m);
+  if (said.insert(file).second) spdlog::info("{}: compiled with nvcc: {}", file, why);
+}
+
+const char* name_of(compiler_choice c) {
+  switch (c) {
+  case compiler_choice::nvrtc: return "nvrtc";
+  case compiler_choice::nvcc: return "nvcc";
+  case compiler_choice::automatic: break;
+  }
+  return "auto";
+}
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
@@ -276,65 +460,71 @@ std::string default_cache_dir() {
 }
 
 std::string source_hash(const std::string& source_path, const std::vector<std::string>& include_dirs) {
-  return hash_source(source_path, include_dirs).hash;
+  return track_source(source_path, include_dirs, default_cache_dir()).hash;
 }
 
 compiled_kernel compile(const compile_request& rq, const std::string& cache_dir) {
   const auto t0 = std::chrono::steady_clock::now();
-  const hashed_source src = hash_source(rq.source_path, rq.include_dirs);
-
-  std::vector<std::string> options{"--gpu-architecture=" + rq.arch, "-std=c++17", "-default-device", "-lineinfo"};
-  options.push_back("-I" + source_dir(rq.source_path));
-  for (const auto& d : rq.include_dirs) options.push_back("-I" + d);
-  for (const auto& d : toolkit_include_dirs()) options.push_back("-I" + d);
-  for (const auto& d : rq.defines) options.push_back("-D" + d);
-
-  compiled_kernel k;
-  k.source_hash = src.hash;
-  for (const auto& h : src.headers) k.headers.push_back(h.string());
-  std::string keyed = "nvrtc " + nvrtc_version() + "\narch " + rq.arch + "\nkernel " + rq.kernel + "\nsource " +
-                      src.hash;
-  for (const auto& o : options) keyed += "\noption " + o;
-  k.key = sha256_hex(keyed);
-
+  const tracked_source src = track_source(rq.source_path, rq.include_dirs, cache_dir);
+  std::vector<std::string> user = rq.options;
+  std::string arch = arch_in_options(user, rq.arch, rq.source_path);
+  const std::vector<std::string> flags = common_flags(rq, user);
   const fs::path dir(cache_dir);
-  const fs::path entry = dir / (k.key + ".cubin");
-  if (!cache_dir.empty() && read_entry(entry, k)) {
-    k.cache_hit = true;
+
+  const auto finish = [&](compiled_kernel k, const std::string& key, bool hit) {
+    k.key = key;
+    k.source_hash = src.hash;
+    k.headers = src.headers;
+    k.cache_hit = hit;
+    if (k.arch.empty()) k.arch = arch;
+    k.compile_ms = hit ? 0 : std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return k;
+  };
+
+  std::string fallback;
+  if (rq.compiler != compiler_choice::nvcc) {
+    const std::string compiler = "nvrtc " + nvrtc_version();
+    const std::string key = key_of(compiler, arch, rq, src.hash, flags);
+    const fs::path file = dir / (key + ".cubin");
+    entry e;
+    if (!cache_dir.empty() && read_entry(file, e)) {
+      if (e.use_nvcc.empty()) return finish(e.kernel, key, true);
+      if (rq.compiler == compiler_choice::automatic) fallback = e.use_nvcc;
+    }
+    if (fallback.empty()) {
+      attempt a = with_nvrtc(rq, arch, flags);
+      if (!a.ok && needs_arch_specific(a.log, arch)) a = with_nvrtc(rq, arch + "a", flags);
+      if (a.ok) {
+        a.k.compiler = compiler;
+        if (!cache_dir.empty()) write_entry(file, a.k);
+        return finish(a.k, key, false);
+      }
+      const std::string why = why_not_nvrtc(a.log, a.result);
+      if (rq.compiler == compiler_choice::nvrtc || why.empty()) fail(rq, compiler, arch, a.log);
+      fallback = why;
+      if (!cache_dir.empty()) write_entry(file, {}, why);
+    }
   }
 
-  program prog;
-  const nvrtc_api& api = nvrtc();
-  check(api.create(&prog.p, src.text.c_str(), rq.source_path.c_str(), 0, nullptr, nullptr), "nvrtcCreateProgram");
-  check(api.add_name(prog.p, rq.kernel.c_str()), "nvrtcAddNameExpression");
-  std::vector<const char*> argv;
-  for (const auto& o : options) argv.push_back(o.c_str());
-  const nvrtcResult compiled = api.compile(prog.p, static_cast<int>(argv.size()), argv.data());
-  std::size_t log_size = 0;
-  check(api.log_size(prog.p, &log_size), "nvrtcGetProgramLogSize");
-  std::string log(log_size, '\0');
-  if (log_size > 0) check(api.log(prog.p, log.data()), "nvrtcGetProgramLog");
-  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-  if (compiled != NVRTC_SUCCESS) {
-    const bool name_map = log.find("__nv_name_map") != std::string::npos;
-    throw compile_error(rq.source_path + ": kernel '" + rq.kernel + "' does not compile for " + rq.arch +
-                        (name_map ? ": " + name_expression_problem(rq.kernel, src.text) : "") + ":\n" +
-                        user_log(log, rq.source_path));
+  const std::string compiler = "nvcc " + find_nvcc().version;
+  const std::string key = key_of(compiler, arch, rq, src.hash, flags);
+  const fs::path file = dir / (key + ".cubin");
+  if (!fallback.empty()) note_fallback(rq.source_path, fallback);
+  entry e;
+  if (!cache_dir.empty() && read_entry(file, e) && e.use_nvcc.empty()) {
+    e.kernel.fallback = fallback;
+    return finish(e.kernel, key, true);
   }
-  const char* lowered = nullptr;
-  if (api.lowered_name(prog.p, rq.kernel.c_str(), &lowered) != NVRTC_SUCCESS || lowered == nullptr)
-    throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
-  k.lowered_name = lowered;
-  std::size_t size = 0;
-  check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
-  k.cubin.resize(size);
-  check(api.cubin(prog.p, k.cubin.data()), "nvrtcGetCUBIN");
-  k.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!log.empty())
-    spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(log, rq.source_path));
-  if (!cache_dir.empty()) write_entry(entry, k);
-  return k;
+  attempt a = with_nvcc(rq, arch, flags);
+  if (!a.ok && needs_arch_specific(a.log, arch)) {
+    arch += "a";
+    a = with_nvcc(rq, arch, flags);
+  }
+  if (!a.ok) fail(rq, compiler, arch, a.log, fallback.empty() ? "" : "NVRTC could not either: " + fallback);
+  a.k.compiler = compiler;
+  a.k.fallback = fallback;
+  if (!cache_dir.empty()) write_entry(file, a.k);
+  return finish(a.k, key, false);
 }
 
 } // namespace bb::source

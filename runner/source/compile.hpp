@@ -1,8 +1,9 @@
 #pragma once
-/// Source variants' kernels compiled at run time by NVRTC to a cubin for one architecture, and
-/// kept in an on-disk cache. Needs no GPU. The key hashes the source, every header it includes
-/// (found by following its #include lines through the source's folder and the include paths),
-/// the options, the name expression, NVRTC's version and the architecture.
+/// Source variants' kernels compiled at run time to a cubin for one architecture, by NVRTC (with
+/// bankbench's standard-header layer, runner/source/std_layer.hpp) or by the toolkit's nvcc, and
+/// kept in an on-disk cache. Needs no GPU. The key hashes the source and every header it includes
+/// (runner/source/track.hpp), the compiler and its version, the options, the name expression and
+/// the architecture; docs/source-kernels.md says how.
 #include <string>
 #include <vector>
 
@@ -10,12 +11,20 @@
 
 namespace bb::source {
 
+/// Which compiler: `auto` is NVRTC, falling back to nvcc where NVRTC cannot compile the file.
+enum class compiler_choice { automatic, nvrtc, nvcc };
+
+/// "auto", "nvrtc", "nvcc".
+const char* name_of(compiler_choice c);
+
 struct compile_request {
   std::string source_path;               ///< the .cu file, as the user named it (messages use it)
   std::string kernel;                    ///< a name expression: "transpose<32, 1>" or "histogram"
   std::vector<std::string> defines;      ///< "TILE=32", passed as -D
   std::vector<std::string> include_dirs; ///< user include folders, searched after the source's own
   std::string arch = "sm_90";            ///< sm_XY or sm_XYa
+  compiler_choice compiler = compiler_choice::automatic;
+  std::vector<std::string> options; ///< the user's flags: "-std=c++20", "--use_fast_math"
 };
 
 struct compiled_kernel {
@@ -26,6 +35,10 @@ struct compiled_kernel {
   double compile_ms = 0;    ///< 0 on a cache hit
   bool cache_hit = false;
   std::vector<std::string> headers; ///< user headers found by include tracking, in order
+  std::string compiler;             ///< "nvrtc 13.0" or "nvcc 13.0.88": what compiled it
+  std::string options;              ///< every flag it was compiled with, the architecture first
+  std::string arch;                 ///< what it was compiled for: the request's, or with "a" added
+  std::string fallback;             ///< why NVRTC could not, when `auto` used nvcc; else empty
 };
 
 /// A kernel that does not compile: the log, with NVRTC's "file(line): error" turned into
@@ -41,12 +54,15 @@ std::string default_cache_dir();
 
 /// Compiles (or finds in `cache_dir`; "" disables the cache). Throws compile_error for a bad
 /// source, a missing file or a name expression that does not instantiate; environment_error when
-/// NVRTC itself fails.
+/// the compiler itself fails or is missing. Safe to call from several threads at once.
 compiled_kernel compile(const compile_request& request, const std::string& cache_dir);
 
-/// SHA-256 over the source file and every header it includes, as the cache key sees them.
-/// Throws compile_error when the source cannot be read.
+/// SHA-256 over the source file and every header it includes, as the cache key sees them
+/// (through the manifests of default_cache_dir()). Throws compile_error when the source cannot be read.
 std::string source_hash(const std::string& source_path, const std::vector<std::string>& include_dirs);
+
+/// Says once per file and process, at info level, why `auto` compiled a file with nvcc.
+void note_fallback(const std::string& file, const std::string& why);
 
 /// "13.0": the NVRTC library's version.
 std::string nvrtc_version();

@@ -1,26 +1,34 @@
 #include "runner/source/inputs.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
 #include "runner/common/error.hpp"
+#include "runner/common/suggest.hpp"
+#include "runner/source/float16.hpp"
 
 namespace bb::source {
 
 namespace {
 
-const element_type k_types[] = {{"float", 4, true, true},   {"double", 8, true, true},   {"int8", 1, false, true},
-                                {"uint8", 1, false, false}, {"int16", 2, false, true},   {"uint16", 2, false, false},
-                                {"int32", 4, false, true},  {"uint32", 4, false, false}, {"int64", 8, false, true},
-                                {"uint64", 8, false, false}};
+const element_type k_types[] = {{"float", 4, true, true},    {"double", 8, true, true},   {"float16", 2, true, true},
+                                {"bfloat16", 2, true, true}, {"int8", 1, false, true},    {"uint8", 1, false, false},
+                                {"int16", 2, false, true},   {"uint16", 2, false, false}, {"int32", 4, false, true},
+                                {"uint32", 4, false, false}, {"int64", 8, false, true},   {"uint64", 8, false, false}};
 
 } // namespace
 
 const element_type& type_named(const std::string& name) {
-  for (const auto& t : k_types)
+  std::vector<std::string> names;
+  for (const auto& t : k_types) {
     if (name == t.name) return t;
-  throw error(exit_code::usage, "unknown element type '" + name + "'");
+    names.emplace_back(t.name);
+  }
+  const std::string hint = did_you_mean(name, names);
+  throw error(exit_code::usage, "unknown element type '" + name + "'" + (hint.empty() ? "" : " (" + hint + ")"));
 }
 
 namespace {
@@ -46,6 +54,10 @@ void store_number(std::vector<unsigned char>& out, const element_type& t, std::s
     put(out, i, static_cast<float>(v));
   else if (n == "double")
     put(out, i, v);
+  else if (n == "float16")
+    put(out, i, to_float16(v));
+  else if (n == "bfloat16")
+    put(out, i, to_bfloat16(v));
   else if (n == "int8")
     put(out, i, static_cast<std::int8_t>(v));
   else if (n == "uint8")
@@ -73,6 +85,11 @@ double load_number(const unsigned char* p, const element_type& t) {
   };
   if (n == "float") return get(float{});
   if (n == "double") return get(double{});
+  if (n == "float16" || n == "bfloat16") {
+    std::uint16_t bits = 0;
+    std::memcpy(&bits, p, sizeof bits);
+    return n == "float16" ? from_float16(bits) : from_bfloat16(bits);
+  }
   if (n == "int8") return get(std::int8_t{});
   if (n == "uint8") return get(std::uint8_t{});
   if (n == "int16") return get(std::int16_t{});
@@ -81,6 +98,13 @@ double load_number(const unsigned char* p, const element_type& t) {
   if (n == "uint32") return get(std::uint32_t{});
   if (n == "int64") return get(std::int64_t{});
   return get(std::uint64_t{});
+}
+
+bool elements_match(const unsigned char* got, const unsigned char* want, const element_type& t, double tolerance) {
+  if (std::memcmp(got, want, t.bytes) == 0) return true;
+  if (tolerance <= 0) return false;
+  const double g = load_number(got, t), w = load_number(want, t);
+  return std::fabs(g - w) <= tolerance * std::max(1.0, std::fabs(w));
 }
 
 std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
@@ -114,14 +138,13 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
       else
         std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
     }
-  } else if (t.is_float) {
-    const bool is_double = t.bytes == 8;
+  } else if (t.is_float) { // float's values; doubles hold them exactly, 16-bit types round them
     for (std::size_t i = 0; i < count; ++i) {
       const float v = static_cast<float>(static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23)) * (1.0f / (1 << 23));
-      if (is_double)
-        put(out, i, static_cast<double>(v));
-      else
+      if (t.bytes == 4)
         put(out, i, v);
+      else
+        store_number(out, t, i, v);
     }
   } else {
     for (std::size_t i = 0; i < count; ++i) {

@@ -16,19 +16,24 @@ struct element_type {
   bool is_float, is_signed;
 };
 
-/// float, double, int8 .. uint64; throws bb::error (usage) for another name.
+/// float, double, float16, bfloat16, int8 .. uint64; throws bb::error (usage) for another name.
 const element_type& type_named(const std::string& name);
 
-/// Stores `v` converted to `t` as element `i` of `out`.
+/// Stores `v` converted to `t` as element `i` of `out` (float16 and bfloat16 rounded to nearest even).
 void store_number(std::vector<unsigned char>& out, const element_type& t, std::size_t i, double v);
 
 /// Element at `p` of type `t`, as a double.
 double load_number(const unsigned char* p, const element_type& t);
 
+/// Whether output element `got` passes against `want` (both of type `t`): the same bytes, or,
+/// with a tolerance above 0, |got - want| <= tolerance * max(1, |want|) over their values as
+/// doubles (float16 and bfloat16 too). A NaN passes only bit for bit.
+bool elements_match(const unsigned char* got, const unsigned char* want, const element_type& t, double tolerance);
+
 /// The initial bytes of buffer argument `a` (argument `arg_index` of its variant), `count`
 /// elements of `t`. uniform: floats as kernels/common/uniform.hpp's uniform_at(seed, i), the
-/// first argument with the experiment's seed and each later one its own; integers the low bytes
-/// of the same generator. Throws bb::error (usage) when an init file's size is not the buffer's.
+/// first argument with the experiment's seed and each later one its own (float16 and bfloat16:
+/// the same values rounded to nearest even); integers the low bytes of the same generator. Throws bb::error (usage) when an init file's size is not the buffer's.
 std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
                                             std::uint64_t seed, std::size_t arg_index);
 

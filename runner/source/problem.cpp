@@ -6,7 +6,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +22,7 @@
 #include "runner/registry/compiled_problem.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/inputs.hpp"
+#include "runner/source/known_kernels.hpp"
 #include "runner/source/shared_bytes.hpp"
 #include "runner/source/variants.hpp"
 
@@ -116,8 +116,10 @@ shared_bytes::handle shared_initial_contents(const config::source_arg& a, const 
   return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
 }
 
-compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
-  return {v.file, config::substitute_params(v.kernel, params), defines_of(v, params), v.include_dirs, arch};
+compiler_choice choice_of(const std::string& name) {
+  if (name == "nvrtc") return compiler_choice::nvrtc;
+  if (name == "nvcc") return compiler_choice::nvcc;
+  return compiler_choice::automatic;
 }
 
 struct buffer {
@@ -146,8 +148,8 @@ public:
       : m_variant(v) {
     const std::string where = exp.name + "/" + v.name;
     config::check_source_configuration(exp, v, params);
-    const compiled_kernel k = compile(request_of(v, params, current_arch()), cache_dir);
-    m_compile = {k.key, k.compile_ms};
+    const compiled_kernel k = compile_known(request_of(v, params, current_arch()), cache_dir);
+    m_compile = {k.key, k.compile_ms, k.compiler, k.options};
     const loaded& l = load(k);
     m_kernel = l.kernel;
     geometry(where, params);
@@ -378,12 +380,7 @@ private:
       const unsigned char* g = got + j * size;
       const unsigned char* w = want.data() + first + j * size;
       ++r.checked;
-      bool same = std::memcmp(g, w, size) == 0;
-      if (!same && tol > 0) {
-        const double gv = load_number(g, *b.type), wv = load_number(w, *b.type);
-        same = std::fabs(gv - wv) <= tol * std::max(1.0, std::fabs(wv));
-      }
-      if (same) continue;
+      if (elements_match(g, w, *b.type, tol)) continue;
       if (r.mismatches++ == 0) {
         std::ostringstream s;
         s << b.arg->name << "[" << first / size + j << "] = " << load_number(g, *b.type) << ", expected "
@@ -425,39 +422,14 @@ std::string source_fingerprint(const config::experiment& exp) {
   return sha256_hex(all);
 }
 
-validate_result compile_all(const config::experiment& exp, const std::string& arch, const std::string& cache_dir) {
-  validate_result r;
-  const std::string dir = cache_dir.empty() ? default_cache_dir() : cache_dir;
-  std::vector<diagnostic> problems;
-  std::map<std::string, bool> done;
-  for (const auto& cfg : config::expand(exp)) {
-    const config::source_variant* v = exp.find_source(cfg.variant);
-    if (v == nullptr) continue;
-    try { // every configuration's expressions, as the run will compute them
-      config::check_source_configuration(exp, *v, cfg.params);
-    } catch (const error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name, e.what(), ""});
-      continue;
-    }
-    compile_request rq = request_of(*v, cfg.params, arch);
-    std::string id = v->file + "|" + rq.kernel;
-    for (const auto& d : rq.defines) id += "|" + d;
-    if (!done.emplace(id, true).second) continue;
-    try {
-      const auto t0 = std::chrono::steady_clock::now();
-      const auto k = compile(rq, dir);
-      ++r.kernels;
-      r.cache_hits += k.cache_hit ? 1 : 0;
-      r.compile_ms += k.compile_ms;
-      if (k.cache_hit)
-        r.cache_hit_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    } catch (const compile_error& e) {
-      problems.push_back({exp.path, v->line, 0, "variants." + v->name,
-                          "variant '" + v->name + "' (" + config::describe_params(cfg.params) + "): " + e.what(), ""});
-    }
-  }
-  if (!problems.empty()) throw config_error(problems);
-  return r;
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
+  return {v.file,
+          config::substitute_params(v.kernel, params),
+          defines_of(v, params),
+          v.include_dirs,
+          arch,
+          choice_of(v.compiler),
+          v.options};
 }
 
 } // namespace bb::source

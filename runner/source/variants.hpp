@@ -8,6 +8,7 @@
 
 #include "runner/config/experiment.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/source/compile.hpp"
 
 namespace bb::source {
 
@@ -20,16 +21,8 @@ std::vector<variant_info> variants_of(const config::experiment& exp, const std::
 /// fingerprint includes it, so an edited kernel is never taken for the same code.
 std::string source_fingerprint(const config::experiment& exp);
 
-/// What `validate` found compiling an experiment's source variants.
-struct validate_result {
-  std::size_t kernels = 0; ///< distinct (variant, kernel, defines) compiled
-  std::size_t cache_hits = 0;
-  double compile_ms = 0;   ///< spent compiling (cache misses)
-  double cache_hit_ms = 0; ///< spent finding cache hits: hashing the source and headers, reading the cubin
-};
-
-/// Compiles every distinct kernel instance the sweep of `exp` needs, for `arch`, without a GPU.
-/// Throws config_error with one diagnostic per failure (file:line from NVRTC, or the YAML's).
-validate_result compile_all(const config::experiment& exp, const std::string& arch, const std::string& cache_dir = {});
+/// The compile request of source variant `v` at one configuration's `params`, for `arch`: the
+/// name expression and defines with the axes' values put in.
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch);
 
 } // namespace bb::source

@@ -99,6 +99,8 @@ struct configuration_record {
   std::uint64_t pool_reserved_bytes = 0; ///< then mapped by the buffer pool; 0: none (stored as NULL)
   std::string compile_key;               ///< source variants: the compile cache key; empty: built in (NULL)
   std::optional<double> compile_ms;      ///< source variants: compile time, 0 on a cache hit
+  std::string compiler;                  ///< source variants: "nvrtc 13.0", "nvcc 13.0.88"; empty: NULL
+  std::string compile_options;           ///< source variants: every flag; empty: NULL
   std::vector<launch_record> launches;
   std::optional<timing_record> timing;
   std::vector<expectation_record> expectations;

@@ -14,6 +14,7 @@ extern const char store_migration_3[];
 extern const char store_migration_4[];
 extern const char store_migration_5[];
 extern const char store_migration_6[];
+extern const char store_migration_7[];
 } // namespace bb::embedded
 
 namespace bb::store::schema {
@@ -103,7 +104,8 @@ const plan& current() {
                        {3, embedded::store_migration_3},
                        {4, embedded::store_migration_4},
                        {5, embedded::store_migration_5},
-                       {6, embedded::store_migration_6}}};
+                       {6, embedded::store_migration_6},
+                       {7, embedded::store_migration_7}}};
   return p;
 }
 

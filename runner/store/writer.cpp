@@ -142,14 +142,14 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
       db, *m_path,
       "INSERT INTO configurations (run_id, seq, variant, family, params_json, status, reason, bytes_moved, "
       "smem_access_bytes, verified_elements, mismatched_elements, started_at, finished_at, host_rss_peak_bytes, "
-      "device_used_bytes, pool_reserved_bytes, compile_key, compile_ms) "
-      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "device_used_bytes, pool_reserved_bytes, compile_key, compile_ms, compiler, compile_options) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   st.run(run_id, c.seq, c.variant, c.family, c.params_json, std::string(name_of(c.status)), null_if_empty(c.reason),
          c.bytes_moved, c.smem_access_bytes, c.verified_elements, c.mismatched_elements, null_if_empty(c.started_at),
          null_if_empty(c.finished_at), null_if_zero_bytes(c.host_rss_peak_bytes),
          null_if_zero_bytes(c.device_used_bytes), null_if_zero_bytes(c.pool_reserved_bytes),
-         null_if_empty(c.compile_key), c.compile_ms);
+         null_if_empty(c.compile_key), c.compile_ms, null_if_empty(c.compiler), null_if_empty(c.compile_options));
   const std::int64_t id = sqlite3_last_insert_rowid(db);
   insert_launches(db, *m_path, id, c, operation);
   if (c.timing) insert_timing(db, *m_path, id, *c.timing, operation);

@@ -46,6 +46,19 @@ TEST(cli_source, validate_compiles_a_good_source_kernel_for_sm90) {
   EXPECT_NE(again.out.find(" ms, 0 compiled in 0 ms)"), std::string::npos) << again.out;
 }
 
+TEST(cli_source, validate_compiles_kernels_with_standard_headers_and_cub_unchanged) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/real_kernels.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("real_kernels.yaml: ok (real_kernels, 2 configurations, 0 expectations, 2 kernel(s) compiled"),
+            std::string::npos)
+      << r.out;
+  // CUB's umbrella header holds host code: nvcc compiles that file, and says so once.
+  EXPECT_NE(r.err.find("cub_block_sum.cu: compiled with nvcc: it has host code, which NVRTC cannot compile"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(cli_source, validate_refuses_a_broken_kernel_naming_the_cu_file_and_line) {
   private_cache cache;
   const auto r = run_cli("validate " + k_dir + "/validate/broken.yaml");
@@ -133,6 +146,21 @@ TEST(cli_source, the_readme_example_kernel_and_yaml_validate) {
             std::string::npos)
       << r.out;
   std::filesystem::remove_all(dir);
+}
+
+} // namespace
+
+namespace {
+
+TEST(cli_source, validate_compiles_half_and_bfloat16_kernels) {
+  private_cache cache;
+  const auto r = run_cli("validate " + k_dir + "/validate/sixteen_bit.yaml");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // sum8<__half> twice (half, half_exact): one instance; cuda_fp16.h and cuda_bf16.h from the toolkit.
+  EXPECT_NE(r.out.find("sixteen_bit.yaml: ok (source_sixteen_bit, 5 configurations, 0 expectations, 4 kernel(s) "
+                       "compiled for sm_90 (0 from the cache"),
+            std::string::npos)
+      << r.out;
 }
 
 } // namespace

@@ -49,3 +49,19 @@ TEST(gpu_source_run, examples_run_with_their_expectations_and_record_compile_key
             std::vector<std::string>{"10"});
   unsetenv("BB_CACHE_DIR");
 }
+
+// Kernels as written for nvcc: standard headers through NVRTC's layer, and <cub/cub.cuh>
+// through nvcc; the CUB block sum checked against the plain one; the compiler in each row.
+TEST(gpu_source_run, standard_headers_and_cub_run_and_record_their_compiler) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "r.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --samples 3 '" BB_TEST_DATA "/source/validate/real_kernels.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT variant || ' ' || status || ' ' || substr(compiler, 1, 5) || ' ' || "
+                             "substr(compile_options, 1, 13) FROM configurations ORDER BY seq"),
+            (std::vector<std::string>{"source/plain unverified nvrtc --gpu-archite",
+                                      "source/cub ok nvcc  -arch=sm_90 -"}));
+  unsetenv("BB_CACHE_DIR");
+}

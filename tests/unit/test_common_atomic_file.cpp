@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
@@ -120,3 +122,36 @@ TEST_F(atomic_file, a_script_is_executable_by_whoever_may_read_it) {
   EXPECT_EQ(st.st_mode & 07777, 0750u);
   ::umask(mask);
 }
+
+namespace {
+
+// The compile cache is written from several threads at once: the umask must survive, and every new
+// file and folder get the usual modes.
+TEST_F(atomic_file, threads_writing_new_files_at_once_keep_the_umask_and_the_modes) {
+  const mode_t before = ::umask(027);
+  constexpr int k_threads = 8, k_files = 40;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < k_threads; ++t)
+    threads.emplace_back([&, t] {
+      for (int f = 0; f < k_files; ++f)
+        bb::write_file_atomically(
+            dir / ("folder" + std::to_string(f % 4)) / (std::to_string(t) + "-" + std::to_string(f)), "x");
+    });
+  for (auto& t : threads) t.join();
+  const mode_t after = ::umask(before);
+  EXPECT_EQ(after, 027u);
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    struct stat st {};
+    ASSERT_EQ(::stat(e.path().c_str(), &st), 0);
+    if (S_ISDIR(st.st_mode)) {
+      EXPECT_EQ(st.st_mode & 07777, 0750u) << e.path();
+    } else {
+      ++files;
+      EXPECT_EQ(st.st_mode & 07777, 0640u) << e.path();
+    }
+  }
+  EXPECT_EQ(files, static_cast<std::size_t>(k_threads * k_files));
+}
+
+} // namespace

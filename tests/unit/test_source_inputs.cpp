@@ -3,12 +3,14 @@
 // files must be the buffer's size.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "runner/common/error.hpp"
 #include "kernels/common/uniform.hpp" // kernels/common: the generator the built-in families use
+#include "runner/source/float16.hpp"
 #include "runner/source/inputs.hpp"
 
 namespace {
@@ -77,6 +79,100 @@ TEST(source_inputs, file_contents_must_fill_the_buffer_exactly) {
   std::filesystem::remove(path);
   EXPECT_THROW(type_named("float32"), bb::error);
   EXPECT_EQ(bb::source::load_number(bytes.data() + 4, type_named("uint32")), 2.0);
+}
+
+} // namespace
+
+namespace {
+
+TEST(source_inputs, float16_and_bfloat16_hold_floats_uniform_values_rounded) {
+  const auto& h = type_named("float16");
+  const auto& b = type_named("bfloat16");
+  EXPECT_EQ(h.bytes, 2u);
+  EXPECT_TRUE(h.is_float && b.is_float);
+  const auto halves = initial_contents(buffer("float16", "uniform"), h, 1000, 20261121, 0);
+  const auto bfloats = initial_contents(buffer("bfloat16", "uniform"), b, 1000, 20261121, 0);
+  ASSERT_EQ(halves.size(), 2000u);
+  std::size_t inexact = 0;
+  for (std::size_t i = 0; i < 1000; ++i) {
+    const float f = bb::host::uniform_at(20261121, i);
+    std::uint16_t hb = 0, bb16 = 0;
+    std::memcpy(&hb, halves.data() + 2 * i, 2);
+    std::memcpy(&bb16, bfloats.data() + 2 * i, 2);
+    ASSERT_EQ(hb, bb::source::to_float16(f)) << i;
+    ASSERT_EQ(bb16, bb::source::to_bfloat16(f)) << i;
+    // within half a unit in the last place of the value: 2^-11 and 2^-8 relative
+    EXPECT_LE(std::fabs(bb::source::load_number(halves.data() + 2 * i, h) - f), std::ldexp(std::fabs(f), -11)) << i;
+    EXPECT_LE(std::fabs(bb::source::load_number(bfloats.data() + 2 * i, b) - f), std::ldexp(std::fabs(f), -8)) << i;
+    inexact += bb::source::load_number(halves.data() + 2 * i, h) != f ? 1 : 0;
+  }
+  EXPECT_GT(inexact, 900u); // 23-bit fractions: nearly every value rounds
+  // iota counts exactly as far as the type holds integers (2048 for float16, 256 for bfloat16).
+  const auto iota = initial_contents(buffer("float16", "iota"), h, 2050, 1, 0);
+  EXPECT_EQ(bb::source::load_number(iota.data() + 2 * 2047, h), 2047.0);
+  EXPECT_EQ(bb::source::load_number(iota.data() + 2 * 2049, h), 2048.0); // 2049 is a tie: to 2048
+  const auto biota = initial_contents(buffer("bfloat16", "iota"), b, 300, 1, 0);
+  EXPECT_EQ(bb::source::load_number(biota.data() + 2 * 255, b), 255.0);
+  EXPECT_EQ(bb::source::load_number(biota.data() + 2 * 259, b), 260.0);
+  auto a = buffer("bfloat16", "value");
+  a.value = 0.1;
+  const auto values = initial_contents(a, b, 2, 1, 0);
+  EXPECT_EQ(values, (std::vector<unsigned char>{0xcd, 0x3d, 0xcd, 0x3d}));
+  const auto zeros = initial_contents(buffer("float16", "zeros"), h, 3, 1, 0);
+  EXPECT_EQ(zeros, std::vector<unsigned char>(6, 0));
+}
+
+TEST(source_inputs, an_unknown_type_names_the_closest) {
+  try {
+    (void)type_named("bfloat61");
+    FAIL() << "no error";
+  } catch (const bb::error& e) {
+    EXPECT_EQ(std::string(e.what()), "unknown element type 'bfloat61' (did you mean 'bfloat16'?)");
+  }
+}
+
+} // namespace
+
+namespace {
+
+std::vector<unsigned char> halves(std::initializer_list<std::uint16_t> bits) {
+  std::vector<unsigned char> out;
+  for (const auto b : bits) {
+    out.push_back(static_cast<unsigned char>(b & 0xff));
+    out.push_back(static_cast<unsigned char>(b >> 8));
+  }
+  return out;
+}
+
+TEST(source_inputs, sixteen_bit_floats_are_compared_as_their_values) {
+  using bb::source::elements_match;
+  const auto& h = type_named("float16");
+  const auto& b = type_named("bfloat16");
+  // float16: 1.0 (0x3c00) against 1.0009765625 (0x3c01), one unit in the last place apart.
+  const auto one = halves({0x3c00}), next = halves({0x3c01});
+  EXPECT_TRUE(elements_match(one.data(), one.data(), h, 0));
+  EXPECT_FALSE(elements_match(next.data(), one.data(), h, 0)); // bit for bit by default
+  EXPECT_TRUE(elements_match(next.data(), one.data(), h, 1e-3));
+  EXPECT_FALSE(elements_match(next.data(), one.data(), h, 9e-4));
+  // Relative above 1, absolute below: 1000 (0x63d0) against 1000.5 (0x63d1) passes 5e-4, while
+  // 0.001 against 0.0015 passes 5e-4 as well, by the absolute floor.
+  const auto thousand = halves({0x63d0}), thousand_and_half = halves({0x63d1});
+  EXPECT_TRUE(elements_match(thousand_and_half.data(), thousand.data(), h, 5e-4));
+  const auto small = halves({bb::source::to_float16(0.001)}), larger = halves({bb::source::to_float16(0.0015)});
+  EXPECT_TRUE(elements_match(larger.data(), small.data(), h, 5e-4 + 1e-6));
+  EXPECT_FALSE(elements_match(larger.data(), small.data(), h, 4e-4));
+  // bfloat16: 1.0 (0x3f80) against 1.0078125 (0x3f81).
+  const auto bone = halves({0x3f80}), bnext = halves({0x3f81});
+  EXPECT_TRUE(elements_match(bnext.data(), bone.data(), b, 8e-3));
+  EXPECT_FALSE(elements_match(bnext.data(), bone.data(), b, 7e-3));
+  // Signed zeros differ in their bits and pass any tolerance; a NaN passes only as the same bits.
+  const auto zero = halves({0x0000}), minus_zero = halves({0x8000}), nan = halves({0x7e00}), poison = halves({0xffff});
+  EXPECT_FALSE(elements_match(minus_zero.data(), zero.data(), h, 0));
+  EXPECT_TRUE(elements_match(minus_zero.data(), zero.data(), h, 1e-6));
+  EXPECT_TRUE(elements_match(nan.data(), nan.data(), h, 0));
+  EXPECT_FALSE(elements_match(poison.data(), nan.data(), h, 1.0));
+  EXPECT_FALSE(elements_match(poison.data(), one.data(), b, 1e9));
+  EXPECT_EQ(bb::source::load_number(next.data(), h), 1.0009765625);
 }
 
 } // namespace

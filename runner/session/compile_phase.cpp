@@ -1,0 +1,98 @@
+#include "runner/session/compile_phase.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "runner/session/supervisor.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/known_kernels.hpp"
+#include "runner/source/sweep_kernels.hpp"
+
+namespace bb::session {
+
+namespace {
+
+bool any_source_left(const std::vector<config::experiment>& experiments, const resume_point& start) {
+  for (std::size_t i = 0; i < experiments.size(); ++i)
+    if (!experiments[i].sources.empty() && start.done[i].size() < config::expand(experiments[i]).size()) return true;
+  return false;
+}
+
+} // namespace
+
+bool compile_phase_needed(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                          const resume_point& start) {
+  return !plan.model() && any_source_left(experiments, start) && !source::default_cache_dir().empty();
+}
+
+compile_summary compile_before_gpu(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                                   const resume_point& start) {
+  if (!compile_phase_needed(experiments, plan, start)) return {};
+  // The architecture comes from CUDA in a short-lived child, not from NVML in this process: NVML
+  // numbers GPUs in PCI order and knows nothing of CUDA_VISIBLE_DEVICES (indices, UUIDs, MIG) or
+  // CUDA_DEVICE_ORDER, so only CUDA maps the run's ordinals for certain, and this process must not
+  // initialise CUDA before it forks the workers. Compiling here rather than in each worker compiles
+  // a kernel once for every GPU of --devices, and the outcomes reach every worker, a fresh one
+  // after a crash too, through the fork.
+  std::vector<std::string> archs;
+  for (const auto& a : probe_archs(plan.devices))
+    if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
+  if (archs.empty()) {
+    spdlog::debug("no GPU answered: nothing compiled before the run");
+    return {};
+  }
+  return compile_for(experiments, plan, start, archs);
+}
+
+compile_summary compile_for(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                            const resume_point& start, const std::vector<std::string>& archs) {
+  compile_summary summary;
+  const std::string cache_dir = source::default_cache_dir();
+  if (plan.model() || cache_dir.empty()) {
+    spdlog::debug("no compile phase: {}", plan.model() ? "--backend model compiles nothing"
+                                                       : "no compile cache (BB_CACHE_DIR empty, or no HOME), so "
+                                                         "each configuration compiles its kernel");
+    return summary;
+  }
+  source::sweep_kernels kernels;
+  for (std::size_t i = 0; i < experiments.size(); ++i)
+    kernels.add(experiments[i], i, archs,
+                [&](std::size_t seq) { return start.done.at(i).count(static_cast<int>(seq)) == 0; });
+  if (kernels.kernels().empty()) return summary;
+
+  source::parallel_options options;
+  options.jobs = plan.compile_jobs;
+  options.cache_dir = cache_dir;
+  options.progress = true;
+  options.stop = &g_interrupted;
+  summary.wall_s = kernels.compile(options);
+  summary.kernels = kernels.kernels().size();
+  for (const auto& k : kernels.kernels()) {
+    source::remember(k.request, k.outcome);
+    summary.outcomes.emplace_back(source::request_id(k.request), k.outcome);
+    if (!k.outcome.attempted) continue;
+    (k.outcome.ok ? (k.outcome.cache_hit ? summary.cache_hits : summary.compiled) : summary.failed) += 1;
+  }
+  for (const auto& g : kernels.failures()) {
+    const std::string others = g.others_text();
+    spdlog::error("{}\n{}: variant '{}' ({}) fails{}; the other configurations run", g.message,
+                  experiments.at(g.first().experiment).path, g.first().variant, g.first().params,
+                  others.empty() ? "" : " (" + others + ")");
+  }
+  // Quiet when every kernel came from the cache at once.
+  if (summary.compiled > 0 || summary.failed > 0 || summary.wall_s >= 1.0) {
+    const std::size_t n = summary.kernels;
+    const std::size_t threads = std::min<std::size_t>(options.jobs > 0 ? options.jobs : source::default_jobs(), n);
+    spdlog::info("{} kernel{} for {} in {:.1f} s on {} thread{}: {} compiled, {} from the cache{}", n,
+                 n == 1 ? "" : "s", fmt::join(archs, ", "), summary.wall_s, threads, threads == 1 ? "" : "s",
+                 summary.compiled, summary.cache_hits,
+                 summary.failed > 0 ? fmt::format(", {} failed", summary.failed) : "");
+  }
+  return summary;
+}
+
+} // namespace bb::session

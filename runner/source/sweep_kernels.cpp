@@ -1,0 +1,133 @@
+#include "runner/source/sweep_kernels.hpp"
+
+#include <chrono>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "runner/source/variants.hpp"
+
+namespace bb::source {
+
+namespace {
+
+// What two failures share when they are the same error: the log below the first line, which names
+// the kernel ("file: kernel 'k<2>' does not compile for sm_90:"); a one-line error whole.
+std::string log_of(const std::string& message) {
+  const auto eol = message.find('\n');
+  return eol == std::string::npos ? message : message.substr(eol + 1);
+}
+
+std::string named(const kernel_user& u) { return fmt::format("variant '{}' ({})", u.variant, u.params); }
+
+} // namespace
+
+std::size_t failure_group::configurations() const {
+  std::size_t n = 0;
+  for (const auto* k : kernels) n += k->users.size();
+  return n;
+}
+
+std::string failure_group::others_text(std::size_t shown) const {
+  std::vector<const kernel_user*> others;
+  for (const auto* k : kernels)
+    for (const auto& u : k->users)
+      if (&u != &first()) others.push_back(&u);
+  if (others.empty()) return "";
+  std::string text = fmt::format("the same error fails {} more configuration{}: ", others.size(),
+                                 others.size() == 1 ? "" : "s");
+  for (std::size_t i = 0; i < others.size() && i < shown; ++i) text += (i > 0 ? ", " : "") + named(*others[i]);
+  if (others.size() > shown) text += fmt::format(" and {} more", others.size() - shown);
+  return text;
+}
+
+void sweep_kernels::add(const config::experiment& exp, std::size_t index, const std::vector<std::string>& archs,
+                        const std::function<bool(std::size_t)>& wanted) {
+  if (exp.sources.empty()) return;
+  for (const auto& cfg : config::expand(exp)) {
+    const config::source_variant* v = exp.find_source(cfg.variant);
+    if (v == nullptr || (wanted && !wanted(cfg.index))) continue;
+    const kernel_user user{index, cfg.index, v->name, v->line, config::describe_params(cfg.params)};
+    try { // every configuration's expressions, as the run will compute them
+      config::check_source_configuration(exp, *v, cfg.params);
+    } catch (const error& e) {
+      m_refused.push_back({user, e.what()});
+      continue;
+    }
+    for (const auto& arch : archs) {
+      compile_request rq = request_of(*v, cfg.params, arch);
+      const auto [it, added] = m_by_id.emplace(request_id(rq), m_kernels.size());
+      if (added) m_kernels.push_back({std::move(rq), {}, {}});
+      m_kernels[it->second].users.push_back(user);
+    }
+  }
+}
+
+std::size_t sweep_kernels::configurations() const {
+  std::size_t n = 0;
+  for (const auto& k : m_kernels) n += k.users.size();
+  return n;
+}
+
+double sweep_kernels::compile(const parallel_options& options) {
+  std::vector<compile_request> requests;
+  requests.reserve(m_kernels.size());
+  for (const auto& k : m_kernels) requests.push_back(k.request);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto outcomes = compile_parallel(requests, options);
+  for (std::size_t i = 0; i < m_kernels.size(); ++i) m_kernels[i].outcome = std::move(outcomes[i]);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<failure_group> sweep_kernels::failures() const {
+  std::vector<failure_group> groups;
+  std::map<std::string, std::size_t> by_log;
+  for (const auto& k : m_kernels) {
+    if (!k.outcome.attempted || k.outcome.ok) continue;
+    const auto [it, added] = by_log.emplace(log_of(k.outcome.error), groups.size());
+    if (added) groups.push_back({k.outcome.error, {}});
+    groups[it->second].kernels.push_back(&k);
+  }
+  return groups;
+}
+
+std::vector<experiment_kernels> sweep_kernels::per_experiment(std::size_t experiments) const {
+  std::vector<experiment_kernels> out(experiments);
+  for (const auto& k : m_kernels) {
+    std::set<std::size_t> in;
+    for (const auto& u : k.users) in.insert(u.experiment);
+    for (const std::size_t e : in) {
+      if (e >= out.size()) continue;
+      auto& s = out[e];
+      ++s.kernels;
+      if (!k.outcome.attempted) continue;
+      if (!k.outcome.ok) {
+        ++s.failed;
+      } else if (k.outcome.cache_hit) {
+        ++s.cache_hits;
+        s.cache_hit_ms += k.outcome.ms;
+      } else {
+        ++s.compiled;
+        s.compile_ms += k.outcome.compile_ms;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<diagnostic> sweep_kernels::diagnostics(const std::vector<config::experiment>& experiments) const {
+  std::vector<diagnostic> out;
+  for (const auto& r : m_refused)
+    out.push_back(
+        {experiments.at(r.user.experiment).path, r.user.line, 0, "variants." + r.user.variant, r.message, ""});
+  for (const auto& g : failures()) {
+    const kernel_user& first = g.first();
+    const std::string others = g.others_text();
+    out.push_back({experiments.at(first.experiment).path, first.line, 0, "variants." + first.variant,
+                   named(first) + ": " + g.message + (others.empty() ? "" : "\n(" + others + ")"), ""});
+  }
+  return out;
+}
+
+} // namespace bb::source

@@ -1,0 +1,208 @@
+// A sweep's distinct kernels compiled once each, in parallel, with no GPU: deduplication, the same
+// cache as a serial compile, and a failing kernel that costs only its own configurations.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "runner/config/experiment.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/source/sweep_kernels.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct sweep_dir {
+  fs::path path = fs::temp_directory_path() / ("bb_sweep_kernels_" + std::to_string(::getpid()) + "_" +
+                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  sweep_dir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+    std::ofstream(path / "kernels.cu") << "template <int K> __global__ void scale(float* out, int n) {\n"
+                                          "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                          "  if (i < n) out[i] = static_cast<float>(K * i) + EXTRA;\n"
+                                          "}\n";
+    std::ofstream(path / "broken.cu") << "// the error is on line 3\n"
+                                         "__global__ void broken(float* out, int n) {\n"
+                                         "  out[0] = not_declared;\n"
+                                         "}\n";
+  }
+  ~sweep_dir() { fs::remove_all(path); }
+
+  [[nodiscard]] std::string cache(const std::string& name) const { return (path / name).string(); }
+
+  /// An experiment file of `variants` (YAML list items) over `axes`, loaded.
+  [[nodiscard]] bb::config::experiment experiment(const std::string& name, const std::string& variants,
+                                                  const std::string& axes) const {
+    const fs::path file = path / (name + ".yaml");
+    std::ofstream(file) << "name: " << name
+                        << "\n"
+                           "description: kernels for the compile tests\n"
+                           "source:\n"
+                           "  file: kernels.cu\n"
+                           "  kernel: scale<2>\n"
+                           "  grid: ceil_div(n, 128)\n"
+                           "  block: 128\n"
+                           "  defines: {EXTRA: 0}\n"
+                           "  args:\n"
+                           "    - {buffer: out, type: float, count: n, output: true}\n"
+                           "    - {scalar: n, type: int32}\n"
+                           "variants:\n"
+                        << variants << "axes: " << axes << "\n";
+    return bb::config::load_experiment_file(file.string(), bb::registry::instance());
+  }
+};
+
+std::size_t cubins(const std::string& dir) {
+  std::size_t n = 0;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().extension() == ".cubin" ? 1 : 0;
+  return n;
+}
+
+std::map<std::string, std::string> cache_files(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename() == "manifests") continue; // the include tracking's, not kernels
+    std::ifstream in(e.path(), std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    files[e.path().filename().string()] = bytes.str();
+  }
+  return files;
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+bb::source::parallel_options options(const std::string& cache, unsigned jobs) {
+  bb::source::parallel_options o;
+  o.jobs = jobs;
+  o.cache_dir = cache;
+  return o;
+}
+
+TEST(source_sweep_kernels, configurations_sharing_a_kernel_compile_it_once) {
+  sweep_dir dir;
+  // Two variants of the same kernel over five sizes: ten configurations, one kernel.
+  const auto e = dir.experiment("shared", "  - {name: a}\n  - {name: b}\n", "{n: [64, 128, 256, 512, 1024]}");
+  bb::source::sweep_kernels kernels;
+  kernels.add(e, 0, {"sm_90"});
+  ASSERT_EQ(kernels.kernels().size(), 1u);
+  EXPECT_EQ(kernels.kernels()[0].users.size(), 10u);
+  EXPECT_EQ(kernels.configurations(), 10u);
+  kernels.compile(options(dir.cache("cache"), 4));
+  EXPECT_TRUE(kernels.kernels()[0].outcome.ok);
+  EXPECT_FALSE(kernels.kernels()[0].outcome.cache_hit);
+  EXPECT_EQ(cubins(dir.cache("cache")), 1u);
+  const auto counts = kernels.per_experiment(1);
+  EXPECT_EQ(counts[0].kernels, 1u);
+  EXPECT_EQ(counts[0].compiled, 1u);
+
+  // Two architectures: one kernel each. Only the wanted configurations count.
+  bb::source::sweep_kernels two;
+  two.add(e, 0, {"sm_90", "sm_80"}, [](std::size_t seq) { return seq % 5 == 0; });
+  EXPECT_EQ(two.kernels().size(), 2u);
+  EXPECT_EQ(two.configurations(), 4u); // configurations 0 and 5, for each architecture
+}
+
+TEST(source_sweep_kernels, a_parallel_compile_fills_the_cache_as_a_serial_one) {
+  sweep_dir dir;
+  const auto e = dir.experiment("many", "  - {name: k, kernel: \"scale<k>\"}\n", "{n: [64], k: [1, 2, 3, 4, 5, 6]}");
+  bb::source::sweep_kernels serial, parallel;
+  serial.add(e, 0, {"sm_90"});
+  parallel.add(e, 0, {"sm_90"});
+  ASSERT_EQ(serial.kernels().size(), 6u);
+  serial.compile(options(dir.cache("serial"), 1));
+  parallel.compile(options(dir.cache("parallel"), 4));
+  for (std::size_t i = 0; i < 6; ++i) {
+    EXPECT_TRUE(parallel.kernels()[i].outcome.ok) << parallel.kernels()[i].outcome.error;
+    EXPECT_EQ(parallel.kernels()[i].outcome.key, serial.kernels()[i].outcome.key) << i;
+  }
+  const auto a = cache_files(dir.cache("serial")), b = cache_files(dir.cache("parallel"));
+  EXPECT_EQ(a.size(), 6u);
+  EXPECT_EQ(a, b); // the same entries, byte for byte, and no temporary file left in either
+
+  // Again, in parallel: every kernel from the cache.
+  bb::source::sweep_kernels again;
+  again.add(e, 0, {"sm_90"});
+  again.compile(options(dir.cache("parallel"), 4));
+  EXPECT_EQ(again.per_experiment(1)[0].cache_hits, 6u);
+}
+
+TEST(source_sweep_kernels, a_kernel_that_does_not_compile_costs_its_own_configurations_and_is_reported_once) {
+  sweep_dir dir;
+  const auto e = dir.experiment("mixed",
+                                "  - {name: good, kernel: \"scale<k>\"}\n"
+                                "  - {name: bad, file: broken.cu, kernel: broken}\n",
+                                "{n: [64, 128, 256], k: [1, 2]}");
+  bb::source::sweep_kernels kernels;
+  kernels.add(e, 0, {"sm_90"});
+  ASSERT_EQ(kernels.kernels().size(), 3u); // scale<1>, scale<2>, broken
+  kernels.compile(options(dir.cache("cache"), 2));
+  EXPECT_EQ(cubins(dir.cache("cache")), 2u); // the good ones are cached
+  const auto counts = kernels.per_experiment(1);
+  EXPECT_EQ(counts[0].compiled, 2u);
+  EXPECT_EQ(counts[0].failed, 1u);
+  const auto groups = kernels.failures();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].configurations(), 6u); // bad at every n and k
+
+  const auto problems = kernels.diagnostics({e});
+  ASSERT_EQ(problems.size(), 1u);
+  const std::string text = problems[0].to_string();
+  const std::string cu = (dir.path / "broken.cu").string();
+  EXPECT_EQ(count_of(text, cu + ":3: error: identifier \"not_declared\" is undefined"), 1u) << text;
+  EXPECT_EQ(text.rfind(e.path + ":", 0), 0u) << text; // at the variant's line of the experiment file
+  EXPECT_NE(text.find("variants.bad: variant 'bad' (k=1 n=64): "), std::string::npos) << text;
+  EXPECT_NE(text.find(
+                "(the same error fails 5 more configurations: variant 'bad' (k=2 n=64), variant 'bad' (k=1 n=128), "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" and 1 more)"), std::string::npos) << text;
+}
+
+TEST(source_sweep_kernels, kernels_failing_with_the_same_log_are_reported_once) {
+  sweep_dir dir;
+  std::ofstream(dir.path / "kernels.cu") << "#include <no_such_header_anywhere.h>\n"
+                                            "template <int K> __global__ void scale(float* out, int n) {}\n";
+  const auto e = dir.experiment("header", "  - {name: k, kernel: \"scale<k>\"}\n", "{n: [64], k: [1, 2, 3]}");
+  bb::source::sweep_kernels kernels;
+  kernels.add(e, 0, {"sm_90"});
+  kernels.compile(options(dir.cache("cache"), 3));
+  EXPECT_EQ(kernels.per_experiment(1)[0].failed, 3u);
+  const auto groups = kernels.failures();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].kernels.size(), 3u);
+  const auto problems = kernels.diagnostics({e});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(count_of(problems[0].message, "cannot open <no_such_header_anywhere.h>: looked in"), 1u)
+      << problems[0].message;
+  EXPECT_NE(problems[0].message.find("the same error fails 2 more configurations: variant 'k' (k=2 n=64), variant "
+                                     "'k' (k=3 n=64))"),
+            std::string::npos)
+      << problems[0].message;
+}
+
+TEST(source_sweep_kernels, a_configuration_whose_expressions_fail_is_refused_not_compiled) {
+  sweep_dir dir;
+  const auto e = dir.experiment("refused", "  - {name: a, grid: n / 128}\n", "{n: [64, 256]}");
+  bb::source::sweep_kernels kernels;
+  kernels.add(e, 0, {"sm_90"});
+  ASSERT_EQ(kernels.refused().size(), 1u); // n = 64: a grid of 0 blocks
+  EXPECT_EQ(kernels.refused()[0].user.params, "n=64");
+  EXPECT_EQ(kernels.configurations(), 1u);
+  const auto problems = kernels.diagnostics({e});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("grid 'n / 128' is 0"), std::string::npos) << problems[0].message;
+}
+
+} // namespace
