@@ -75,8 +75,7 @@ void check_axis_names(check_context& ctx) {
 void check_zip(check_context& ctx) {
   const YAML::Node zip = field(ctx.root, "zip");
   if (!zip.IsSequence()) return;
-  std::vector<std::string> axis_names;
-  for (const auto& a : ctx.axes) axis_names.push_back(a.first);
+  const std::vector<std::string> names = axis_names(ctx);
   std::vector<std::pair<std::string, std::size_t>> zipped; // axis -> its group
   for (std::size_t g = 0; g < zip.size(); ++g) {
     std::vector<std::pair<std::string, std::size_t>> lengths;
@@ -87,8 +86,7 @@ void check_zip(check_context& ctx) {
       const auto earlier = std::find_if(zipped.begin(), zipped.end(), [&](const auto& z) { return z.first == name; });
       if (axis == ctx.axes.end()) {
         ctx.out.at_value(ctx.root, path, "'" + name + "' is not an axis of this experiment",
-                         axis_names.empty() ? "the experiment has no axes"
-                                            : suggestion(name, axis_names, "its axes are "));
+                         names.empty() ? "the experiment has no axes" : suggestion(name, names, "its axes are "));
       } else if (earlier != zipped.end() && earlier->second != g) {
         ctx.out.at_value(ctx.root, path,
                          "axis '" + name + "' is already in zip[" + std::to_string(earlier->second) + "]",
@@ -110,6 +108,12 @@ void check_zip(check_context& ctx) {
 }
 
 } // namespace
+
+std::vector<std::string> axis_names(const check_context& ctx) {
+  std::vector<std::string> names;
+  for (const auto& a : ctx.axes) names.push_back(a.first);
+  return names;
+}
 
 void check_axes(check_context& ctx) {
   check_axis_names(ctx);

@@ -11,12 +11,6 @@ namespace bb::config::detail {
 
 namespace {
 
-std::vector<std::string> axis_names(const check_context& ctx) {
-  std::vector<std::string> names;
-  for (const auto& a : ctx.axes) names.push_back(a.first);
-  return names;
-}
-
 const YAML::Node* find_axis(const check_context& ctx, const std::string& name) {
   for (const auto& a : ctx.axes)
     if (a.first == name) return &a.second;

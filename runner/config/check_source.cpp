@@ -15,12 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> axis_names(const check_context& ctx) {
-  std::vector<std::string> names;
-  for (const auto& a : ctx.axes) names.push_back(a.first);
-  return names;
-}
-
 // An expression: parsed, and its names must be axes.
 void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node, const std::string& text) {
   try {

@@ -30,6 +30,9 @@ struct check_context {
   std::map<std::string, std::set<std::string>> axis_values;
 };
 
+/// The experiment's axis names, in the order of the file.
+std::vector<std::string> axis_names(const check_context& ctx);
+
 /// family, variants and metrics.
 void check_names(check_context& ctx);
 /// axes against the family's params, and zip groups.

@@ -132,7 +132,7 @@ void write_text(const regress_result& r, std::ostream& out, output_format format
   out << (md ? "**" + verdict(r) + "**" : verdict(r)) << '\n';
 }
 
-nlohmann::json optional_json(const std::optional<double>& v) {
+nlohmann::json finite_json(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return *v;
 }
@@ -146,7 +146,7 @@ text_table findings_records(const regress_result& r) {
     columns.push_back({key});
   text_table t(std::move(columns));
   for (const auto& f : r.findings) {
-    auto value = [](const std::optional<double>& v) { return cell("", optional_json(v)); };
+    auto value = [](const std::optional<double>& v) { return cell("", finite_json(v)); };
     const bool status = f.metric == "status";
     t.add_row({f.experiment, f.variant, params(f.params_json), f.metric, f.baseline_arch, f.candidate_arch,
                value(f.baseline), value(f.candidate), value(f.change), cell("", f.allowance), value(f.p),

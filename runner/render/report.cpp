@@ -45,7 +45,7 @@ namespace {
 
 using run_rows = std::pair<store::run_info, std::vector<store::result_row>>;
 
-struct section {
+struct report_section {
   std::string html;
   int charts = 0, failed_expectations = 0, regressions = 0;
   std::map<config_status, int> statuses; ///< configurations of the newest run by status
@@ -76,7 +76,7 @@ std::string runs_table(const std::vector<run_rows>& runs) {
                      rows);
 }
 
-void failed_expectations(section& s, const std::vector<run_rows>& runs) {
+void failed_expectations(report_section& s, const std::vector<run_rows>& runs) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> not_modelled; // what the model cannot predict is no failure
   for (const auto& [run, configs] : runs)
@@ -104,7 +104,7 @@ void failed_expectations(section& s, const std::vector<run_rows>& runs) {
                         std::vector<std::string>(rows.size(), "bad"));
 }
 
-void regressions(section& s, const store::database& db, const std::vector<store::run_info>& all,
+void regressions(report_section& s, const store::database& db, const std::vector<store::run_info>& all,
                  const store::run_info& main, const report_options& o) {
   s.html += "<h3>Regressions against the previous run</h3>\n";
   const auto before = runs_before(all, {main});
@@ -150,8 +150,8 @@ void regressions(section& s, const store::database& db, const std::vector<store:
     s.html += html::table({"finding", "variant", "params", "metric", "before", "now", "change"}, rows, classes);
 }
 
-section experiment_section(const store::database& db, const std::vector<store::run_info>& all,
-                           const std::string& experiment, const report_options& o) {
+report_section experiment_section(const store::database& db, const std::vector<store::run_info>& all,
+                                  const std::string& experiment, const report_options& o) {
   const auto per_gpu = latest_per_gpu(all, experiment);
   // The newest measured run leads; the model's predictions are drawn beside it.
   const store::run_info* main = nullptr;
@@ -164,7 +164,7 @@ section experiment_section(const store::database& db, const std::vector<store::r
   const auto& main_rows =
       std::find_if(runs.begin(), runs.end(), [&](const auto& p) { return p.first.id == main->id; })->second;
 
-  section s;
+  report_section s;
   for (const auto& r : main_rows) ++s.statuses[r.status];
   s.html += fmt::format("<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n", anchor(experiment), svg::escape(experiment),
                         svg::escape(describe_run(*main)));
@@ -236,7 +236,7 @@ report_summary write_report(const store::database& db, const report_options& o, 
   std::map<config_status, int> statuses;
   std::string body;
   for (const auto& e : experiments) {
-    const section s = experiment_section(db, all, e, o);
+    const report_section s = experiment_section(db, all, e, o);
     body += s.html;
     ++summary.experiments;
     summary.charts += s.charts;

@@ -46,6 +46,9 @@ constexpr const char* k_float_macros = R"(#ifndef FLT_RADIX
 #endif
 )";
 
+// size_t and ptrdiff_t in the global namespace too, as <stddef.h> declares them.
+constexpr const char* k_size_types = "using ::cuda::std::size_t;\nusing ::cuda::std::ptrdiff_t;\n";
+
 // <algorithm> has no public libcu++ header; its device-usable pieces do, under __algorithm.
 constexpr const char* k_algorithm = R"(#if __has_include(<cuda/std/__algorithm/min.h>)
 #include <cuda/std/__algorithm/min.h>
@@ -79,8 +82,8 @@ struct mapping {
 constexpr std::array k_mappings{
     mapping{"cstdint", "cuda/std/cstdint", ""},
     mapping{"stdint.h", "cuda/std/cstdint", ""},
-    mapping{"cstddef", "cuda/std/cstddef", "using ::cuda::std::size_t;\nusing ::cuda::std::ptrdiff_t;\n"},
-    mapping{"stddef.h", "cuda/std/cstddef", "using ::cuda::std::size_t;\nusing ::cuda::std::ptrdiff_t;\n"},
+    mapping{"cstddef", "cuda/std/cstddef", k_size_types},
+    mapping{"stddef.h", "cuda/std/cstddef", k_size_types},
     mapping{"climits", "cuda/std/climits", ""},
     mapping{"limits.h", "cuda/std/climits", ""},
     mapping{"cfloat", "cuda/std/cfloat", k_float_macros},

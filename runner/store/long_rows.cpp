@@ -25,7 +25,7 @@ std::string mean_of(const char* metric) {
 
 // Every table's columns, in their order; "arch" is made from backend, cc_major and cc_minor,
 // which the query adds at its end.
-std::vector<long_column> columns_of(long_table table) {
+std::vector<long_column> long_columns_of(long_table table) {
   std::vector<long_column> cols = {{"c.run_id", "run_id"},
                                    {"r.started_at", "started_at"},
                                    {"r.git_commit", "git_commit"},
@@ -73,7 +73,7 @@ constexpr const char* k_from = "FROM configurations c JOIN runs r ON r.id = c.ru
 
 std::string sql_of(long_table table) {
   std::string select;
-  for (const auto& c : columns_of(table)) select += (select.empty() ? "" : ", ") + c.sql + " AS " + c.name;
+  for (const auto& c : long_columns_of(table)) select += (select.empty() ? "" : ", ") + c.sql + " AS " + c.name;
   select += ", g.cc_major AS cc_major, g.cc_minor AS cc_minor"; // for arch
   switch (table) {
   case long_table::metrics:
@@ -103,7 +103,7 @@ cell cell_at(const sqlite::statement& st, int i) {
 
 std::vector<std::string> long_columns(long_table table) {
   std::vector<std::string> names;
-  for (const auto& c : columns_of(table)) names.push_back(c.name);
+  for (const auto& c : long_columns_of(table)) names.push_back(c.name);
   return names;
 }
 
@@ -111,7 +111,7 @@ void scan_long_rows(const database& db, long_table table, const std::vector<std:
                     const std::function<void(const std::vector<cell>&)>& row) {
   const std::string sql = sql_of(table);
   sqlite::statement st(db.read_handle(), db.path(), sql.c_str(), "exporting");
-  const std::size_t n = columns_of(table).size();
+  const std::size_t n = long_columns_of(table).size();
   const int arch = st.column_index("arch"), backend = st.column_index("backend"),
             cc_major = st.column_index("cc_major"), cc_minor = st.column_index("cc_minor");
   std::vector<cell> cells(n);

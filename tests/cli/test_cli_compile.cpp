@@ -3,12 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <sstream>
 
+#include "../unit/occurrences.hpp"
 #include "cli_runner.hpp"
 
+using bb::test::occurrences;
 using bb::test::run_cli;
 using bb::test::temp_dir;
 
@@ -17,6 +18,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string k_examples = std::string(BB_SOURCE_DIR) + "/experiments/source";
+// Two good kernels and a broken one over three sizes.
+const std::string k_mixed = std::string(BB_TEST_DATA) + "/source/mixed";
 
 std::map<std::string, std::string> cache_files(const fs::path& dir) {
   std::map<std::string, std::string> files;
@@ -24,12 +27,6 @@ std::map<std::string, std::string> cache_files(const fs::path& dir) {
     for (const auto& e : fs::directory_iterator(dir)) // the kernels; manifests/ holds the include tracking's
       if (e.path().extension() == ".cubin") files[e.path().filename().string()] = bb::test::slurp(e.path());
   return files;
-}
-
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
 }
 
 std::string with_cache(const fs::path& dir) { return "BB_CACHE_DIR='" + dir.string() + "'"; }
@@ -69,35 +66,13 @@ TEST(cli_compile, one_thread_and_several_fill_the_same_cache) {
 
 TEST(cli_compile, a_broken_kernel_is_reported_once_and_the_good_ones_are_cached) {
   temp_dir tmp;
-  std::ofstream(tmp.path / "good.cu") << "template <int K> __global__ void scale(float* out, int n) {\n"
-                                         "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                         "  if (i < n) out[i] = static_cast<float>(K * i);\n"
-                                         "}\n";
-  std::ofstream(tmp.path / "broken.cu") << "// line 3 uses a name nobody declared\n"
-                                           "__global__ void broken(float* out, int n) {\n"
-                                           "  out[0] = undeclared_value;\n"
-                                           "}\n";
-  std::ofstream(tmp.path / "mixed.yaml") << "name: mixed\n"
-                                            "description: two good kernels and a broken one, over three sizes\n"
-                                            "source:\n"
-                                            "  file: good.cu\n"
-                                            "  grid: ceil_div(n, 128)\n"
-                                            "  block: 128\n"
-                                            "  args:\n"
-                                            "    - {buffer: out, type: float, count: n, output: true}\n"
-                                            "    - {scalar: n, type: int32}\n"
-                                            "variants:\n"
-                                            "  - {name: twice, kernel: \"scale<2>\"}\n"
-                                            "  - {name: thrice, kernel: \"scale<3>\"}\n"
-                                            "  - {name: bad, file: broken.cu, kernel: broken}\n"
-                                            "axes: {n: [64, 128, 256]}\n";
-  const auto r = run_cli("compile --arch sm_90 " + (tmp.path / "mixed.yaml").string(), with_cache(tmp.path / "cache"));
+  const auto r = run_cli("compile --arch sm_90 " + k_mixed + "/mixed.yaml", with_cache(tmp.path / "cache"));
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.out.find("mixed.yaml: 3 kernels: 2 compiled in "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", 0 from the cache in 0.0 ms, 1 failed\n"), std::string::npos) << r.out;
   EXPECT_EQ(cache_files(tmp.path / "cache").size(), 2u); // the good ones
-  const std::string broken = (tmp.path / "broken.cu").string();
-  EXPECT_EQ(count_of(r.err, broken + ":3: error: identifier \"undeclared_value\" is undefined"), 1u) << r.err;
+  const std::string broken = k_mixed + "/broken.cu";
+  EXPECT_EQ(occurrences(r.err, broken + ":3: error: identifier \"undeclared_value\" is undefined"), 1u) << r.err;
   EXPECT_NE(r.err.find("mixed.yaml:13: error: variants.bad: variant 'bad' (n=64): " + broken +
                        ": kernel 'broken' does not compile for sm_90 with nvrtc "),
             std::string::npos)
@@ -107,9 +82,9 @@ TEST(cli_compile, a_broken_kernel_is_reported_once_and_the_good_ones_are_cached)
       << r.err;
 
   // validate takes the same path: the same one error, the same exit code.
-  const auto v = run_cli("validate " + (tmp.path / "mixed.yaml").string(), with_cache(tmp.path / "cache"));
+  const auto v = run_cli("validate " + k_mixed + "/mixed.yaml", with_cache(tmp.path / "cache"));
   EXPECT_EQ(v.exit_code, 2);
-  EXPECT_EQ(count_of(v.err, broken + ":3: error: identifier \"undeclared_value\" is undefined"), 1u) << v.err;
+  EXPECT_EQ(occurrences(v.err, broken + ":3: error: identifier \"undeclared_value\" is undefined"), 1u) << v.err;
 }
 
 TEST(cli_compile, defaults_to_the_gpu_or_sm90_and_refuses_what_it_cannot_do) {

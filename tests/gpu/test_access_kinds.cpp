@@ -23,7 +23,7 @@ namespace {
 
 namespace m = bb::metrics;
 
-bb::profile::session& counters() {
+bb::profile::session& access_kinds_counters() {
   static auto s = [] {
     bb::launch::open_device(0);
     return bb::profile::session::create(0, m::find_set("access_kinds")->metrics);
@@ -42,7 +42,7 @@ std::map<std::string, double> measure(const std::string& family, const std::stri
   o.samples = 1;
   o.counter_launches = 1;
   o.nvtx_name = "access-kinds/" + v->id();
-  const auto r = bb::launch::execute(*v, params, 123, o, &counters());
+  const auto r = bb::launch::execute(*v, params, 123, o, &access_kinds_counters());
   EXPECT_EQ(r.status, bb::config_status::ok) << v->id() << " " << params.dump() << ": " << r.reason;
   std::map<std::string, double> raw;
   for (const auto& range : r.ranges)
@@ -259,7 +259,7 @@ TEST(gpu_kinds, wgmma_reads_every_canonical_layout_as_the_model_says) {
 // for its chip (docs/experiment-format.md gives GH100: bank_conflicts 2, access_kinds 5).
 TEST(gpu_kinds, on_device_passes_match_the_offline_count) {
   BB_REQUIRE_GPU();
-  const auto& rich = counters();
+  const auto& rich = access_kinds_counters();
   for (const char* set : {"bank_conflicts", "access_kinds"}) {
     const auto& names = m::find_set(set)->metrics;
     const auto offline = bb::profile::check_offline(rich.chip(), names);

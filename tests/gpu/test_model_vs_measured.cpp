@@ -23,7 +23,7 @@ namespace {
 
 namespace m = bb::metrics;
 
-bb::profile::session& counters() {
+bb::profile::session& model_counters() {
   static auto s = [] {
     bb::launch::open_device(0);
     return bb::profile::session::create(0, m::find_set("bank_conflicts")->metrics);
@@ -51,7 +51,7 @@ std::pair<side, side> measure(const bb::variant_info& v, const nlohmann::json& p
   o.samples = 1;
   o.counter_launches = 1;
   o.nvtx_name = "model-vs-measured/" + v.id();
-  const auto r = bb::launch::execute(v, params, 123, o, &counters());
+  const auto r = bb::launch::execute(v, params, 123, o, &model_counters());
   EXPECT_EQ(r.status, bb::config_status::ok) << v.id() << " " << params.dump() << ": " << r.reason;
   side ld, st;
   for (const auto& range : r.ranges) {

@@ -1,63 +1,37 @@
 // `bankbench run` compiles a sweep's distinct kernels before its GPU phase: a kernel that does not
 // compile fails its own configurations only, with its log printed once; the others run from the
 // cache the phase filled.
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "../cli/cli_db.hpp"
+#include "../unit/occurrences.hpp"
 #include "gpu_test_util.hpp"
 
 namespace {
 
+using bb::test::occurrences;
 using bb::test::query_column;
 using bb::test::run_cli;
 using bb::test::temp_dir;
 
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
+// Two good kernels and a broken one over three sizes.
+const std::string k_mixed = std::string(BB_TEST_DATA) + "/source/mixed";
 
 TEST(gpu_source_compile_phase, a_broken_kernel_fails_its_configurations_only_and_is_logged_once) {
   BB_REQUIRE_GPU();
   temp_dir tmp;
-  std::ofstream(tmp.path / "good.cu") << "template <int K> __global__ void scale(float* out, int n) {\n"
-                                         "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                         "  if (i < n) out[i] = static_cast<float>(K * i);\n"
-                                         "}\n";
-  std::ofstream(tmp.path / "broken.cu") << "// line 3 uses a name nobody declared\n"
-                                           "__global__ void broken(float* out, int n) {\n"
-                                           "  out[0] = undeclared_value;\n"
-                                           "}\n";
-  std::ofstream(tmp.path / "mixed.yaml") << "name: mixed\n"
-                                            "description: two good kernels and a broken one, over three sizes\n"
-                                            "source:\n"
-                                            "  file: good.cu\n"
-                                            "  grid: ceil_div(n, 128)\n"
-                                            "  block: 128\n"
-                                            "  args:\n"
-                                            "    - {buffer: out, type: float, count: n, output: true}\n"
-                                            "    - {scalar: n, type: int32}\n"
-                                            "variants:\n"
-                                            "  - {name: twice, kernel: \"scale<2>\"}\n"
-                                            "  - {name: thrice, kernel: \"scale<3>\"}\n"
-                                            "  - {name: bad, file: broken.cu, kernel: broken}\n"
-                                            "axes: {n: [64, 128, 256]}\n";
   const std::string db = (tmp.path / "r.sqlite").string();
   const std::string cache = "BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'";
-  const auto r = run_cli("--db '" + db + "' run --samples 3 -j 2 '" + (tmp.path / "mixed.yaml").string() + "'", cache);
+  const auto r = run_cli("--db '" + db + "' run --samples 3 -j 2 '" + k_mixed + "/mixed.yaml'", cache);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const std::string error = (tmp.path / "broken.cu").string() +
-                            ":3: error: identifier \"undeclared_value\" is undefined";
-  EXPECT_EQ(count_of(r.err, error), 1u) << r.err;
+  const std::string error = k_mixed + "/broken.cu" + ":3: error: identifier \"undeclared_value\" is undefined";
+  EXPECT_EQ(occurrences(r.err, error), 1u) << r.err;
   EXPECT_NE(r.err.find("3 kernels for sm_"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(": 2 compiled, 0 from the cache, 1 failed"), std::string::npos) << r.err;
-  EXPECT_EQ(count_of(r.err, "kernel 'broken' does not compile for sm_"), 4u) << r.err; // the log, and 3 lines
-  EXPECT_EQ(count_of(r.err, "(the log is above)"), 3u) << r.err;
+  EXPECT_EQ(occurrences(r.err, "kernel 'broken' does not compile for sm_"), 4u) << r.err; // the log, and 3 lines
+  EXPECT_EQ(occurrences(r.err, "(the log is above)"), 3u) << r.err;
   EXPECT_EQ(query_column(db, "SELECT variant || ' ' || status FROM configurations ORDER BY seq"),
             (std::vector<std::string>{"source/twice unverified", "source/twice unverified", "source/twice unverified",
                                       "source/thrice unverified", "source/thrice unverified",
@@ -72,9 +46,9 @@ TEST(gpu_source_compile_phase, a_broken_kernel_fails_its_configurations_only_and
             (std::vector<std::string>{"0", "3"}));
 
   // Again: every good kernel from the cache, quietly; the broken one compiled again and logged once.
-  const auto again = run_cli("--db '" + db + "' run --samples 3 '" + (tmp.path / "mixed.yaml").string() + "'", cache);
+  const auto again = run_cli("--db '" + db + "' run --samples 3 '" + k_mixed + "/mixed.yaml'", cache);
   EXPECT_EQ(again.exit_code, 1) << again.err;
-  EXPECT_EQ(count_of(again.err, error), 1u) << again.err;
+  EXPECT_EQ(occurrences(again.err, error), 1u) << again.err;
   EXPECT_NE(again.err.find(": 0 compiled, 2 from the cache, 1 failed"), std::string::npos) << again.err;
 }
 

@@ -16,7 +16,7 @@
 
 namespace {
 
-bb::profile::session& counters() {
+bb::profile::session& source_counters() {
   static auto s = [] {
     bb::launch::open_device(0);
     return bb::profile::session::create(0, bb::metrics::find_set("bank_conflicts")->metrics);
@@ -29,7 +29,7 @@ bb::launch::config_result run(const bb::variant_info& v, const nlohmann::json& p
   o.warmup = 1;
   o.samples = 3;
   o.nvtx_name = "test/source/" + v.name;
-  return bb::launch::execute(v, params, 20261121, o, &counters());
+  return bb::launch::execute(v, params, 20261121, o, &source_counters());
 }
 
 const bb::variant_info& find(const std::vector<bb::variant_info>& vs, const std::string& name) {

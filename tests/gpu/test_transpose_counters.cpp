@@ -19,7 +19,7 @@ struct signature {
   double load_requests;
 };
 
-bb::profile::session& counters() {
+bb::profile::session& transpose_counters() {
   static auto s = [] {
     bb::launch::open_device(0);
     const auto* set = bb::metrics::find_set("bank_conflicts");
@@ -35,7 +35,7 @@ signature measure(const std::string& variant, int n) {
   o.samples = 3;
   o.counter_launches = 2;
   o.nvtx_name = "test/" + variant;
-  const auto r = bb::launch::execute(*v, {{"n", n}}, 123, o, &counters());
+  const auto r = bb::launch::execute(*v, {{"n", n}}, 123, o, &transpose_counters());
   EXPECT_EQ(r.status, bb::config_status::ok) << r.reason;
   EXPECT_EQ(r.ranges.size(), 2u);
   EXPECT_EQ(r.samples_ns.size(), 3u);
@@ -91,7 +91,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   ASSERT_NE(transpose_padded, nullptr);
   bb::launch::exec_options o;
   o.passes.timing = false; // counters only
-  bb::launch::group g(o, &counters());
+  bb::launch::group g(o, &transpose_counters());
   g.add(10, *transpose_naive, {{"n", 1024}}, 1, "group/naive-1024");
   g.add(11, *transpose_padded, {{"n", 2048}}, 1, "group/padded-2048");
   g.add(12, *transpose_naive, {{"n", 0}}, 1, "group/refused");
@@ -122,7 +122,7 @@ TEST(gpu_counters, a_group_gives_each_member_its_own_counts) {
   }
   // Alone, the first member reads the same requests as in the group, and the same wavefronts but
   // for arbitration noise (one in 1048576 seen on an H200; Nsight Compute's own runs differ so).
-  const auto alone = bb::launch::execute(*transpose_naive, {{"n", 1024}}, 1, o, &counters());
+  const auto alone = bb::launch::execute(*transpose_naive, {{"n", 1024}}, 1, o, &transpose_counters());
   ASSERT_EQ(alone.status, bb::config_status::ok) << alone.reason;
   const auto a = bb::metrics::derive(alone.ranges.at(0), alone.smem_access_bytes);
   const auto b = bb::metrics::derive(done[0].result.ranges.at(0), done[0].result.smem_access_bytes);
@@ -140,7 +140,7 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   bb::launch::exec_options o;
   o.passes.timing = false;
   o.cache_control = bb::launch::cache_control::once;
-  bb::launch::group once(o, &counters());
+  bb::launch::group once(o, &transpose_counters());
   once.add(0, *v, {{"n", 256}}, 1, "group/once");
   EXPECT_TRUE(once.full());
   ASSERT_EQ(once.finish().at(0).result.ranges.size(), 1u);
@@ -149,7 +149,7 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   none.add(0, *v, {{"n", 256}}, 1, "group/no-counters");
   EXPECT_TRUE(none.full());
   // One launch per member: the group is full at k_group_ranges members.
-  bb::launch::group shared(o, &counters());
+  bb::launch::group shared(o, &transpose_counters());
   const std::size_t members = bb::launch::group::k_group_ranges;
   for (std::size_t i = 0; i < members; ++i) {
     EXPECT_FALSE(shared.full()) << i;
@@ -161,7 +161,7 @@ TEST(gpu_counters, groups_close_when_they_cannot_share_a_session) {
   for (const auto& f : done) EXPECT_EQ(f.result.ranges.size(), 1u) << f.tag;
   // Four launches per member: every range still comes back, in order.
   o.counter_launches = 4;
-  bb::launch::group longer(o, &counters());
+  bb::launch::group longer(o, &transpose_counters());
   std::size_t added = 0;
   for (; !longer.full(); ++added)
     longer.add(added, *v, {{"n", 64 + 32 * static_cast<int>(added)}}, 1, "group/four-launches");

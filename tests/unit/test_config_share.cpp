@@ -35,7 +35,7 @@ struct suite {
   }
 };
 
-std::string error_of(const std::string& text) {
+std::string shard_error_of(const std::string& text) {
   try {
     parse_shares(text, "--shard");
   } catch (const bb::usage_error& e) {
@@ -67,13 +67,14 @@ TEST(config_share, text_reads_back) {
 }
 
 TEST(config_share, bad_text_names_the_option_and_the_form) {
-  EXPECT_EQ(error_of("4/4"), "--shard '4/4': I must be between 0 and N-1; expected I/N with 0 <= I < N (e.g. 0/4), "
-                             "optionally followed by :variant");
-  EXPECT_NE(error_of("1-4").find("no '/'"), std::string::npos);
-  EXPECT_NE(error_of("a/4").find("'a' is not a whole number"), std::string::npos);
-  EXPECT_NE(error_of("0/0").find("N must be at least 1"), std::string::npos);
-  EXPECT_NE(error_of("1/4:size").find("unknown unit 'size'"), std::string::npos);
-  EXPECT_NE(error_of("1/4,").find("an empty share next to a ','"), std::string::npos);
+  EXPECT_EQ(shard_error_of("4/4"),
+            "--shard '4/4': I must be between 0 and N-1; expected I/N with 0 <= I < N (e.g. 0/4), "
+            "optionally followed by :variant");
+  EXPECT_NE(shard_error_of("1-4").find("no '/'"), std::string::npos);
+  EXPECT_NE(shard_error_of("a/4").find("'a' is not a whole number"), std::string::npos);
+  EXPECT_NE(shard_error_of("0/0").find("N must be at least 1"), std::string::npos);
+  EXPECT_NE(shard_error_of("1/4:size").find("unknown unit 'size'"), std::string::npos);
+  EXPECT_NE(shard_error_of("1/4,").find("an empty share next to a ','"), std::string::npos);
 }
 
 TEST(config_share, round_robin_from_the_hashed_offset) {

@@ -75,8 +75,9 @@ text_table typed() {
                 {"n", align::right},
                 {"ok"}});
   t.add_row({variant("transpose/padded"), params(R"({"tile":32,"n":1024})"), number(1.0 / 3, 2), count(4096),
-             cell("yes", true)});
-  t.add_row({variant("naive"), params("{}"), number(std::nullopt, 2), count(std::nullopt), cell("no", false)});
+             bb::query::cell("yes", true)});
+  t.add_row(
+      {variant("naive"), params("{}"), number(std::nullopt, 2), count(std::nullopt), bb::query::cell("no", false)});
   return t;
 }
 

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "occurrences.hpp"
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "runner/query/history.hpp"
@@ -12,11 +13,7 @@ namespace {
 
 using namespace bb::test::results;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using bb::test::occurrences;
 
 TEST(render_history_svg, a_line_per_architecture_and_a_point_per_run) {
   temp_folder tmp;
@@ -32,8 +29,8 @@ TEST(render_history_svg, a_line_per_architecture_and_a_point_per_run) {
   ASSERT_EQ(archs.size(), 3U); // sm_90, sm_89 and the model
   const std::string svg = bb::render::history_svg(points, q);
   EXPECT_EQ(svg.rfind("<svg", 0), 0U);
-  EXPECT_EQ(count(svg, "class=\"line\""), archs.size());
-  EXPECT_EQ(count(svg, "class=\"point\""), points.size());
+  EXPECT_EQ(occurrences(svg, "class=\"line\""), archs.size());
+  EXPECT_EQ(occurrences(svg, "class=\"point\""), points.size());
   EXPECT_NE(svg.find(bb::query::history_subject(points, q)), std::string::npos);
 }
 

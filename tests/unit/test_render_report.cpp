@@ -4,6 +4,7 @@
 #include <regex>
 #include <sstream>
 
+#include "occurrences.hpp"
 #include "../data/results/fixtures.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "runner/common/error.hpp"
@@ -14,11 +15,7 @@ namespace {
 using namespace bb::render;
 using namespace bb::test::results;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using bb::test::occurrences;
 
 TEST(render_report, page_is_self_contained_with_charts_and_highlights) {
   temp_folder tmp;
@@ -32,7 +29,7 @@ TEST(render_report, page_is_self_contained_with_charts_and_highlights) {
   EXPECT_EQ(summary.experiments, 1);
   EXPECT_EQ(summary.failed_expectations, 2);
   EXPECT_EQ(summary.regressions, 1); // run 6 against run 5: swizzled n=4096 wavefronts per request
-  EXPECT_EQ(count(html, "<svg "), static_cast<std::size_t>(summary.charts));
+  EXPECT_EQ(occurrences(html, "<svg "), static_cast<std::size_t>(summary.charts));
   EXPECT_GE(summary.charts, 8);
   // n is the one parameter that varies: a line per variant over it, not bars.
   for (const char* chart : {"ld wf/req against n", "median us against n", "GB/s against n", "ld wf/req across GPUs",
@@ -43,9 +40,9 @@ TEST(render_report, page_is_self_contained_with_charts_and_highlights) {
   const std::regex url(R"(https?://[^"' )]+)");
   for (std::sregex_iterator it(html.begin(), html.end(), url), end; it != end; ++it)
     EXPECT_EQ(it->str(), "http://www.w3.org/2000/svg");
-  EXPECT_EQ(count(html, "<tr class=\"bad\">"), 2U + 1U);
+  EXPECT_EQ(occurrences(html, "<tr class=\"bad\">"), 2U + 1U);
   // the two failed expectations are ringed where their values are drawn
-  EXPECT_GE(count(html, "class=\"flag\""), 2U);
+  EXPECT_GE(occurrences(html, "class=\"flag\""), 2U);
   EXPECT_NE(html.find("a red ring marks a failed expectation"), std::string::npos);
   EXPECT_NE(html.find("1 regression"), std::string::npos);
 }

@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "occurrences.hpp"
 #include "runner/render/svg.hpp"
 #include "runner/render/svg_axis.hpp"
 
@@ -10,11 +11,7 @@ namespace {
 
 using namespace bb::render::svg;
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) ++n;
-  return n;
-}
+using bb::test::occurrences;
 
 TEST(render_svg, linear_axes_start_at_zero_for_bars_and_tick_at_round_numbers) {
   const axis a({3.2, 31.5}, 300, 50, false, true);
@@ -50,8 +47,8 @@ TEST(render_svg, bar_chart_draws_one_bar_per_value_and_shades_flags) {
   c.flags = {"", "failed: padded load_conflicts_per_request < 0.2"};
   const std::string svg = render(c);
   EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0U);
-  EXPECT_EQ(count(svg, "class=\"bar\""), 3U);
-  EXPECT_EQ(count(svg, "class=\"flag\""), 1U);
+  EXPECT_EQ(occurrences(svg, "class=\"bar\""), 3U);
+  EXPECT_EQ(occurrences(svg, "class=\"flag\""), 1U);
   EXPECT_NE(svg.find("padded, n=1024: 1.1"), std::string::npos);
   EXPECT_EQ(svg.substr(svg.size() - 6), "</svg>");
 }
@@ -62,12 +59,12 @@ TEST(render_svg, line_chart_draws_lines_points_and_the_diagonal) {
   c.series = {{"naive", {{1024, 9.5}, {4096, 122.9}, {8192, 485.4}}, {}}, {"padded", {{1024, 4.8}}, {}}};
   c.log_x = c.log_y = true;
   std::string svg = render(c);
-  EXPECT_EQ(count(svg, "class=\"line\""), 2U);
-  EXPECT_EQ(count(svg, "class=\"point\""), 4U);
+  EXPECT_EQ(occurrences(svg, "class=\"line\""), 2U);
+  EXPECT_EQ(occurrences(svg, "class=\"point\""), 4U);
   c.diagonal = c.points_only = true;
   svg = render(c);
-  EXPECT_EQ(count(svg, "class=\"line\""), 0U);
-  EXPECT_EQ(count(svg, "class=\"diagonal\""), 1U);
+  EXPECT_EQ(occurrences(svg, "class=\"line\""), 0U);
+  EXPECT_EQ(occurrences(svg, "class=\"diagonal\""), 1U);
 }
 
 TEST(render_svg, tick_labels_read_naturally) {
@@ -83,12 +80,12 @@ TEST(render_svg, a_zero_bar_is_labelled_and_an_all_zero_chart_says_so) {
   c.categories = {"n=1024", "n=4096"};
   c.series = {{"naive", {2.0, 0.0}, {}}, {"padded", {0.0, 0.0}, {}}};
   std::string svg = render(c);
-  EXPECT_EQ(count(svg, "class=\"zero\""), 3U);
+  EXPECT_EQ(occurrences(svg, "class=\"zero\""), 3U);
   EXPECT_EQ(svg.find("every value is 0"), std::string::npos);
   c.series[0].values = {0.0, 0.0};
   svg = render(c);
   EXPECT_NE(svg.find(">every value is 0</text>"), std::string::npos);
-  EXPECT_EQ(count(svg, "class=\"zero\""), 0U) << "the chart says it once, not under every bar";
+  EXPECT_EQ(occurrences(svg, "class=\"zero\""), 0U) << "the chart says it once, not under every bar";
 }
 
 TEST(render_svg, a_missing_value_is_marked_with_why) {
@@ -97,7 +94,7 @@ TEST(render_svg, a_missing_value_is_marked_with_why) {
   c.categories = {"bytes=1024"};
   c.series = {{"copy", {1.0}, {""}}, {"memcpy", {std::nullopt}, {"not modelled (no access plan)"}}};
   const std::string svg = render(c);
-  EXPECT_EQ(count(svg, "class=\"missing\""), 1U);
+  EXPECT_EQ(occurrences(svg, "class=\"missing\""), 1U);
   EXPECT_NE(svg.find("<title>memcpy, bytes=1024: not modelled (no access plan)</title>"), std::string::npos) << svg;
 }
 
@@ -108,7 +105,7 @@ TEST(render_svg, long_category_labels_stand_upright_with_room_below_and_are_cut_
   c.categories = {"block_rows=8 tile=16 type=float", longest};
   c.series = {{"naive", {1.0, 2.0}, {}}};
   const std::string svg = render(c, 640, 320);
-  EXPECT_EQ(count(svg, "rotate(-90)"), 3U); // two labels and the y axis label
+  EXPECT_EQ(occurrences(svg, "rotate(-90)"), 3U); // two labels and the y axis label
   // shown cut, with the whole text in its <title>
   EXPECT_NE(svg.find("...<title>" + longest + "</title></text>"), std::string::npos) << svg;
   // the svg grew below the plot by what the upright labels need
@@ -136,9 +133,9 @@ TEST(render_svg, heat_map_labels_every_cell_and_marks_the_empty_ones) {
   m.missing = {{"", "", ""}, {"", "failed", ""}};
   const std::string svg = render(m);
   EXPECT_NE(svg.find("class=\"chart heat-map\""), std::string::npos);
-  EXPECT_EQ(count(svg, "class=\"cell\""), 5U);
-  EXPECT_EQ(count(svg, "class=\"cell empty\""), 1U);
-  EXPECT_EQ(count(svg, "class=\"value\""), 5U);
+  EXPECT_EQ(occurrences(svg, "class=\"cell\""), 5U);
+  EXPECT_EQ(occurrences(svg, "class=\"cell empty\""), 1U);
+  EXPECT_EQ(occurrences(svg, "class=\"value\""), 5U);
   EXPECT_NE(svg.find(">0</text>"), std::string::npos) << "a zero is written, not left blank";
   EXPECT_NE(svg.find("<title>width 4, stride 2: failed</title>"), std::string::npos);
   EXPECT_NE(svg.find("ld wf/req: 0 (lightest) to 32 (darkest)"), std::string::npos);

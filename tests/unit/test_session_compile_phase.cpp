@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -20,12 +19,14 @@
 #include "runner/session/compile_phase.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/variants.hpp"
+#include "occurrences.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-/// Two good kernels and a broken one over three sizes, in a folder of its own with its own cache.
+/// tests/data/source/mixed (two good kernels and a broken one over three sizes), in a folder of its
+/// own with its own cache.
 struct mixed_sweep {
   fs::path dir = fs::temp_directory_path() / ("bb_compile_phase_" + std::to_string(::getpid()) + "_" +
                                               ::testing::UnitTest::GetInstance()->current_test_info()->name());
@@ -36,28 +37,7 @@ struct mixed_sweep {
   mixed_sweep() {
     fs::remove_all(dir);
     fs::create_directories(dir);
-    std::ofstream(dir / "good.cu") << "template <int K> __global__ void scale(float* out, int n) {\n"
-                                      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                                      "  if (i < n) out[i] = static_cast<float>(K * i);\n"
-                                      "}\n";
-    std::ofstream(dir / "broken.cu") << "// line 3 uses a name nobody declared\n"
-                                        "__global__ void broken(float* out, int n) {\n"
-                                        "  out[0] = undeclared_value;\n"
-                                        "}\n";
-    std::ofstream(dir / "mixed.yaml") << "name: mixed\n"
-                                         "description: two good kernels and a broken one, over three sizes\n"
-                                         "source:\n"
-                                         "  file: good.cu\n"
-                                         "  grid: ceil_div(n, 128)\n"
-                                         "  block: 128\n"
-                                         "  args:\n"
-                                         "    - {buffer: out, type: float, count: n, output: true}\n"
-                                         "    - {scalar: n, type: int32}\n"
-                                         "variants:\n"
-                                         "  - {name: twice, kernel: \"scale<2>\"}\n"
-                                         "  - {name: thrice, kernel: \"scale<3>\"}\n"
-                                         "  - {name: bad, file: broken.cu, kernel: broken}\n"
-                                         "axes: {n: [64, 128, 256]}\n";
+    fs::copy(std::string(BB_TEST_DATA) + "/source/mixed", dir); // a copy: a test removes broken.cu
     experiments.push_back(bb::config::load_experiment_file((dir / "mixed.yaml").string(), bb::registry::instance()));
     ::setenv("BB_CACHE_DIR", cache().c_str(), 1);
     auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
@@ -84,12 +64,6 @@ struct mixed_sweep {
   }
 };
 
-std::size_t count_of(const std::string& text, const std::string& part) {
-  std::size_t n = 0;
-  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
-  return n;
-}
-
 TEST(session_compile_phase, compiles_each_kernel_once_and_logs_a_failure_once) {
   mixed_sweep sweep;
   bb::session::run_plan plan;
@@ -103,7 +77,7 @@ TEST(session_compile_phase, compiles_each_kernel_once_and_logs_a_failure_once) {
   const std::string broken = (sweep.dir / "broken.cu").string();
   const std::string error = broken + ":3: error: identifier \"undeclared_value\" is undefined";
   const std::string log = sweep.log.str();
-  EXPECT_EQ(count_of(log, error), 1u) << log;
+  EXPECT_EQ(bb::test::occurrences(log, error), 1u) << log;
   EXPECT_NE(log.find(sweep.experiments[0].path +
                      ": variant 'bad' (n=64) fails (the same error fails 2 more configurations: variant 'bad' "
                      "(n=128), variant 'bad' (n=256)); the other configurations run"),
@@ -123,7 +97,7 @@ TEST(session_compile_phase, compiles_each_kernel_once_and_logs_a_failure_once) {
       EXPECT_NE(std::string(e.what()).find(error), std::string::npos) << e.what();
     }
   }
-  EXPECT_EQ(count_of(sweep.log.str(), error), 1u) << sweep.log.str();
+  EXPECT_EQ(bb::test::occurrences(sweep.log.str(), error), 1u) << sweep.log.str();
   // The good ones come from the cache, the phase's compile time with the first configuration.
   const auto first = bb::source::compile_known(sweep.request(0), sweep.cache());
   const auto second = bb::source::compile_known(sweep.request(1), sweep.cache());

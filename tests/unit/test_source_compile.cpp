@@ -7,39 +7,20 @@
 #include "runner/config/experiment.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/variants.hpp"
+#include "source_test_util.hpp"
+#include "../data/results/test_helpers.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using bb::source::compile;
-using bb::source::compile_error;
 using bb::source::compile_request;
-
-const std::string k_data = std::string(BB_TEST_DATA) + "/source";
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() /
-           ("bb_nvrtc_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-};
-
-std::string error_of(const compile_request& rq, const std::string& cache = "") {
-  try {
-    (void)compile(rq, cache);
-  } catch (const compile_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using bb::test::compile_error_of;
+using bb::test::k_source_data;
+using bb::test::results::temp_folder;
 
 TEST(source_compile, template_kernel_to_sm90_cubin_with_tracked_header) {
-  compile_request rq{k_data + "/good.cu", "scale<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
+  compile_request rq{k_source_data + "/good.cu", "scale<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
   const auto k = compile(rq, "");
   EXPECT_FALSE(k.cache_hit);
   EXPECT_GT(k.compile_ms, 0);
@@ -54,11 +35,11 @@ TEST(source_compile, template_kernel_to_sm90_cubin_with_tracked_header) {
 }
 
 TEST(source_compile, cache_hit_and_key_changes) {
-  temp_dir dir;
-  fs::copy_file(k_data + "/good.cu", dir.path / "good.cu");
-  fs::copy_file(k_data + "/good_scale.cuh", dir.path / "good_scale.cuh");
-  const std::string cache = (dir.path / "cache").string();
-  compile_request rq{(dir.path / "good.cu").string(), "scale<2>", {}, {}, "sm_90"};
+  temp_folder dir;
+  fs::copy_file(k_source_data + "/good.cu", dir.path() / "good.cu");
+  fs::copy_file(k_source_data + "/good_scale.cuh", dir.path() / "good_scale.cuh");
+  const std::string cache = (dir.path() / "cache").string();
+  compile_request rq{(dir.path() / "good.cu").string(), "scale<2>", {}, {}, "sm_90"};
   const auto cold = compile(rq, cache);
   const auto warm = compile(rq, cache);
   EXPECT_FALSE(cold.cache_hit);
@@ -81,7 +62,7 @@ TEST(source_compile, cache_hit_and_key_changes) {
   other = rq;
   other.kernel = "scale<4>";
   EXPECT_NE(compile(other, cache).key, cold.key);
-  std::ofstream(dir.path / "good_scale.cuh", std::ios::app) << "// edited\n";
+  std::ofstream(dir.path() / "good_scale.cuh", std::ios::app) << "// edited\n";
   const auto edited = compile(rq, cache);
   EXPECT_NE(edited.key, cold.key);
   EXPECT_FALSE(edited.cache_hit);
@@ -89,9 +70,9 @@ TEST(source_compile, cache_hit_and_key_changes) {
 }
 
 TEST(source_compile, a_torn_cache_entry_is_compiled_again) {
-  temp_dir dir;
-  const std::string cache = (dir.path / "cache").string();
-  compile_request rq{k_data + "/good.cu", "scale<5>", {}, {}, "sm_90"};
+  temp_folder dir;
+  const std::string cache = (dir.path() / "cache").string();
+  compile_request rq{k_source_data + "/good.cu", "scale<5>", {}, {}, "sm_90"};
   const auto cold = compile(rq, cache);
   std::ofstream(fs::path(cache) / (cold.key + ".cubin"), std::ios::trunc) << "bankbench-nv";
   const auto again = compile(rq, cache);
@@ -100,8 +81,8 @@ TEST(source_compile, a_torn_cache_entry_is_compiled_again) {
 }
 
 TEST(source_compile, compile_error_names_the_file_and_line) {
-  const std::string path = k_data + "/broken.cu";
-  const std::string e = error_of({path, "broken", {}, {}, "sm_90"});
+  const std::string path = k_source_data + "/broken.cu";
+  const std::string e = compile_error_of({path, "broken", {}, {}, "sm_90"});
   EXPECT_NE(e.find(path + ":5: error: identifier \"undeclared_value\" is undefined"), std::string::npos) << e;
   EXPECT_EQ(
       e.rfind(path + ": kernel 'broken' does not compile for sm_90 with nvrtc " + bb::source::nvrtc_version() + ":", 0),
@@ -111,19 +92,20 @@ TEST(source_compile, compile_error_names_the_file_and_line) {
 
 TEST(source_compile, missing_source) {
   EXPECT_EQ(
-      error_of({k_data + "/absent.cu", "k", {}, {}, "sm_90"}),
-      k_data + "/absent.cu: cannot read the kernel source: no such file (the path is relative to the experiment file)");
+      compile_error_of({k_source_data + "/absent.cu", "k", {}, {}, "sm_90"}),
+      k_source_data +
+          "/absent.cu: cannot read the kernel source: no such file (the path is relative to the experiment file)");
 }
 
 TEST(source_compile, unknown_kernel_name) {
-  const std::string e = error_of({k_data + "/good.cu", "scael<3>", {}, {}, "sm_90"});
+  const std::string e = compile_error_of({k_source_data + "/good.cu", "scael<3>", {}, {}, "sm_90"});
   EXPECT_NE(e.find("kernel 'scael<3>' does not compile for sm_90 with nvrtc " + bb::source::nvrtc_version() +
                    ": there is no __global__ function 'scael' in the file "
                    "(did you mean 'scale'?)"),
             std::string::npos)
       << e;
   const std::string path = std::string(BB_SOURCE_DIR) + "/experiments/source/transpose.cu";
-  const std::string far = error_of({path, "histogram", {}, {}, "sm_90"});
+  const std::string far = compile_error_of({path, "histogram", {}, {}, "sm_90"});
   EXPECT_NE(far.find(
                 "there is no __global__ function 'histogram' in the file (its __global__ functions are 'transpose' "
                 "'transpose_direct')"),
@@ -132,7 +114,7 @@ TEST(source_compile, unknown_kernel_name) {
 }
 
 TEST(source_compile, template_arguments_that_do_not_instantiate) {
-  const std::string e = error_of({k_data + "/good.cu", "scale<float>", {}, {}, "sm_90"});
+  const std::string e = compile_error_of({k_source_data + "/good.cu", "scale<float>", {}, {}, "sm_90"});
   EXPECT_NE(e.find("kernel 'scale<float>' does not compile for sm_90 with nvrtc " + bb::source::nvrtc_version() +
                    ": the template arguments of 'scale<float>' do not "
                    "instantiate 'scale'"),
@@ -160,8 +142,8 @@ TEST(source_compile, fingerprint_covers_the_sources_and_their_headers) {
   const std::string dir = (fs::temp_directory_path() / "bb_fingerprint").string();
   fs::remove_all(dir);
   fs::create_directories(dir);
-  fs::copy_file(k_data + "/good.cu", dir + "/good.cu");
-  fs::copy_file(k_data + "/good_scale.cuh", dir + "/good_scale.cuh");
+  fs::copy_file(k_source_data + "/good.cu", dir + "/good.cu");
+  fs::copy_file(k_source_data + "/good_scale.cuh", dir + "/good_scale.cuh");
   bb::config::experiment e;
   bb::config::source_variant v;
   v.name = "twice";

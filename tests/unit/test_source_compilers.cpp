@@ -11,28 +11,18 @@
 #include "runner/source/compile.hpp"
 #include "runner/source/std_layer.hpp"
 #include "runner/source/track.hpp"
+#include "source_test_util.hpp"
+#include "../data/results/test_helpers.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using bb::source::compile;
-using bb::source::compile_error;
 using bb::source::compile_request;
 using bb::source::compiler_choice;
-
-const std::string k_data = std::string(BB_TEST_DATA) + "/source";
-
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    path = fs::temp_directory_path() / ("bb_compilers_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~temp_dir() { fs::remove_all(path); }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using bb::test::compile_error_of;
+using bb::test::k_source_data;
+using bb::test::results::temp_folder;
 
 void write(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
@@ -47,15 +37,6 @@ compile_request request(const std::string& file, const std::string& kernel, comp
   return rq;
 }
 
-std::string error_of(const compile_request& rq, const std::string& cache = "") {
-  try {
-    (void)compile(rq, cache);
-  } catch (const compile_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
 bool is_cubin(const std::string& s) {
   return s.size() > 4 && s.compare(0, 4,
                                    "\x7f"
@@ -63,7 +44,7 @@ bool is_cubin(const std::string& s) {
 }
 
 TEST(source_compilers, standard_headers_compile_with_nvrtc_unchanged) {
-  const auto k = compile(request(k_data + "/std_headers.cu", "clamp_sum<float, 4>", compiler_choice::nvrtc), "");
+  const auto k = compile(request(k_source_data + "/std_headers.cu", "clamp_sum<float, 4>", compiler_choice::nvrtc), "");
   EXPECT_TRUE(is_cubin(k.cubin));
   EXPECT_EQ(k.lowered_name, "_Z9clamp_sumIfLi4EEvPKT_PS0_m");
   EXPECT_EQ(k.compiler, "nvrtc " + bb::source::nvrtc_version());
@@ -74,7 +55,7 @@ TEST(source_compilers, standard_headers_compile_with_nvrtc_unchanged) {
 }
 
 TEST(source_compilers, every_layer_header_compiles) {
-  temp_dir dir;
+  temp_folder dir;
   std::string text;
   for (const auto& h : bb::source::std_layer()) text += "#include <" + h.name + ">\n";
   write(dir.file("all.cu"), text + "__global__ void k(std::uint32_t* p) { p[0] = std::numeric_limits<int>::max(); }\n");
@@ -84,15 +65,15 @@ TEST(source_compilers, every_layer_header_compiles) {
 }
 
 TEST(source_compilers, auto_falls_back_to_nvcc_for_cub_host_code) {
-  temp_dir dir;
-  const auto k = compile(request(k_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::automatic),
+  temp_folder dir;
+  const auto k = compile(request(k_source_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::automatic),
                          dir.file("cache"));
   EXPECT_TRUE(is_cubin(k.cubin));
   EXPECT_EQ(k.compiler.rfind("nvcc ", 0), 0u) << k.compiler;
   EXPECT_EQ(k.lowered_name, "_Z9block_sumILi128EEvPKiPi");
   EXPECT_EQ(k.fallback, "it has host code, which NVRTC cannot compile");
   // The second time NVRTC is not asked again: its entry sends the lookup to nvcc's.
-  const auto again = compile(request(k_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::automatic),
+  const auto again = compile(request(k_source_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::automatic),
                              dir.file("cache"));
   EXPECT_TRUE(again.cache_hit);
   EXPECT_EQ(again.cubin, k.cubin);
@@ -103,12 +84,14 @@ TEST(source_compilers, auto_falls_back_to_nvcc_for_cub_host_code) {
 }
 
 TEST(source_compilers, nvrtc_alone_says_why_it_cannot) {
-  const std::string e = error_of(request(k_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::nvrtc));
+  const std::string e = compile_error_of(
+      request(k_source_data + "/cub_block_sum.cu", "block_sum<128>", compiler_choice::nvrtc));
   EXPECT_NE(e.find("does not compile for sm_90 with nvrtc"), std::string::npos) << e;
   EXPECT_NE(e.find("not allowed in JIT mode"), std::string::npos) << e;
 
-  const std::string io = error_of(request(k_data + "/host_io.cu", "twice", compiler_choice::nvrtc));
-  EXPECT_NE(io.find(k_data + "/host_io.cu:3: cannot open <iostream>: looked in " + k_data + ", "), std::string::npos)
+  const std::string io = compile_error_of(request(k_source_data + "/host_io.cu", "twice", compiler_choice::nvrtc));
+  EXPECT_NE(io.find(k_source_data + "/host_io.cu:3: cannot open <iostream>: looked in " + k_source_data + ", "),
+            std::string::npos)
       << io;
   EXPECT_NE(io.find("<iostream> is host I/O: NVRTC compiles device code only; use `compiler: nvcc` (or `auto`), or "
                     "remove the include"),
@@ -117,13 +100,13 @@ TEST(source_compilers, nvrtc_alone_says_why_it_cannot) {
 }
 
 TEST(source_compilers, auto_compiles_host_io_with_nvcc) {
-  const auto k = compile(request(k_data + "/host_io.cu", "twice", compiler_choice::automatic), "");
+  const auto k = compile(request(k_source_data + "/host_io.cu", "twice", compiler_choice::automatic), "");
   EXPECT_EQ(k.lowered_name, "_Z5twicePfi");
   EXPECT_EQ(k.fallback, "<iostream> is host I/O, which NVRTC cannot compile");
 }
 
 TEST(source_compilers, nvcc_gives_the_same_instance_as_nvrtc) {
-  compile_request rq{k_data + "/good.cu", "scale<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
+  compile_request rq{k_source_data + "/good.cu", "scale<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
   rq.compiler = compiler_choice::nvcc;
   const auto by_nvcc = compile(rq, "");
   rq.compiler = compiler_choice::nvrtc;
@@ -136,28 +119,29 @@ TEST(source_compilers, nvcc_gives_the_same_instance_as_nvrtc) {
 }
 
 TEST(source_compilers, nvcc_names_a_missing_kernel_like_nvrtc) {
-  compile_request rq{k_data + "/good.cu", "scael<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
+  compile_request rq{k_source_data + "/good.cu", "scael<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
   rq.compiler = compiler_choice::nvcc;
-  const std::string e = error_of(rq);
+  const std::string e = compile_error_of(rq);
   EXPECT_NE(e.find("there is no __global__ function 'scael' in the file (did you mean 'scale'?)"), std::string::npos)
       << e;
   EXPECT_EQ(e.find("bankbench_kernel.cu"), std::string::npos) << e;
 }
 
 TEST(source_compilers, a_missing_header_is_named_with_where_it_was_looked_for) {
-  const std::string path = k_data + "/missing_header.cu";
-  const std::string e = error_of(request(path, "uses_tile", compiler_choice::automatic));
-  EXPECT_NE(e.find(path + ":2: cannot open <tile_config.h>: looked in " + k_data + ", "), std::string::npos) << e;
+  const std::string path = k_source_data + "/missing_header.cu";
+  const std::string e = compile_error_of(request(path, "uses_tile", compiler_choice::automatic));
+  EXPECT_NE(e.find(path + ":2: cannot open <tile_config.h>: looked in " + k_source_data + ", "), std::string::npos)
+      << e;
   EXPECT_NE(e.find("add its folder to `include:` (in `source:` or the variant), or use `compiler: nvcc`"),
             std::string::npos)
       << e;
-  const std::string by_nvcc = error_of(request(path, "uses_tile", compiler_choice::nvcc));
+  const std::string by_nvcc = compile_error_of(request(path, "uses_tile", compiler_choice::nvcc));
   EXPECT_NE(by_nvcc.find(path + ":2: cannot open <tile_config.h>: looked in"), std::string::npos) << by_nvcc;
 }
 
 TEST(source_compilers, options_reach_the_compiler_and_the_record) {
-  const std::string path = k_data + "/cxx20.cu";
-  EXPECT_NE(error_of(request(path, "fill_word<int>", compiler_choice::nvrtc)).find("error"), std::string::npos);
+  const std::string path = k_source_data + "/cxx20.cu";
+  EXPECT_NE(compile_error_of(request(path, "fill_word<int>", compiler_choice::nvrtc)).find("error"), std::string::npos);
   for (const auto c : {compiler_choice::nvrtc, compiler_choice::nvcc}) {
     const auto k = compile(request(path, "fill_word<int>", c, {"-std=c++20", "--use_fast_math"}), "");
     EXPECT_TRUE(is_cubin(k.cubin)) << bb::source::name_of(c);
@@ -167,23 +151,24 @@ TEST(source_compilers, options_reach_the_compiler_and_the_record) {
 }
 
 TEST(source_compilers, the_arch_specific_target_when_the_kernel_needs_it_or_is_asked) {
-  const std::string path = k_data + "/needs_sm90a.cu";
+  const std::string path = k_source_data + "/needs_sm90a.cu";
   for (const auto c : {compiler_choice::nvrtc, compiler_choice::nvcc}) {
     const auto k = compile(request(path, "fence_only", c), "");
     EXPECT_EQ(k.arch, "sm_90a") << bb::source::name_of(c);
   }
-  const auto asked = compile(
-      request(k_data + "/cxx20.cu", "fill_word<int>", compiler_choice::nvrtc, {"-std=c++20", "-arch=sm_90a"}), "");
+  const auto asked = compile(request(k_source_data + "/cxx20.cu", "fill_word<int>", compiler_choice::nvrtc,
+                                     {"-std=c++20", "-arch=sm_90a"}),
+                             "");
   EXPECT_EQ(asked.arch, "sm_90a");
-  const std::string wrong = error_of(
-      request(k_data + "/cxx20.cu", "fill_word<int>", compiler_choice::nvrtc, {"-std=c++20", "-arch=sm_80"}));
+  const std::string wrong = compile_error_of(
+      request(k_source_data + "/cxx20.cu", "fill_word<int>", compiler_choice::nvrtc, {"-std=c++20", "-arch=sm_80"}));
   EXPECT_NE(wrong.find("options: '-arch=sm_80': the architecture is the GPU's (sm_90)"), std::string::npos) << wrong;
 }
 
 // A header two levels down, in an include folder (as CUTLASS's are), changes the key; nothing
 // else does; a header created where it shadows the one found changes it too.
 TEST(source_compilers, editing_a_deep_header_recompiles_and_nothing_else_does) {
-  temp_dir dir;
+  temp_folder dir;
   write(dir.file("k.cu"), "#include <lib/outer.h>\n__global__ void k(int* p) { p[0] = inner_value(); }\n");
   write(dir.file("inc/lib/outer.h"), "#pragma once\n#include \"detail/inner.h\"\n");
   write(dir.file("inc/lib/detail/inner.h"), "#pragma once\n__device__ int inner_value() { return 1; }\n");
@@ -214,7 +199,7 @@ TEST(source_compilers, editing_a_deep_header_recompiles_and_nothing_else_does) {
 }
 
 TEST(source_compilers, the_manifest_answers_when_nothing_changed) {
-  temp_dir dir;
+  temp_folder dir;
   write(dir.file("k.cu"), "#include \"a.h\"\n__global__ void k(int* p) { p[0] = A; }\n");
   write(dir.file("a.h"), "#define A 1\n");
   const std::string manifests = dir.file("cache");
@@ -242,12 +227,13 @@ TEST(source_compilers, the_manifest_answers_when_nothing_changed) {
 }
 
 TEST(source_compilers, compiles_from_several_threads_at_once) {
-  temp_dir dir;
+  temp_folder dir;
   std::vector<std::thread> threads;
   std::vector<std::string> names(4);
   for (int i = 0; i < 4; ++i)
     threads.emplace_back([&, i] {
-      compile_request rq{k_data + "/good.cu", "scale<" + std::to_string(i + 1) + ">", {"OFFSET=1.0f"}, {}, "sm_90"};
+      compile_request rq{
+          k_source_data + "/good.cu", "scale<" + std::to_string(i + 1) + ">", {"OFFSET=1.0f"}, {}, "sm_90"};
       names[i] = compile(rq, dir.file("cache")).lowered_name;
     });
   for (auto& t : threads) t.join();
