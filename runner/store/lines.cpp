@@ -66,9 +66,9 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
   tx.commit();
 }
 
-std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id) {
+std::optional<line_collection> read_lines(const database& db, std::int64_t configuration_id) {
   const std::string operation = fmt::format("reading the lines of configuration {}", configuration_id);
-  sqlite3* h = db.handle();
+  sqlite3* h = db.read_handle();
   const std::string& path = db.path();
   if (db.user_version() < 8) return std::nullopt;
   sqlite::statement head(h, path,

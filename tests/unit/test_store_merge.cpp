@@ -184,12 +184,12 @@ TEST_F(store_merge, a_version_1_source_is_read_as_it_is_and_not_upgraded) {
 TEST_F(store_merge, foreign_and_newer_sources_are_refused_when_opened) {
   exec(m_tmp.file("foreign.sqlite"), "CREATE TABLE customers (id INTEGER PRIMARY KEY)");
   EXPECT_THROW(database::open_read_only(m_tmp.file("foreign.sqlite")), bb::store_error);
-  exec(m_tmp.file("b.sqlite"), "PRAGMA user_version = 8");
+  exec(m_tmp.file("b.sqlite"), "PRAGMA user_version = 9");
   try {
     database::open_read_only(m_tmp.file("b.sqlite"));
     FAIL() << "a newer database was opened";
   } catch (const bb::store_error& e) {
-    EXPECT_NE(std::string(e.what()).find("written by a newer bankbench (schema 8"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("written by a newer bankbench (schema 9"), std::string::npos) << e.what();
   }
 }
 
