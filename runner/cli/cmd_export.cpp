@@ -1,4 +1,4 @@
-// bankbench export [RUN...] [--table metrics|samples|configurations] [--format csv|json|table|markdown]: long tables.
+// bankbench export [RUN...] [--table metrics|samples|configurations|lines] [--format csv|json|table|markdown]: long tables.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -49,8 +49,9 @@ run_fn setup_export(CLI::App& sub, const global_options& global) {
   sub.add_option("runs", o->runs, std::string(k_spec_kinds) + " (default: every run)");
   sub.add_option("-t,--table", o->table,
                  "metrics: one row per metric value; samples: one per timed launch; configurations: one per "
-                 "configuration with its summary")
-      ->check(CLI::IsMember({"metrics", "samples", "configurations"}))
+                 "configuration with its summary; lines: one per shared-memory instruction of `run --lines`, with "
+                 "its source line")
+      ->check(CLI::IsMember({"metrics", "samples", "configurations", "lines"}))
       ->capture_default_str();
   add_format_option(sub, o->format, "default csv; json is an array of records; csv and json stream");
   sub.add_option("-o,--out", o->out, "file to write (default: stdout)");

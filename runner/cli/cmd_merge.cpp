@@ -32,6 +32,9 @@ std::string summary(const std::string& source, const store::merge_counts& c) {
   line += fmt::format(", {} already there; {} GPU{} added; {} configurations, {} metric rows, {} samples",
                       c.runs_present, c.gpus_added, c.gpus_added == 1 ? "" : "s", c.configurations_added,
                       c.metric_rows_added, c.sample_rows_added);
+  if (c.line_collections_added > 0)
+    line += fmt::format("; lines of {} configuration{} ({} instructions)", c.line_collections_added,
+                        c.line_collections_added == 1 ? "" : "s", c.line_rows_added);
   if (c.baselines_added + c.baselines_present > 0)
     line += fmt::format("; {} baseline{} added", c.baselines_added, c.baselines_added == 1 ? "" : "s");
   return line;

@@ -59,7 +59,8 @@ store::long_table parse_long_table(std::string_view name) {
   if (name == "metrics") return store::long_table::metrics;
   if (name == "samples") return store::long_table::samples;
   if (name == "configurations") return store::long_table::configurations;
-  throw usage_error(fmt::format("unknown table '{}'; expected metrics, samples or configurations", name));
+  if (name == "lines") return store::long_table::lines;
+  throw usage_error(fmt::format("unknown table '{}'; expected metrics, samples, configurations or lines", name));
 }
 
 std::size_t write_export(const store::database& db, const std::vector<std::int64_t>& run_ids, store::long_table table,

@@ -1,6 +1,7 @@
 #pragma once
 /// `bankbench export`: results in a long layout that pandas, R or a spreadsheet read directly:
-/// one row per metric value, timed sample or configuration, with what it belongs to in columns,
+/// one row per metric value, timed sample, configuration or shared-memory instruction (the lines of
+/// `run --lines`), with what it belongs to in columns,
 /// each parameter in a column of its own (param_<name>) beside params_json.
 #include <cstdint>
 #include <ostream>
@@ -13,7 +14,7 @@
 
 namespace bb::query {
 
-/// "metrics", "samples" or "configurations"; throws bb::usage_error otherwise.
+/// "metrics", "samples", "configurations" or "lines"; throws bb::usage_error otherwise.
 store::long_table parse_long_table(std::string_view name);
 
 /// Writes the rows of `run_ids` (every run when empty): csv with one header row (RFC 4180), json

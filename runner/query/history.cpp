@@ -26,9 +26,7 @@ bool param_matches(const nlohmann::json& params, const std::pair<std::string, st
 
 bool matches(const store::result_row& r, const history_query& q) {
   if (r.variant != q.variant && short_variant(r.variant) != q.variant) return false;
-  if (q.params.empty()) return true;
-  const auto params = nlohmann::json::parse(r.params_json, nullptr, false);
-  return std::all_of(q.params.begin(), q.params.end(), [&](const auto& f) { return param_matches(params, f); });
+  return params_match(r.params_json, q.params);
 }
 
 bool gpu_matches(const store::run_info& run, const std::string& gpu) {
@@ -62,6 +60,12 @@ std::pair<std::string, std::string> parse_param_filter(const std::string& text) 
   if (eq == std::string::npos || eq == 0)
     throw usage_error(fmt::format("--param '{}': expected NAME=VALUE, e.g. n=4096", text));
   return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+bool params_match(const std::string& params_json, const std::vector<std::pair<std::string, std::string>>& filters) {
+  if (filters.empty()) return true;
+  const auto params = nlohmann::json::parse(params_json, nullptr, false);
+  return std::all_of(filters.begin(), filters.end(), [&](const auto& f) { return param_matches(params, f); });
 }
 
 std::vector<history_point> metric_history(const store::database& db, const history_query& q) {

@@ -31,6 +31,10 @@ struct history_point {
 /// "n=4096" -> ("n", "4096"); throws bb::usage_error for text without '='.
 std::pair<std::string, std::string> parse_param_filter(const std::string& text);
 
+/// True when `params_json` has every parameter of `filters` with that value (a number or other
+/// JSON value compared as JSON, else as the text).
+bool params_match(const std::string& params_json, const std::vector<std::pair<std::string, std::string>>& filters);
+
 /// The metric of the one configuration that `q` names, in every run that has it, oldest first.
 /// Throws bb::usage_error when nothing matches, or when several configurations do (naming them).
 std::vector<history_point> metric_history(const store::database& db, const history_query& q);

@@ -66,6 +66,7 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
   tx.commit();
 }
 
+<<<<<<< HEAD
 std::vector<int> measured_sequences(database& db, std::int64_t run_id) {
   const std::string operation = fmt::format("reading the measured configurations of run {}", run_id);
   sqlite::statement st(
@@ -78,8 +79,11 @@ std::vector<int> measured_sequences(database& db, std::int64_t run_id) {
 }
 
 std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id) {
+=======
+std::optional<line_collection> read_lines(const database& db, std::int64_t configuration_id) {
+>>>>>>> lines-query
   const std::string operation = fmt::format("reading the lines of configuration {}", configuration_id);
-  sqlite3* h = db.handle();
+  sqlite3* h = db.read_handle();
   const std::string& path = db.path();
   if (db.user_version() < 8) return std::nullopt;
   sqlite::statement head(h, path,

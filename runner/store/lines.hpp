@@ -46,6 +46,6 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
 std::vector<int> measured_sequences(database& db, std::int64_t run_id);
 
 /// What is stored for one configuration; nullopt where its lines were never collected.
-std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id);
+std::optional<line_collection> read_lines(const database& db, std::int64_t configuration_id);
 
 } // namespace bb::store

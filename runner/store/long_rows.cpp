@@ -65,6 +65,22 @@ std::vector<long_column> long_columns_of(long_table table) {
     cols.push_back({"(SELECT count(*) FROM expectations e WHERE e.configuration_id = c.id AND e.passed = 0)",
                     "expectations_failed"});
     break;
+  case long_table::lines:
+    cols.insert(cols.end(), {{"lc.status", "lines_status"},
+                             {"lc.note", "lines_note"},
+                             {"lc.kernel", "kernel"},
+                             {"l.function", "function"},
+                             {"l.pc", "pc"},
+                             {"l.file", "file"},
+                             {"l.line", "line"},
+                             {"l.opcode", "opcode"},
+                             {"l.kind", "kind"},
+                             {"l.executions", "executions"},
+                             {"l.threads", "threads"},
+                             {"l.wavefronts", "wavefronts"},
+                             {"l.ideal", "ideal"},
+                             {"max(l.wavefronts - l.ideal, 0)", "excess"}});
+    break;
   }
   return cols;
 }
@@ -83,6 +99,10 @@ std::string sql_of(long_table table) {
   case long_table::samples:
     return fmt::format("SELECT {} {} JOIN timing_samples s ON s.configuration_id = c.id WHERE c.run_id = ? "
                        "ORDER BY c.seq, s.sample_index",
+                       select, k_from);
+  case long_table::lines:
+    return fmt::format("SELECT {} {} JOIN line_collections lc ON lc.configuration_id = c.id LEFT JOIN line_counters l "
+                       "ON l.configuration_id = c.id WHERE c.run_id = ? ORDER BY c.seq, l.function, l.pc",
                        select, k_from);
   case long_table::configurations: break;
   }
@@ -109,6 +129,8 @@ std::vector<std::string> long_columns(long_table table) {
 
 void scan_long_rows(const database& db, long_table table, const std::vector<std::int64_t>& run_ids,
                     const std::function<void(const std::vector<cell>&)>& row) {
+  // A database opened read-only as an older schema has no line tables: no lines to give.
+  if (table == long_table::lines && db.user_version() < 8) return;
   const std::string sql = sql_of(table);
   sqlite::statement st(db.read_handle(), db.path(), sql.c_str(), "exporting");
   const std::size_t n = long_columns_of(table).size();

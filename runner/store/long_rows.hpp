@@ -12,8 +12,10 @@
 
 namespace bb::store {
 
-/// Which rows: metric values, timed samples, or configurations with their summary.
-enum class long_table { metrics, samples, configurations };
+/// Which rows: metric values, timed samples, configurations with their summary, or shared-memory
+/// instructions with their source line (`run --lines`; a collection without instructions is one
+/// row with its status and note).
+enum class long_table { metrics, samples, configurations, lines };
 
 /// A value as SQLite holds it.
 using cell = std::variant<std::monostate, std::int64_t, double, std::string>;

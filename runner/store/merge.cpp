@@ -1,11 +1,12 @@
 // database merging: GPUs by (uuid, backend), runs by (GPU, started_at, experiment_sha256, host,
-// Slurm task, shard), configurations of a run by seq; rows are copied column by column, whatever columns both share.
+// Slurm task, shard), configurations of a run by seq, each with its lines; rows are copied column by column, whatever
+// columns both share.
 #include "runner/store/merge.hpp"
 
 #include <sqlite3.h>
 
+#include <map>
 #include <optional>
-#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -71,7 +72,15 @@ public:
         m_timings(m_src, m_dst, source.path(), into.path(), "timings", "configuration_id", "configuration_id"),
         m_samples(m_src, m_dst, source.path(), into.path(), "timing_samples", "configuration_id", "configuration_id"),
         m_expectations(m_src, m_dst, source.path(), into.path(), "expectations", "configuration_id",
-                       "configuration_id") {}
+                       "configuration_id") {
+    // Schema 8's per-line counters, where the source has them (an older source has none).
+    if (has_table(m_src, source.path(), "line_collections")) {
+      m_line_collections.emplace(m_src, m_dst, source.path(), into.path(), "line_collections", "configuration_id",
+                                 "configuration_id");
+      m_line_counters.emplace(m_src, m_dst, source.path(), into.path(), "line_counters", "configuration_id",
+                              "configuration_id");
+    }
+  }
 
   merge_counts run() {
     map_gpus();
@@ -84,6 +93,11 @@ public:
       copy_mapped_rows(m_dst, m_into.path(), k_attached, "timings");
       m_counts.sample_rows_added = copy_mapped_rows(m_dst, m_into.path(), k_attached, "timing_samples");
       copy_mapped_rows(m_dst, m_into.path(), k_attached, "expectations");
+      if (m_line_collections) {
+        m_counts.line_collections_added += static_cast<int>(
+            copy_mapped_rows(m_dst, m_into.path(), k_attached, "line_collections"));
+        m_counts.line_rows_added += copy_mapped_rows(m_dst, m_into.path(), k_attached, "line_counters");
+      }
     }
     if (has_table(m_src, m_source.path(), "baselines")) merge_baselines();
     return m_counts;
@@ -121,9 +135,9 @@ private:
       return;
     }
     const dest_run& d = it->second;
-    const int before = m_counts.configurations_added;
+    const int before = m_counts.configurations_added, lines_before = m_counts.line_collections_added;
     copy_configurations(src_id, d.id, seqs_of(d.id));
-    bool changed = m_counts.configurations_added > before;
+    bool changed = m_counts.configurations_added > before || m_counts.line_collections_added > lines_before;
     if (d.status == name_of(run_status::running) && src.text(1) != name_of(run_status::running)) {
       // The copy in `into` was taken while the run was going; the source saw it end.
       sqlite::statement up(m_dst, m_into.path(), "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
@@ -134,22 +148,48 @@ private:
     ++(changed ? m_counts.runs_extended : m_counts.runs_present);
   }
 
-  std::set<std::int64_t> seqs_of(std::int64_t run_id) {
-    std::set<std::int64_t> seqs;
-    sqlite::statement st(m_dst, m_into.path(), "SELECT seq FROM configurations WHERE run_id = ?",
+  /// seq -> configuration id of run `run_id` in `into`.
+  std::map<std::int64_t, std::int64_t> seqs_of(std::int64_t run_id) {
+    std::map<std::int64_t, std::int64_t> seqs;
+    sqlite::statement st(m_dst, m_into.path(), "SELECT seq, id FROM configurations WHERE run_id = ?",
                          "reading configurations");
     st.bind(run_id);
-    while (st.step()) seqs.insert(st.int64(0));
+    while (st.step()) seqs.emplace(st.int64(0), st.int64(1));
     return seqs;
   }
 
-  void copy_configurations(std::int64_t src_run, std::int64_t dst_run, const std::set<std::int64_t>& present) {
+  void copy_lines(std::int64_t from, std::int64_t to) {
+    if (m_line_collections->copy(from, to).empty()) return;
+    ++m_counts.line_collections_added;
+    m_counts.line_rows_added += static_cast<std::int64_t>(m_line_counters->copy(from, to).size());
+  }
+
+  /// The lines of configuration `from` for `to`, already in `into`, where `into` has none for it:
+  /// they were collected after `into` took its copy of the configuration.
+  void add_missing_lines(std::int64_t from, std::int64_t to) {
+    if (!m_line_collections) return;
+    sqlite::statement has(m_dst, m_into.path(), "SELECT 1 FROM line_collections WHERE configuration_id = ?",
+                          "reading line collections");
+    has.bind(to);
+    if (has.step()) return;
+    // Rows without their collection, should a copy hold any, give way to the source's.
+    sqlite::statement drop(m_dst, m_into.path(), "DELETE FROM line_counters WHERE configuration_id = ?",
+                           "merging line counters");
+    drop.run(to);
+    copy_lines(from, to);
+  }
+
+  void copy_configurations(std::int64_t src_run, std::int64_t dst_run,
+                           const std::map<std::int64_t, std::int64_t>& present) {
     sqlite::statement st(m_src, m_source.path(), "SELECT id, seq FROM configurations WHERE run_id = ? ORDER BY seq",
                          "reading configurations");
     st.bind(src_run);
     while (st.step()) {
-      if (present.count(st.int64(1)) > 0) continue;
       const std::int64_t from = st.int64(0);
+      if (const auto there = present.find(st.int64(1)); there != present.end()) {
+        add_missing_lines(from, there->second);
+        continue;
+      }
       const std::int64_t to = m_configurations.copy(from, dst_run).front().second;
       ++m_counts.configurations_added;
       if (m_bulk) {
@@ -160,6 +200,7 @@ private:
       m_timings.copy(from, to);
       m_counts.sample_rows_added += static_cast<std::int64_t>(m_samples.copy(from, to).size());
       m_expectations.copy(from, to);
+      if (m_line_collections) copy_lines(from, to);
     }
   }
 
@@ -193,6 +234,7 @@ private:
   sqlite::statement m_map{m_dst, m_into.path(), "INSERT INTO temp.bb_merge_map (old_id, new_id) VALUES (?, ?)",
                           "merging"};
   row_copier m_gpus, m_runs, m_configurations, m_metrics, m_timings, m_samples, m_expectations;
+  std::optional<row_copier> m_line_collections, m_line_counters;
   std::unordered_map<std::int64_t, std::int64_t> m_gpu_ids; // source GPU id -> id in `into`
   std::unordered_map<std::string, dest_run> m_dest_runs;    // run_key -> run in `into`
   merge_counts m_counts;

@@ -19,6 +19,8 @@ struct merge_counts {
   int runs_extended = 0; ///< already there, but with fewer configurations (copied mid-run)
   int configurations_added = 0;
   std::int64_t metric_rows_added = 0, sample_rows_added = 0;
+  int line_collections_added = 0;   ///< configurations whose lines (`run --lines`) were copied
+  std::int64_t line_rows_added = 0; ///< their line_counters rows
   int baselines_added = 0, baselines_present = 0;
   std::vector<std::string> baselines_differing; ///< same name, other content: the one in `into` is kept
 };
@@ -29,7 +31,8 @@ struct merge_counts {
 enum class merge_method { fastest, row_by_row };
 
 /// Copies into `into` whatever of `source` it lacks, in one transaction: all of it or, when
-/// anything fails, nothing. `source` is only read.
+/// anything fails, nothing. `source` is only read. A configuration's lines come with it, and
+/// lines `source` holds for a configuration already in `into` without them are added to it.
 merge_counts merge_database(database& into, const database& source, merge_method method = merge_method::fastest);
 
 } // namespace bb::store

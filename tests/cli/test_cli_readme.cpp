@@ -81,7 +81,7 @@ TEST(cli_readme, every_command_has_an_example) {
     }
     shown.insert(word);
   }
-  for (const char* c : {"run", "validate", "compile", "list", "show", "bankmap", "compare", "regress", "baseline",
-                        "history", "export", "merge", "report", "techniques"})
+  for (const char* c : {"run", "validate", "compile", "list", "show", "lines", "bankmap", "compare", "regress",
+                        "baseline", "history", "export", "merge", "report", "techniques"})
     EXPECT_EQ(shown.count(c), 1u) << "README.md has no ```sh example of `bankbench " << c << "`";
 }

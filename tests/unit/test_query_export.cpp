@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../data/results/fixtures.hpp"
+#include "../data/results/lines_fixture.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "runner/query/export.hpp"
 
@@ -101,6 +102,45 @@ TEST_F(query_export, an_empty_selection_is_an_empty_array) {
   std::ostringstream out;
   EXPECT_EQ(write_export(*m_db, {99}, bb::store::long_table::metrics, bb::query::output_format::json, out), 0U);
   EXPECT_EQ(nlohmann::json::parse(out.str()), nlohmann::json::array());
+}
+
+} // namespace
+
+namespace {
+
+TEST(query_export_lines, one_record_per_instruction_and_one_for_a_collection_without_any) {
+  bb::test::results::temp_folder tmp;
+  const std::string source = bb::test::lines::build_lines_fixture(tmp.file("lines.sqlite"), tmp.path().string());
+  const auto db = bb::store::database::open_for_query(tmp.file("lines.sqlite"));
+  std::ostringstream out;
+  // Run 1 has no lines; run 2 has 5 + 3 instructions and one collection without any.
+  EXPECT_EQ(write_export(db, {}, parse_long_table("lines"), output_format::json, out), 9U);
+  const auto rows = nlohmann::json::parse(out.str());
+  ASSERT_EQ(rows.size(), 9U);
+  const auto& sts = rows[0];
+  EXPECT_EQ(sts.at("run_id"), 2);
+  EXPECT_EQ(sts.at("seq"), 0);
+  EXPECT_EQ(sts.at("variant"), "source/two_way");
+  EXPECT_EQ(sts.at("lines_status"), "ok");
+  EXPECT_EQ(sts.at("kernel"), "_Z7two_wayPfi");
+  EXPECT_EQ(sts.at("pc"), 0x180);
+  EXPECT_EQ(sts.at("file"), source);
+  EXPECT_EQ(sts.at("line"), 18);
+  EXPECT_EQ(sts.at("opcode"), "STS");
+  EXPECT_EQ(sts.at("executions"), 1024);
+  EXPECT_EQ(sts.at("threads"), 32768);
+  EXPECT_EQ(sts.at("wavefronts"), 2048);
+  EXPECT_EQ(sts.at("ideal"), 1024);
+  EXPECT_EQ(sts.at("excess"), 1024);
+  EXPECT_EQ(sts.at("param_blocks"), 128);
+  EXPECT_EQ(rows[6].at("file"), "device_atomic_functions.hpp");
+  EXPECT_EQ(rows[6].at("excess"), 0);
+  const auto& none = rows[8];
+  EXPECT_EQ(none.at("seq"), 2);
+  EXPECT_EQ(none.at("lines_status"), "no_line_info");
+  EXPECT_EQ(none.at("lines_note"), "the kernel carries no line info; compile it with -lineinfo");
+  EXPECT_TRUE(none.at("pc").is_null());
+  EXPECT_TRUE(none.at("excess").is_null());
 }
 
 } // namespace

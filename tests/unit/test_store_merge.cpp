@@ -4,9 +4,11 @@
 #include <string>
 
 #include "../data/results/fixtures.hpp"
+#include "../data/results/lines_fixture.hpp"
 #include "../data/results/test_helpers.hpp"
 #include "runner/common/error.hpp"
 #include "runner/store/database.hpp"
+#include "runner/store/lines.hpp"
 #include "runner/store/merge.hpp"
 
 namespace {
@@ -179,6 +181,64 @@ TEST_F(store_merge, a_version_1_source_is_read_as_it_is_and_not_upgraded) {
   EXPECT_EQ(again.runs_present, 1);
   EXPECT_EQ(scalar(v1, "PRAGMA user_version"), "1");
   EXPECT_EQ(read_file(v1), before);
+}
+
+// Each configuration's lines, as (run started_at, seq, function, pc, file, line, wavefronts, ideal):
+// what they belong to, whatever ids the merge gave.
+std::string lines_by_run_and_seq(const std::string& path) {
+  return scalar(path, "SELECT group_concat(x, ';') FROM (SELECT r.started_at || ',' || c.seq || ',' || lc.status || "
+                      "',' || ifnull(l.function, '') || ',' || ifnull(l.pc, '') || ',' || ifnull(l.line, '') || ',' || "
+                      "ifnull(l.wavefronts, '') || ',' || ifnull(l.ideal, '') AS x FROM line_collections lc JOIN "
+                      "configurations c ON c.id = lc.configuration_id JOIN runs r ON r.id = c.run_id LEFT JOIN "
+                      "line_counters l ON l.configuration_id = c.id ORDER BY x)");
+}
+
+TEST_F(store_merge, lines_come_with_their_configurations_under_the_new_ids) {
+  bb::test::lines::build_lines_fixture(m_tmp.file("lines.sqlite"), m_tmp.path().string());
+  const std::string expected = lines_by_run_and_seq(m_tmp.file("lines.sqlite"));
+  ASSERT_NE(expected, "");
+  for (const auto method : {bb::store::merge_method::fastest, bb::store::merge_method::row_by_row}) {
+    const std::string path = m_tmp.file(method == bb::store::merge_method::fastest ? "fast.sqlite" : "rows.sqlite");
+    auto into = database::open(path);
+    // The results fixture first: the probe's configurations get other ids than in their source.
+    bb::store::merge_database(into, database::open_read_only(m_tmp.file("a.sqlite")), method);
+    const auto counts = bb::store::merge_database(into, database::open_read_only(m_tmp.file("lines.sqlite")), method);
+    EXPECT_EQ(counts.line_collections_added, 3);
+    EXPECT_EQ(counts.line_rows_added, 8);
+    EXPECT_EQ(lines_by_run_and_seq(path), expected);
+    EXPECT_NE(scalar(path, "SELECT min(configuration_id) FROM line_collections"),
+              scalar(m_tmp.file("lines.sqlite"), "SELECT min(configuration_id) FROM line_collections"));
+    const auto again = bb::store::merge_database(into, database::open_read_only(m_tmp.file("lines.sqlite")), method);
+    EXPECT_EQ(again.line_collections_added, 0);
+    EXPECT_EQ(again.line_rows_added, 0);
+    EXPECT_EQ(again.runs_present, 2);
+    EXPECT_EQ(scalar(path, "SELECT count(*) FROM line_counters"), "8");
+  }
+}
+
+TEST_F(store_merge, lines_collected_after_a_copy_are_added_by_the_next_merge) {
+  const std::string source = bb::test::lines::build_lines_fixture(m_tmp.file("lines.sqlite"), m_tmp.path().string());
+  // A copy without the lines of run 2's hist (taken before they were stored).
+  {
+    auto db = database::open(m_tmp.file("lines.sqlite"));
+    for (const char* table : {"line_counters", "line_collections"})
+      exec(m_tmp.file("lines.sqlite"), std::string("DELETE FROM ") + table +
+                                           " WHERE configuration_id = (SELECT id FROM configurations WHERE run_id = 2 "
+                                           "AND seq = 1)");
+  }
+  auto into = database::open(m_tmp.file("all.sqlite"));
+  bb::store::merge_database(into, database::open_read_only(m_tmp.file("lines.sqlite")));
+  EXPECT_EQ(scalar(m_tmp.file("all.sqlite"), "SELECT count(*) FROM line_collections"), "2");
+  {
+    auto db = database::open(m_tmp.file("lines.sqlite"));
+    bb::store::add_lines(db, 2, 1, bb::test::lines::hist_lines(source));
+  }
+  const auto later = bb::store::merge_database(into, database::open_read_only(m_tmp.file("lines.sqlite")));
+  EXPECT_EQ(later.configurations_added, 0);
+  EXPECT_EQ(later.line_collections_added, 1);
+  EXPECT_EQ(later.line_rows_added, 3);
+  EXPECT_EQ(later.runs_extended, 1);
+  EXPECT_EQ(lines_by_run_and_seq(m_tmp.file("all.sqlite")), lines_by_run_and_seq(m_tmp.file("lines.sqlite")));
 }
 
 TEST_F(store_merge, foreign_and_newer_sources_are_refused_when_opened) {
