@@ -46,7 +46,7 @@ run_fn setup_history(CLI::App& sub, const global_options& global) {
       ->capture_default_str();
   sub.add_option("-e,--experiment", o->query.experiment, "only runs of this experiment");
   sub.add_option("-g,--gpu", o->query.gpu, "only runs on this architecture (sm_90, model) or GPU (part of its name)");
-  sub.add_option("-n,--limit", o->query.limit, "only the newest N runs");
+  add_number_option(sub, "-n,--limit", o->query.limit, "only the newest N runs (0: all)", number_rule::integer(0, 1e9));
   add_format_option(sub, o->format, "table adds a bar per run");
   sub.add_option("--svg", o->svg, "also write the plot as an SVG file");
   return [o, &global] { return run_history(*o, global); };

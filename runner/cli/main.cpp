@@ -38,12 +38,25 @@ int unknown_command(const std::string& word) {
   return static_cast<int>(bb::exit_code::usage);
 }
 
-// CLI11's own messages get the prefix every other error has, and the command's --help.
-int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+/// " run" or " slurm submit": the command being parsed, for its --help.
+std::string command_words(const CLI::App& app) {
   std::string command;
   for (const CLI::App* sub : app.get_subcommands())
     for (const CLI::App* s = sub; s != nullptr; s = s->get_subcommands().empty() ? nullptr : s->get_subcommands()[0])
       command += " " + s->get_name();
+  return command;
+}
+
+/// A value refused while parsing (add_number_option's checks): its words, and the command's --help.
+int value_failure(const CLI::App& app, const bb::error& e) {
+  std::fprintf(stderr, "bankbench: error: %s\n", e.what());
+  std::fprintf(stderr, "run `bankbench%s --help` for the options\n", command_words(app).c_str());
+  return static_cast<int>(e.code());
+}
+
+// CLI11's own messages get the prefix every other error has, and the command's --help.
+int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string command = command_words(app);
   std::string what = e.what();
   if (what.find(" excludes ") != std::string::npos && what.find("--quiet") != std::string::npos &&
       what.find("--verbose") != std::string::npos)
@@ -122,6 +135,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
     return usage_failure(app, e);
+  } catch (const bb::error& e) {
+    return value_failure(app, e);
   }
 
   if (quiet && verbose > 0) {
