@@ -11,8 +11,10 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/query/history.hpp"
+#include "runner/query/metric_info.hpp"
 #include "runner/render/history_svg.hpp"
 #include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::cli {
 
@@ -27,6 +29,7 @@ struct history_options {
 int run_history(const history_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   query::history_query q = o.query;
+  query::check_metric_names({q.metric}, store::stored_metric_names(db), db.path());
   for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
   const auto points = query::metric_history(db, q);
   query::write_history(points, q, std::cout, o.format);
