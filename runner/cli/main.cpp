@@ -167,6 +167,8 @@ int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
 }
 
 // What went to stdout must have arrived: `bankbench export > full-disk/x.csv` is not a success.
+// Standard output is an output file of every command (printf, fmt::print and std::cout all reach
+// stdio's stdout), checked once here on every way out of main, --help included.
 int finish_output(int rc) {
   std::cout.flush();
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
@@ -179,9 +181,15 @@ int finish_output(int rc) {
 
 } // namespace
 
+int run_main(int argc, char** argv);
+
 int main(int argc, char** argv) {
   // A compile server that `run`, `validate` and `compile` start for their parallel compiles.
   if (argc == 2 && std::strcmp(argv[1], "__compile-server") == 0) return bb::source::serve_compiles();
+  return finish_output(run_main(argc, argv));
+}
+
+int run_main(int argc, char** argv) {
   {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -255,7 +263,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     for (auto& [sub, run] : subs)
-      if (sub->parsed()) return finish_output(run());
+      if (sub->parsed()) return run();
   } catch (const bb::config_error& e) {
     constexpr std::size_t k_shown = 50; // a mangled file can have hundreds; the first ones lead
     const auto& diags = e.diagnostics();
