@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -186,6 +187,10 @@ int run_main(int argc, char** argv);
 int main(int argc, char** argv) {
   // A compile server that `run`, `validate` and `compile` start for their parallel compiles.
   if (argc == 2 && std::strcmp(argv[1], "__compile-server") == 0) return bb::source::serve_compiles();
+  // Past a file-size limit (`ulimit -f`) a write fails with EFBIG instead of killing the process,
+  // so it is a write error like a full disk: exit 4 for the database (the run marked interrupted),
+  // 6 for an output file.
+  std::signal(SIGXFSZ, SIG_IGN);
   return finish_output(run_main(argc, argv));
 }
 
