@@ -123,17 +123,25 @@ int run_bankmap(const bankmap_options& o) {
 
 run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   auto o = std::make_shared<bankmap_options>();
-  auto* rows = sub.add_option("--rows", o->shape.rows, "tile rows")->capture_default_str();
-  auto* cols =
-      sub.add_option("--cols", o->shape.cols, "tile columns (elements, before padding)")->capture_default_str();
+  const auto index = number_rule::integer(0, 1023);
+  auto* rows = add_number_option(sub, "--rows", o->shape.rows, "tile rows", number_rule::integer(1, 1024))
+                   ->capture_default_str();
+  auto* cols = add_number_option(sub, "--cols", o->shape.cols, "tile columns (elements, before padding)",
+                                 number_rule::integer(1, 1024))
+                   ->capture_default_str();
   auto* type = sub.add_option("-t,--type", o->type, "element type")
                    ->check(CLI::IsMember({"char", "short", "float", "double", "float4"}))
                    ->capture_default_str();
-  auto* bytes =
-      sub.add_option("--bytes", o->bytes, "element size in bytes instead of --type (1, 2, 4, 8 or 16)")->excludes(type);
-  auto* pad = sub.add_option("--pad", o->shape.pad, "padding elements after each row")->capture_default_str();
-  auto* swz = sub.add_option("--swizzle", o->shape.swizzle,
-                             "XOR swizzle: element (r, c) is stored at column c ^ (r % S); 0: none")
+  auto* bytes = add_number_option(sub, "--bytes", o->bytes,
+                                  "element size in bytes instead of --type (1, 2, 4, 8 or 16)",
+                                  number_rule::integer(1, 16).said("1, 2, 4, 8 or 16 bytes"))
+                    ->excludes(type);
+  auto* pad = add_number_option(sub, "--pad", o->shape.pad, "padding elements after each row",
+                                number_rule::integer(0, 1024))
+                  ->capture_default_str();
+  auto* swz = add_number_option(sub, "--swizzle", o->shape.swizzle,
+                                "XOR swizzle: element (r, c) is stored at column c ^ (r % S); 0: none",
+                                number_rule::integer(0, 1024))
                   ->capture_default_str();
   auto* cute = sub.add_option_function<std::vector<int>>(
                       "--cute-swizzle",
@@ -146,17 +154,24 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
                    ->expected(3)
                    ->delimiter(',')
                    ->excludes(swz);
-  auto* row = sub.add_option("--row", o->row, "the warp reads row R: lane l reads (R, l)");
-  auto* col = sub.add_option("--col", o->col, "the warp reads column C: lane l reads (l, C) (the default, C = 0)");
-  auto* stride = sub.add_option("--stride", o->stride, "lane l reads element l*S in row-major order (0: broadcast)");
+  check_numbers(*cute, number_rule::integer(0, 10).said("three whole numbers B,M,S from 0 to 10, e.g. 3,4,3"));
+  auto* row = add_number_option(sub, "--row", o->row, "the warp reads row R: lane l reads (R, l)", index);
+  auto* col = add_number_option(sub, "--col", o->col,
+                                "the warp reads column C: lane l reads (l, C) (the default, C = 0)", index);
+  auto* stride = add_number_option(sub, "--stride", o->stride,
+                                   "lane l reads element l*S in row-major order (0: broadcast)",
+                                   number_rule::integer(0, 1 << 20));
   row->excludes(col)->excludes(stride);
   col->excludes(stride);
-  auto* lanes = sub.add_option("--lanes", o->lanes, "active lanes, 0..N-1")->capture_default_str();
+  auto* lanes = add_number_option(sub, "--lanes", o->lanes, "active lanes, 0..N-1", number_rule::integer(1, 32))
+                    ->capture_default_str();
   auto* store = sub.add_flag("--store", o->store, "a store rather than a load");
   auto* variant = sub.add_option("--variant", o->variant,
                                  "draw a request of this variant's access plan, e.g. transpose/naive");
   sub.add_option("--params", o->params, "the variant's parameters, NAME=VALUE ...")->needs(variant);
-  sub.add_option("--request", o->request, "which of the plan's distinct requests (default: the most conflicted)")
+  add_number_option(sub, "--request", o->request,
+                    "which of the plan's distinct requests (default: the most conflicted)",
+                    number_rule::integer(0, 1 << 20))
       ->needs(variant);
   for (auto* opt : {rows, cols, type, bytes, pad, swz, cute, row, col, stride, lanes, store}) variant->excludes(opt);
   sub.add_option("--svg", o->svg, "also write the picture to FILE (SVG)");

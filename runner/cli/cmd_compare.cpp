@@ -10,6 +10,7 @@
 #include "runner/query/metric_info.hpp"
 #include "runner/query/selector.hpp"
 #include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::cli {
 
@@ -42,6 +43,7 @@ query::compare_table across_gpus(const store::database& db, const compare_option
 int run_compare(const compare_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   auto metrics = query::split_metrics(o.metrics);
+  query::check_metric_names(metrics, store::stored_metric_names(db), db.path());
   if (metrics.empty()) metrics = query::default_compare_metrics();
   const store::result_query q{metrics, false};
   query::compare_table table;

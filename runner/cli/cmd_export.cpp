@@ -1,4 +1,5 @@
 // bankbench export [RUN...] [--table metrics|samples|configurations|lines] [--format csv|json|table|markdown]: long tables.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -30,7 +31,8 @@ int run_export(const export_options& o, const global_options& g) {
   const auto table = query::parse_long_table(o.table);
   std::vector<std::int64_t> ids;
   for (const auto& spec : o.runs)
-    for (const auto& r : query::select_runs(db, spec)) ids.push_back(r.id);
+    for (const auto& r : query::select_runs(db, spec))
+      if (std::find(ids.begin(), ids.end(), r.id) == ids.end()) ids.push_back(r.id); // `export latest 2`: once each
   if (!o.runs.empty() && ids.empty()) return 0;
   const auto format = query::parse_format(o.format);
   if (o.out.empty() || o.out == "-") {

@@ -11,8 +11,10 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/query/history.hpp"
+#include "runner/query/metric_info.hpp"
 #include "runner/render/history_svg.hpp"
 #include "runner/store/database.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::cli {
 
@@ -27,6 +29,7 @@ struct history_options {
 int run_history(const history_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   query::history_query q = o.query;
+  query::check_metric_names({q.metric}, store::stored_metric_names(db), db.path());
   for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
   const auto points = query::metric_history(db, q);
   query::write_history(points, q, std::cout, o.format);
@@ -46,7 +49,7 @@ run_fn setup_history(CLI::App& sub, const global_options& global) {
       ->capture_default_str();
   sub.add_option("-e,--experiment", o->query.experiment, "only runs of this experiment");
   sub.add_option("-g,--gpu", o->query.gpu, "only runs on this architecture (sm_90, model) or GPU (part of its name)");
-  sub.add_option("-n,--limit", o->query.limit, "only the newest N runs");
+  add_number_option(sub, "-n,--limit", o->query.limit, "only the newest N runs (0: all)", number_rule::integer(0, 1e9));
   add_format_option(sub, o->format, "table adds a bar per run");
   sub.add_option("--svg", o->svg, "also write the plot as an SVG file");
   return [o, &global] { return run_history(*o, global); };

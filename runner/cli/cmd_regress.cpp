@@ -102,26 +102,25 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
   sub.add_option("-m,--metric", o->metrics,
                  "counter metrics to judge, repeated or comma-separated (default: every access kind's wavefronts "
                  "per request and requests that the candidate holds); a metric either side lacks is an error");
-  sub.add_option("--min-effect", o->options.min_effect,
-                 "the smallest change that counts, in wavefronts (or conflicts) per request; a count's is this "
-                 "many per request of its kind")
-      ->check(CLI::Range(0.0, 1000.0))
+  add_number_option(sub, "--min-effect", o->options.min_effect,
+                    "the smallest change that counts, in wavefronts (or conflicts) per request; a count's is this "
+                    "many per request of its kind",
+                    number_rule::real(0, 1000))
       ->capture_default_str();
-  sub.add_option("--min-change", o->options.min_change,
-                 "the smallest change that counts, relative to the baseline (the larger of the two applies)")
-      ->check(CLI::Range(0.0, 10.0))
+  add_number_option(sub, "--min-change", o->options.min_change,
+                    "the smallest change that counts, relative to the baseline (the larger of the two applies)",
+                    number_rule::real(0, 10))
       ->capture_default_str();
-  sub.add_option("--noise-factor", o->options.noise_factor,
-                 "noise learned from at least 3 runs of the same code tightens the relative minimum effect to "
-                 "this many times the noise (never below the absolute one)")
-      ->check(CLI::Range(1.0, 1000.0))
+  add_number_option(sub, "--noise-factor", o->options.noise_factor,
+                    "noise learned from at least 3 runs of the same code tightens the relative minimum effect to "
+                    "this many times the noise (never below the absolute one)",
+                    number_rule::real(1, 1000))
       ->capture_default_str();
-  sub.add_option("--time-effect", o->options.min_time_effect,
-                 "the smallest relative change of a median time that counts")
-      ->check(CLI::Range(0.0, 10.0))
+  add_number_option(sub, "--time-effect", o->options.min_time_effect,
+                    "the smallest relative change of a median time that counts", number_rule::real(0, 10))
       ->capture_default_str();
-  sub.add_option("--alpha", o->options.alpha, "significance of the Mann-Whitney U test on the timing samples")
-      ->check(CLI::Range(1e-9, 1.0))
+  add_number_option(sub, "--alpha", o->options.alpha, "significance of the Mann-Whitney U test on the timing samples",
+                    number_rule::real(1e-9, 1))
       ->capture_default_str();
   sub.add_flag("--gate-time", o->options.gate_time, "a significantly slower time is a regression too (exit 1)");
   add_format_option(sub, o->format, "csv holds the findings alone, one row per configuration and metric");

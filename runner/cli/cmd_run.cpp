@@ -178,7 +178,8 @@ int run_run(const run_options& o, run_plan& plan) {
 run_fn setup_run(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<run_options>();
   auto* inputs = sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
-  sub.add_option("-d,--device", o->device, "CUDA device ordinal")->capture_default_str();
+  add_number_option(sub, "-d,--device", o->device, "CUDA device ordinal", number_rule::integer(0, 1023))
+      ->capture_default_str();
   sub.add_option("-b,--backend", o->backend, "cupti: measure on the GPU; model: predict from access plans, no GPU")
       ->check(CLI::IsMember({"cupti", "model"}))
       ->capture_default_str();
@@ -201,23 +202,23 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->check(CLI::IsMember({"pool", "driver"}))
       ->capture_default_str();
   sub.add_flag("-n,--dry-run", o->dry_run, "list the configurations and exit; needs no GPU");
-  sub.add_option("--samples", o->samples, "timing samples per configuration (overrides the file)")
-      ->check(CLI::Range(1, 100000));
-  sub.add_option("--placements", o->placements,
-                 "instances of each configuration the timing samples are split over, each with its own "
-                 "buffers; the median stored is the fastest instance's (overrides the file; default 1)")
-      ->check(CLI::Range(1, 100));
-  sub.add_option("--min-sample-us", o->min_sample_us,
-                 "shortest timing sample in microseconds: a shorter kernel is launched back to back (up to 64 "
-                 "times) and a sample's time is divided by its launches")
-      ->check(CLI::Range(1.0, 1e6))
+  add_number_option(sub, "--samples", o->samples, "timing samples per configuration (overrides the file)",
+                    number_rule::integer(1, 100000));
+  add_number_option(sub, "--placements", o->placements,
+                    "instances of each configuration the timing samples are split over, each with its own "
+                    "buffers; the median stored is the fastest instance's (overrides the file; default 1)",
+                    number_rule::integer(1, 100));
+  add_number_option(sub, "--min-sample-us", o->min_sample_us,
+                    "shortest timing sample in microseconds: a shorter kernel is launched back to back (up to 64 "
+                    "times) and a sample's time is divided by its launches",
+                    number_rule::real(1, 1e6, "microseconds"))
       ->capture_default_str();
-  sub.add_option("--warmup", o->warmup, "warm-up launches before timing (overrides the file)")
-      ->check(CLI::Range(0, 100000));
-  sub.add_option("--time-limit", o->time_limit_s, "seconds one configuration may take (overrides the file)")
-      ->check(CLI::Range(0.001, 86400.0));
-  sub.add_option("--resume", o->resume, "complete the remaining configurations of an interrupted run")
-      ->check(CLI::PositiveNumber);
+  add_number_option(sub, "--warmup", o->warmup, "warm-up launches before timing (overrides the file)",
+                    number_rule::integer(0, 100000));
+  add_number_option(sub, "--time-limit", o->time_limit_s, "seconds one configuration may take (overrides the file)",
+                    number_rule::real(0.001, 86400, "seconds"));
+  add_number_option(sub, "--resume", o->resume, "complete the remaining configurations of an interrupted run",
+                    number_rule::integer(1, 9e15).said("a run id (a whole number, 1 or more)"));
   sub.add_option("--shard", o->shard,
                  "run share I of N of the configurations (0 <= I < N): within each experiment, in --dry-run order, "
                  "configuration k goes to share (k + FNV-1a(experiment name)) mod N; the same files and N give "

@@ -42,11 +42,11 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
       ->default_val(std::vector<std::string>{"experiments"});
   s->add_option("--sweep", o->options.spec.folder, "the sweep folder, on a file system every node sees (made here)")
       ->required();
-  s->add_option("-N,--tasks", o->options.spec.tasks, "array tasks: task I runs `run --shard I/N`")
-      ->required()
-      ->check(CLI::Range(1, 100000));
-  s->add_option("--throttle", o->options.spec.throttle, "at most K tasks at once (sbatch --array=...%K); 0: no limit")
-      ->check(CLI::Range(0, 100000));
+  add_number_option(*s, "-N,--tasks", o->options.spec.tasks, "array tasks: task I runs `run --shard I/N`",
+                    number_rule::integer(1, 100000))
+      ->required();
+  add_number_option(*s, "--throttle", o->options.spec.throttle,
+                    "at most K tasks at once (sbatch --array=...%K); 0: no limit", number_rule::integer(0, 100000));
   s->add_option("--gres", o->options.spec.gres, "sbatch --gres of each task; none: ask for no GPU")
       ->capture_default_str();
   s->add_option("-p,--partition", o->options.spec.partition, "sbatch --partition of both jobs");

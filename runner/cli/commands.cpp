@@ -1,8 +1,10 @@
 #include "runner/cli/commands.hpp"
 
+#include <algorithm>
 #include <regex>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "runner/query/table.hpp"
 
@@ -15,6 +17,65 @@ void add_format_option(CLI::App& sub, std::string& format, const std::string& no
       ->capture_default_str();
 }
 
+namespace {
+
+/// "--time-limit" of "-t,--time-limit": the name a message uses.
+std::string long_name(const std::string& names) {
+  std::string best;
+  std::size_t start = 0;
+  while (start <= names.size()) {
+    const std::size_t comma = std::min(names.find(',', start), names.size());
+    const std::string n = names.substr(start, comma - start);
+    if (best.empty() || n.rfind("--", 0) == 0) best = n;
+    start = comma + 1;
+  }
+  return best;
+}
+
+/// A validator that reads the text with parse_number (a usage_error in words when it fails) and
+/// hands CLI11 the number as plain digits, so "1e3" reaches an int as 1000.
+CLI::Validator number_validator(const std::string& name, const number_rule& rule) {
+  return CLI::Validator(
+      [name, rule](std::string& text) {
+        const double v = parse_number(name, text, rule);
+        text = rule.whole ? std::to_string(parse_integer(name, text, rule)) : fmt::format("{}", v);
+        return std::string();
+      },
+      "", "number");
+}
+
+template <class T> CLI::Option* add_number(CLI::App& sub, const std::string& names, T& value, const std::string& help,
+                                           const number_rule& rule) {
+  return sub.add_option(names, value, help)->transform(number_validator(long_name(names), rule));
+}
+
+} // namespace
+
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, int& value, const std::string& help,
+                               const number_rule& rule) {
+  return add_number(sub, names, value, help, rule);
+}
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, unsigned& value, const std::string& help,
+                               const number_rule& rule) {
+  return add_number(sub, names, value, help, rule);
+}
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, std::int64_t& value, const std::string& help,
+                               const number_rule& rule) {
+  return add_number(sub, names, value, help, rule);
+}
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, std::size_t& value, const std::string& help,
+                               const number_rule& rule) {
+  return add_number(sub, names, value, help, rule);
+}
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, double& value, const std::string& help,
+                               const number_rule& rule) {
+  return add_number(sub, names, value, help, rule);
+}
+
+void check_numbers(CLI::Option& option, const number_rule& rule) {
+  option.transform(number_validator(option.get_name(), rule));
+}
+
 void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help) {
   sub.add_option("--arch", arch, help)
       ->check(CLI::Validator(
@@ -25,9 +86,9 @@ void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help) 
 }
 
 void add_jobs_option(CLI::App& sub, unsigned& jobs, const std::string& what) {
-  sub.add_option("-j,--jobs", jobs,
-                 "threads compiling " + what + " (default: $BB_COMPILE_JOBS, else every hardware thread)")
-      ->check(CLI::Range(1, 4096));
+  add_number_option(sub, "-j,--jobs", jobs,
+                    "threads compiling " + what + " (default: $BB_COMPILE_JOBS, else every hardware thread)",
+                    number_rule::integer(1, 4096));
 }
 
 const std::vector<command>& commands() {

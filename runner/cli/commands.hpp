@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "runner/common/number.hpp"
+
 namespace CLI {
 class App;
-}
+class Option;
+} // namespace CLI
 
 namespace bb::cli {
 
@@ -37,6 +40,23 @@ inline constexpr const char* k_spec_kinds =
 /// `-f,--format`: table, markdown, csv or json (query::parse_format's names), default table;
 /// `note` adds what a format holds for this command.
 void add_format_option(CLI::App& sub, std::string& format, const std::string& note = "");
+
+/// Every number-taking option is added here: its text is read by bb::parse_number, so nan, inf,
+/// "10s", a fraction where a count is meant and a value out of `rule` are refused in words
+/// (exit 2) before the command starts. `names` as CLI11 takes them ("-n,--limit").
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, int& value, const std::string& help,
+                               const number_rule& rule);
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, unsigned& value, const std::string& help,
+                               const number_rule& rule);
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, std::int64_t& value, const std::string& help,
+                               const number_rule& rule);
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, std::size_t& value, const std::string& help,
+                               const number_rule& rule);
+CLI::Option* add_number_option(CLI::App& sub, const std::string& names, double& value, const std::string& help,
+                               const number_rule& rule);
+
+/// The checks of add_number_option for an option added otherwise (a vector, a callback).
+void check_numbers(CLI::Option& option, const number_rule& rule);
 
 /// `--arch`: what source variants are compiled for, sm_XY or sm_XYa (checked here).
 void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help);

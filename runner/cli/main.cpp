@@ -1,10 +1,13 @@
 // bankbench: shared-memory bank-conflict experiments, measured with CUPTI and kept in SQLite.
 #include <unistd.h>
 
+#include <cctype>
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <regex>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -27,24 +30,135 @@ void setup_logging(int verbosity) {
   spdlog::set_default_logger(logger);
 }
 
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The one of `names` that `word` is a typo of, compared without case (`VALIDATE` is
+/// `validate`); "" when none is close.
+std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
+  std::vector<std::string> lowered;
+  for (const auto& n : names) lowered.push_back(lower(n));
+  const std::string best = bb::closest_match(lower(word), lowered);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!best.empty() && lowered[i] == best) return names[i];
+  return "";
+}
+
+/// "; did you mean 'PREFIX NAME'?" or "".
+std::string hint_for(const std::string& word, const std::vector<std::string>& names, const std::string& prefix = "") {
+  const std::string best = closest_name(word, names);
+  return best.empty() ? "" : "; did you mean '" + prefix + best + "'?";
+}
+
 // CLI11 says "The following argument was not expected: rn"; name the command that was meant.
-int unknown_command(const std::string& word) {
-  std::vector<std::string> names;
-  for (const auto& c : bb::cli::commands()) names.emplace_back(c.name);
-  std::string hint = bb::did_you_mean(word, names);
-  std::fprintf(stderr, "bankbench: error: unknown command '%s'%s%s\n", word.c_str(), hint.empty() ? "" : "; ",
-               hint.c_str());
-  std::fprintf(stderr, "run `bankbench --help` for the list of commands\n");
+int unknown_command(const std::string& word, const std::string& parent, const std::vector<std::string>& names) {
+  std::fprintf(stderr, "bankbench: error: unknown command '%s%s'%s\n", parent.c_str(), word.c_str(),
+               hint_for(word, names, parent).c_str());
+  std::fprintf(stderr, "run `bankbench %s--help` for the list of commands\n", parent.c_str());
   return static_cast<int>(bb::exit_code::usage);
 }
 
-// CLI11's own messages get the prefix every other error has, and the command's --help.
-int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+/// The long options (--name) `app` and the commands above it take: a subcommand passes the
+/// options it does not know up (fallthrough).
+std::vector<std::string> long_options(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (; app != nullptr; app = app->get_parent())
+    for (const CLI::Option* o : app->get_options())
+      for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+  return names;
+}
+
+int unknown_option(const std::string& arg, const CLI::App* app, const std::string& command) {
+  const std::string word = arg.substr(0, arg.find('='));
+  const std::string hint = word.rfind("--", 0) == 0 ? hint_for(word, long_options(app)) : "";
+  std::fprintf(stderr, "bankbench: error: unknown option '%s'%s\n", word.c_str(), hint.c_str());
+  std::fprintf(stderr, "run `bankbench%s --help` for the options\n", command.c_str());
+  return static_cast<int>(bb::exit_code::usage);
+}
+
+/// Options valid before the command: --db VALUE (or --db=VALUE), -v/-q/-h (and -vv), --verbose,
+/// --quiet, --version, --help.
+bool global_option(const std::string& arg) {
+  if (arg == "--db" || arg.rfind("--db=", 0) == 0 || arg == "--verbose" || arg == "--quiet" || arg == "--version" ||
+      arg == "--help" || arg == "--")
+    return true;
+  if (arg.size() < 2 || arg[1] == '-') return false;
+  return arg.find_first_not_of("vqh", 1) == std::string::npos;
+}
+
+/// " run" or " slurm submit": the command being parsed, for its --help.
+std::string command_words(const CLI::App& app) {
   std::string command;
   for (const CLI::App* sub : app.get_subcommands())
     for (const CLI::App* s = sub; s != nullptr; s = s->get_subcommands().empty() ? nullptr : s->get_subcommands()[0])
       command += " " + s->get_name();
+  return command;
+}
+
+/// A value refused while parsing (add_number_option's checks): its words, and the command's --help.
+int value_failure(const CLI::App& app, const bb::error& e) {
+  std::fprintf(stderr, "bankbench: error: %s\n", e.what());
+  std::fprintf(stderr, "run `bankbench%s --help` for the options\n", command_words(app).c_str());
+  return static_cast<int>(e.code());
+}
+
+/// The deepest command parsed: `slurm submit` of `bankbench slurm submit ...`.
+const CLI::App* deepest(const CLI::App& app) {
+  const CLI::App* a = &app;
+  while (!a->get_subcommands().empty()) a = a->get_subcommands()[0];
+  return a;
+}
+
+/// The names of `app`'s own subcommands.
+std::vector<std::string> subcommand_names(const CLI::App* app) {
+  std::vector<std::string> names;
+  for (const CLI::App* s : app->get_subcommands([](const CLI::App*) { return true; })) names.push_back(s->get_name());
+  return names;
+}
+
+// CLI11's own messages get the prefix every other error has, and the command's --help; the
+// commonest say what is wrong in bankbench's words, with a did-you-mean.
+int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string command = command_words(app);
+  const CLI::App* at = deepest(app);
   std::string what = e.what();
+  const std::vector<std::string> rest = app.remaining(true);
+  std::string first_word, first_option;
+  for (const auto& r : rest) {
+    if (first_option.empty() && r.size() > 1 && r[0] == '-' && r != "--") first_option = r;
+    if (first_word.empty() && !r.empty() && r[0] != '-') first_word = r;
+  }
+  // An option nobody takes is the first thing to say, whatever CLI11 stopped at.
+  if (!first_option.empty()) return unknown_option(first_option, at, command);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    if (!first_word.empty()) what = "unexpected argument '" + first_word + "' for `bankbench" + command + "`";
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr &&
+      what.find("subcommand is required") != std::string::npos) {
+    const auto names = subcommand_names(at);
+    if (!first_word.empty()) return unknown_command(first_word, command.substr(1) + " ", names);
+    what = "`bankbench" + command + "` needs one of its commands: ";
+    for (std::size_t i = 0; i < names.size(); ++i) what += (i ? ", " : "") + names[i];
+  }
+  // IsMember's "--backend: modle not in {cupti,model}".
+  static const std::regex not_in(R"(^(\S+): (.*) not in \{(.*)\}$)");
+  std::smatch m;
+  if (std::regex_match(what, m, not_in)) {
+    std::vector<std::string> names;
+    std::string list = m[3];
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      names.push_back(list.substr(start, comma - start));
+      start = comma + 1;
+    }
+    std::string choices;
+    for (std::size_t i = 0; i < names.size(); ++i) choices += (i ? ", " : "") + names[i];
+    const std::string name = m[1], value = m[2];
+    what = (name[0] == '-' ? name + " must be one of " : "`bankbench" + command + "` takes one of ") + choices +
+           ", got '" + value + "'" + hint_for(value, names);
+  }
   if (what.find(" excludes ") != std::string::npos && what.find("--quiet") != std::string::npos &&
       what.find("--verbose") != std::string::npos)
     what = "-q (quiet) and -v (verbose) contradict each other; pass one of them";
@@ -54,6 +168,8 @@ int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
 }
 
 // What went to stdout must have arrived: `bankbench export > full-disk/x.csv` is not a success.
+// Standard output is an output file of every command (printf, fmt::print and std::cout all reach
+// stdio's stdout), checked once here on every way out of main, --help included.
 int finish_output(int rc) {
   std::cout.flush();
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
@@ -66,9 +182,19 @@ int finish_output(int rc) {
 
 } // namespace
 
+int run_main(int argc, char** argv);
+
 int main(int argc, char** argv) {
   // A compile server that `run`, `validate` and `compile` start for their parallel compiles.
   if (argc == 2 && std::strcmp(argv[1], "__compile-server") == 0) return bb::source::serve_compiles();
+  // Past a file-size limit (`ulimit -f`) a write fails with EFBIG instead of killing the process,
+  // so it is a write error like a full disk: exit 4 for the database (the run marked interrupted),
+  // 6 for an output file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  return finish_output(run_main(argc, argv));
+}
+
+int run_main(int argc, char** argv) {
   {
     char self[4096];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -103,17 +229,24 @@ int main(int argc, char** argv) {
     subs.emplace_back(sub, c.setup(*sub, global));
   }
 
-  // The first word that is not an option (or --db's value) must name a command.
+  // Before the command only global options may come, and the first word that is not one (or
+  // --db's value) must name a command.
+  std::vector<std::string> command_names;
+  for (const auto& c : bb::cli::commands()) command_names.emplace_back(c.name);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--db") {
       ++i;
       continue;
     }
-    if (arg.empty() || arg[0] == '-') continue;
+    if (arg.empty()) continue;
+    if (arg[0] == '-') {
+      if (!global_option(arg)) return unknown_option(arg, &app, "");
+      continue;
+    }
     bool known = false;
-    for (const auto& c : bb::cli::commands()) known = known || arg == c.name;
-    if (!known) return unknown_command(arg);
+    for (const auto& c : command_names) known = known || arg == c;
+    if (!known) return unknown_command(arg, "", command_names);
     break;
   }
 
@@ -122,6 +255,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e); // --help, --version
     return usage_failure(app, e);
+  } catch (const bb::error& e) {
+    return value_failure(app, e);
   }
 
   if (quiet && verbose > 0) {
@@ -133,7 +268,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) global.command_line += (i ? " " : "") + std::string(argv[i]);
   try {
     for (auto& [sub, run] : subs)
-      if (sub->parsed()) return finish_output(run());
+      if (sub->parsed()) return run();
   } catch (const bb::config_error& e) {
     constexpr std::size_t k_shown = 50; // a mangled file can have hundreds; the first ones lead
     const auto& diags = e.diagnostics();

@@ -98,8 +98,41 @@ mode_t current_umask() {
 
 } // namespace
 
+namespace {
+
+/// A target that exists and is not a regular file (/dev/null, /dev/full, a FIFO, /dev/stdout) is
+/// written in place: renaming a temporary file over it would replace the device with a file.
+void write_in_place(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(file, "cannot open for writing", errno);
+  int err = 0;
+  try {
+    fd_buffer buf(fd);
+    std::ostream out(&buf);
+    write(out);
+    out.flush();
+    if (buf.error() != 0 || !out) err = buf.error() != 0 ? buf.error() : EIO;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0)
+    throw output_error(file.string() + ": write failed: " + std::strerror(err) +
+                       (err == ENOSPC ? " (free some space and run the command again)" : ""));
+}
+
+} // namespace
+
 void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
                            file_kind kind) {
+  struct stat target {};
+  if (::stat(file.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
+    if (S_ISDIR(target.st_mode))
+      throw output_error(file.string() + ": is a folder; name a file to write (e.g. " + (file / "out").string() + ")");
+    write_in_place(file, write);
+    return;
+  }
   const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);

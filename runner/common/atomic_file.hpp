@@ -15,7 +15,9 @@ enum class file_kind { data, script };
 /// Writes `file` from what `write` puts in the stream it is given. Creates missing parent folders.
 /// Throws output_error naming the file and the cause (disk full, I/O error, permission) on any
 /// failure; the temporary file is removed and `file` is left untouched. Every command that writes
-/// a file writes it so.
+/// a file writes it so. A target that exists and is not a regular file (/dev/null, a device, a
+/// FIFO, /dev/stdout) is written in place, its write errors thrown the same way (`-o /dev/full`
+/// is exit 6); a folder is refused.
 void write_file_atomically(const std::filesystem::path& file, const std::function<void(std::ostream&)>& write,
                            file_kind kind = file_kind::data);
 

@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <set>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -92,6 +94,73 @@ void check_sweep_size(const experiment& exp, const YAML::Node& root, report& out
              "narrow the axes, zip axes that vary together, or exclude combinations");
 }
 
+/// "n=1024" for messages: strings without their quotes.
+std::string assignment_text(const std::string& axis, const nlohmann::json& value) {
+  return axis + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+}
+
+// An exclude entry that names two axes of one zip group with values at different positions of
+// the group can never match: the group advances together, so no configuration has both.
+void check_excludes_under_zip(const experiment& exp, const YAML::Node& root, report& out) {
+  const auto values_of = [&](const std::string& axis) -> const std::vector<nlohmann::json>* {
+    for (const auto& ax : exp.axes)
+      if (ax.name == axis) return &ax.values;
+    return nullptr;
+  };
+  const auto positions = [&](const std::string& axis, const nlohmann::json& value) {
+    std::set<std::size_t> at;
+    if (const auto* values = values_of(axis))
+      for (std::size_t i = 0; i < values->size(); ++i)
+        if (detail::canonical_value((*values)[i]) == detail::canonical_value(value)) at.insert(i);
+    return at;
+  };
+  for (std::size_t e = 0; e < exp.exclude.size(); ++e) {
+    const auto& entry = exp.exclude[e];
+    if (!entry.is_object()) continue;
+    for (const auto& group : exp.zip) {
+      std::string first_axis;
+      std::set<std::size_t> common;
+      for (const auto& axis : group) {
+        if (!entry.contains(axis)) continue;
+        const auto at = positions(axis, entry[axis]);
+        if (first_axis.empty()) {
+          first_axis = axis;
+          common = at;
+          continue;
+        }
+        std::set<std::size_t> both;
+        std::set_intersection(common.begin(), common.end(), at.begin(), at.end(), std::inserter(both, both.begin()));
+        if (!both.empty()) {
+          common = both;
+          continue;
+        }
+        const auto* values = values_of(axis);
+        const std::string given = assignment_text(first_axis, entry[first_axis]);
+        const std::string paired = values != nullptr && !common.empty() && *common.begin() < values->size()
+                                       ? assignment_text(axis, (*values)[*common.begin()])
+                                       : axis;
+        out.at_value(
+            root, detail::yaml_path{} / "exclude" / e,
+            fmt::format("this entry can never match: {} and {} are zipped, and {} goes with {}", given,
+                        assignment_text(axis, entry[axis]), given, paired),
+            fmt::format("give the values of one position of the zip group, such as {} with {}, or only one of its axes",
+                        given, paired));
+        break;
+      }
+    }
+  }
+}
+
+// A sweep whose exclusions drop every configuration would store an empty run and call it done.
+void check_selects_something(const experiment& exp, const YAML::Node& root, report& out) {
+  const detail::sweep_size size = detail::count_configurations(exp);
+  if (!size.exact || size.count > 0) return;
+  out.at_key(root, detail::yaml_path{} / "exclude",
+             "the exclude entries drop every configuration of the sweep: it selects nothing to run",
+             "remove or narrow the entries that match everything: an entry with only `variant`, or only one "
+             "axis, drops all of that variant or value");
+}
+
 } // namespace
 
 experiment load_experiment_text(const std::string& text, const std::string& path_for_messages, const registry& reg) {
@@ -131,6 +200,8 @@ experiment load_experiment_text(const std::string& text, const std::string& path
   exp.path = path_for_messages;
   exp.text = text;
   check_sweep_size(exp, root, out);
+  check_excludes_under_zip(exp, root, out);
+  if (out.empty()) check_selects_something(exp, root, out);
   if (!out.empty()) out.raise();
   return exp;
 }

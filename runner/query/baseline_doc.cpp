@@ -1,5 +1,6 @@
 #include "runner/query/baseline_doc.hpp"
 
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 
 #include "runner/common/error.hpp"
 #include "runner/query/metric_info.hpp"
+#include "runner/query/side.hpp"
 
 namespace bb::query {
 
@@ -92,9 +94,11 @@ void check_baseline_document(const json& doc, const std::string& origin) {
   if (!doc.is_object()) bad(origin, "the file does not hold a JSON object");
   const auto version = doc.find("bankbench_baseline");
   if (version == doc.end() || !version->is_number_integer()) bad(origin, "no \"bankbench_baseline\" format number");
-  if (version->get<int>() > k_baseline_format)
+  const auto format = version->get<std::int64_t>();
+  if (format < 1) bad(origin, fmt::format("\"bankbench_baseline\" is {}; formats start at 1", format));
+  if (format > k_baseline_format)
     throw usage_error(fmt::format("{}: written by a newer bankbench (baseline format {}, this build knows {})", origin,
-                                  version->get<int>(), k_baseline_format));
+                                  format, k_baseline_format));
   need(doc, "name", json::value_t::string, origin, "");
   need(doc, "runs", json::value_t::array, origin, "");
   need(doc, "configurations", json::value_t::array, origin, "");
@@ -111,6 +115,19 @@ void check_baseline_document(const json& doc, const std::string& origin) {
     for (const auto& [name, m] : c["metrics"].items())
       for (const char* key : {"mean", "min", "max"})
         need(m, key, json::value_t::number_float, origin, where + "metrics." + name + ": ");
+  }
+  // One configuration once: two entries of it with different values leave no way to say which holds.
+  std::map<std::string, std::size_t> first;
+  i = 0;
+  for (const auto& c : doc["configurations"]) {
+    const std::string key = fmt::format("{} {} {} {}", c["experiment"].get<std::string>(), c["arch"].get<std::string>(),
+                                        c["variant"].get<std::string>(), canonical_params(c["params"].dump()));
+    const auto [it, fresh] = first.emplace(key, i);
+    if (!fresh && doc["configurations"][it->second] != c)
+      bad(origin, fmt::format("configurations[{}] and configurations[{}] are the same configuration ({}) with "
+                              "different values; keep one of them",
+                              it->second, i, key));
+    ++i;
   }
 }
 

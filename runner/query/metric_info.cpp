@@ -2,7 +2,13 @@
 
 #include <optional>
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "runner/common/error.hpp"
 #include "runner/common/metrics.hpp"
+#include "runner/common/suggest.hpp"
 
 namespace bb::query {
 
@@ -44,6 +50,20 @@ std::optional<double> value_of(const store::result_row& row, const std::string& 
   const auto it = row.metrics.find(name);
   if (it == row.metrics.end()) return std::nullopt;
   return it->second.mean;
+}
+
+void check_metric_names(const std::vector<std::string>& names, const std::vector<std::string>& stored,
+                        const std::string& where) {
+  std::vector<std::string> known = stored;
+  known.insert(known.end(), {"median_ns", "bandwidth_gbps"});
+  for (const auto& m : names) {
+    if (std::find(known.begin(), known.end(), m) != known.end()) continue;
+    // A metric bankbench knows that no run collected is not a typo of one that some run did.
+    const bool real = metrics::is_derived(m) || m.find("__") != std::string::npos;
+    std::string hint = real ? "no run collected it (see the experiment's `metrics:`)" : did_you_mean(m, known);
+    if (hint.empty()) hint = "`bankbench list metrics` lists the derived metrics";
+    throw usage_error(fmt::format("-m {}: no run in {} holds a metric of this name; {}", m, where, hint));
+  }
 }
 
 std::vector<std::string> split_metrics(const std::vector<std::string>& options) {

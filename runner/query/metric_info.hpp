@@ -35,6 +35,12 @@ const std::vector<std::string>& default_regress_metrics();
 /// bandwidth_gbps; empty when not measured or when the configuration did not finish.
 std::optional<double> value_of(const store::result_row& row, const std::string& name);
 
+/// Each of `names` (what -m asked for) must be a timing name (median_ns, bandwidth_gbps) or one
+/// of `stored` (store::stored_metric_names); a usage_error otherwise, with a did-you-mean, so that
+/// a typo is not a table of "-" with exit 0. `where` names the database in the message.
+void check_metric_names(const std::vector<std::string>& names, const std::vector<std::string>& stored,
+                        const std::string& where);
+
 /// "load_wavefronts_per_request,median_ns" -> two names; repeated options are joined.
 std::vector<std::string> split_metrics(const std::vector<std::string>& options);
 

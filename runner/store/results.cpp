@@ -52,6 +52,14 @@ run_info info_of(const run_detail& d) {
           .shard = r.shard};
 }
 
+std::vector<std::string> stored_metric_names(const database& db) {
+  sqlite::statement st(db.read_handle(), db.path(), "SELECT DISTINCT name FROM metrics ORDER BY name",
+                       "listing metric names");
+  std::vector<std::string> names;
+  while (st.step()) names.push_back(st.text(0));
+  return names;
+}
+
 std::vector<run_info> run_infos(const database& db) {
   const std::string sql = fmt::format("SELECT {} FROM runs r JOIN gpus g ON g.id = r.gpu_id ORDER BY r.id",
                                       run_reader::columns(db.user_version()));

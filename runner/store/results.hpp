@@ -65,6 +65,9 @@ struct result_query {
 /// `run` as the results commands name it: its fields, and its GPU's name, uuid, backend and architecture.
 run_info info_of(const run_detail& run);
 
+/// Every metric name the database holds a value of, sorted: what -m NAME is checked against.
+std::vector<std::string> stored_metric_names(const database& db);
+
 /// Every run, oldest first: the runs that database::runs() reads, as info_of() names them.
 std::vector<run_info> run_infos(const database& db);
 

@@ -79,4 +79,27 @@ TEST(query_baseline_doc, malformed_and_newer_documents_are_refused_with_the_reas
   EXPECT_EQ(refusal(doc), "accepted");
 }
 
+TEST(query_baseline_doc, a_format_below_1_and_a_configuration_given_twice_with_other_values_are_refused) {
+  EXPECT_EQ(refusal({{"bankbench_baseline", -1}, {"name", "x"}}),
+            "b.json: not a bankbench baseline: \"bankbench_baseline\" is -1; formats start at 1");
+  EXPECT_EQ(refusal({{"bankbench_baseline", 0}, {"name", "x"}}),
+            "b.json: not a bankbench baseline: \"bankbench_baseline\" is 0; formats start at 1");
+  const nlohmann::json entry = {{"experiment", "t"},
+                                {"arch", "sm_90"},
+                                {"variant", "t/v"},
+                                {"status", "ok"},
+                                {"params", {{"n", 1024}, {"tile", 32}}},
+                                {"metrics", {{"load_requests", {{"mean", 4}, {"min", 4}, {"max", 4}}}}}};
+  nlohmann::json doc = {
+      {"bankbench_baseline", 1}, {"name", "x"}, {"runs", nlohmann::json::array()}, {"configurations", {entry, entry}}};
+  EXPECT_EQ(refusal(doc), "accepted"); // the same entry twice says one thing
+  doc["configurations"][1]["metrics"]["load_requests"]["mean"] = 8;
+  doc["configurations"][1]["params"] = {{"tile", 32}, {"n", 1024}}; // the same parameters in another order
+  EXPECT_EQ(refusal(doc), "b.json: not a bankbench baseline: configurations[0] and configurations[1] are the same "
+                          "configuration (t sm_90 t/v {\"n\":1024,\"tile\":32}) with different values; keep one "
+                          "of them");
+  doc["configurations"][1]["params"]["n"] = 4096;
+  EXPECT_EQ(refusal(doc), "accepted");
+}
+
 } // namespace
