@@ -119,7 +119,9 @@ if [ "$mode" = lines ]; then
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$final/lines.txt"
   grep -B5 -A40 "gpu_lines.*Failed\|FAILED.*gpu_lines" "$OUT/ctest-gpu.log" | head -80 >> "$final/lines.txt"
   export BB_CACHE_DIR="$OUT/cache"
-  timeout 280 python3 bench/ncu_lines_parity.py --bankbench "$b" --out "$OUT/parity" --ncu-runs 2 \
+  "$b" -vv --db "$OUT/vv.sqlite" run --no-timing --lines --lines-jobs 1 experiments/transpose/transpose.yaml 2>&1 \
+    | grep -E "lines: set-up|lines [0-9]" | head -12 >> "$final/lines.txt"
+  timeout 330 python3 bench/ncu_lines_parity.py --bankbench "$b" --out "$OUT/parity" --ncu-runs 2 --lines-jobs 8 \
     experiments/transpose/transpose.yaml experiments/ldmatrix experiments/cp_async experiments/source/transpose.yaml \
     > "$OUT/parity.txt" 2>&1
   echo "ncu_lines_parity rc=$?" | tee -a "$final/lines.txt"; tail -5 "$OUT/parity.txt"

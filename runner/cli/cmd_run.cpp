@@ -52,6 +52,7 @@ struct run_options {
   unsigned jobs = 0;                    ///< threads compiling source variants; 0: source::default_jobs()
   bool lines = false;                   ///< --lines: per-instruction shared-memory counters
   std::vector<std::string> lines_for;   ///< --lines-for: which configurations; empty: all
+  unsigned lines_jobs = 4;              ///< --lines-jobs: collecting processes at a time per GPU
 };
 
 /// The plan the engine runs, resolved once from the options: every value is parsed here, at the
@@ -79,6 +80,7 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.compile_jobs = o.jobs;
   p.lines = o.lines || !o.lines_for.empty();
   p.lines_for = o.lines_for;
+  p.lines_jobs = o.lines_jobs;
   return p;
 }
 
@@ -241,6 +243,11 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "which configurations --lines collects (implies --lines; repeatable): a glob of EXPERIMENT/VARIANT "
                  "or VARIANT, or KEY=VALUE of a parameter; default: every configuration")
       ->allow_extra_args(false);
+  add_number_option(sub, "--lines-jobs", o->lines_jobs,
+                    "collecting processes of --lines at a time on each GPU (each starts CUDA and patches its kernel; "
+                    "the GPU itself is mostly idle)",
+                    number_rule::integer(1, 64))
+      ->capture_default_str();
   return [o, inputs, &global, &sub] {
     o->inputs_given = inputs->count() > 0;
     auto plan = run_plan_of(*o, global);

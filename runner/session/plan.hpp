@@ -45,6 +45,7 @@ struct run_plan {
   /// of its own once the run's configurations are stored (lines_pass.hpp).
   bool lines = false;
   std::vector<std::string> lines_for;
+  unsigned lines_jobs = 4; ///< collecting processes at a time on each GPU
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// The device's CUDA ordinal in this process.

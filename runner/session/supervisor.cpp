@@ -424,8 +424,10 @@ private:
     start_worker(w);
   }
 
-  /// run --lines: one collecting process per selected configuration that ran to a result, on the
-  /// device that measured it, one after another (CUPTI instruments one kernel per process).
+  /// run --lines: one collecting process per selected configuration that ran to a result (CUPTI
+  /// instruments one kernel per process), on the device that measured it, plan.lines_jobs at a
+  /// time on each device: a collector spends most of its time starting CUDA and patching code, so
+  /// several share a GPU (docs/measuring.md, "Per line").
   void collect_lines() {
     struct target {
       const device_worker* w;
@@ -450,65 +452,73 @@ private:
                    m_plan.lines_for.empty() ? "" : " by --lines-for");
       return;
     }
-    spdlog::info("collecting per-line shared-memory counters of {} configuration{}, one process each", targets.size(),
-                 targets.size() == 1 ? "" : "s");
-    std::size_t done = 0;
-    for (const auto& t : targets) {
-      if (g_interrupted.load()) break;
-      const auto& e = m_experiments[t.experiment];
-      const std::int64_t run_id = t.w->start.run_ids[t.experiment];
-      const run_plan& plan = t.w->plan;
-      const child c = spawn([&](int fd) {
-        const auto lines = collect_lines_of(e, t.seq, run_id, plan);
-        std::uint64_t excess = 0;
-        for (const auto& r : lines.rows) excess += r.excess();
-        send_line(fd, fmt::format("{} {} {}", store::name_of(lines.status), lines.rows.size(), excess));
-        return 0;
-      });
-      const double limit = m_plan.time_limit_s > 0 ? m_plan.time_limit_s : e.time_limit_s;
-      const auto since = std::chrono::steady_clock::now();
-      std::string said, buffer;
-      bool killed = false;
-      for (;;) {
-        pollfd p{c.fd, POLLIN, 0};
-        const int ready = poll(&p, 1, 200);
-        if (ready > 0) {
-          char chunk[256];
-          const ssize_t n = read(c.fd, chunk, sizeof chunk);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) break;
-          buffer.append(chunk, static_cast<std::size_t>(n));
-          continue;
-        }
-        const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > limit;
-        if (late || g_interrupted.load()) {
-          kill(c.pid, SIGKILL);
-          killed = late;
-          break;
-        }
+    const std::size_t per_device = std::max(1U, m_plan.lines_jobs);
+    spdlog::info("collecting per-line shared-memory counters of {} configuration{}, one process each, {} at a time{}",
+                 targets.size(), targets.size() == 1 ? "" : "s", per_device,
+                 m_workers.size() > 1 ? " on each GPU" : "");
+    struct collector {
+      std::size_t target;
+      child proc;
+      std::string said;
+      std::chrono::steady_clock::time_point since;
+      bool late = false;
+    };
+    std::vector<collector> running;
+    std::size_t next = 0, done = 0;
+    const auto busy_on = [&](const device_worker* w) {
+      return static_cast<std::size_t>(
+          std::count_if(running.begin(), running.end(), [&](const collector& c) { return targets[c.target].w == w; }));
+    };
+    const auto start_next = [&] {
+      for (std::size_t i = next; i < targets.size(); ++i) {
+        if (i != next) break; // in order: a later device's targets wait for the earlier ones to start
+        const target& t = targets[i];
+        if (busy_on(t.w) >= per_device) return false;
+        const auto& e = m_experiments[t.experiment];
+        const std::int64_t run_id = t.w->start.run_ids[t.experiment];
+        const run_plan& plan = t.w->plan;
+        const int seq = t.seq;
+        running.push_back(
+            {i,
+             spawn([&](int fd) {
+               const auto lines = collect_lines_of(e, seq, run_id, plan);
+               std::uint64_t excess = 0;
+               for (const auto& r : lines.rows) excess += r.excess();
+               send_line(fd, fmt::format("{} {} {}", store::name_of(lines.status), lines.rows.size(), excess));
+               return 0;
+             }),
+             {},
+             std::chrono::steady_clock::now()});
+        ++next;
+        return true;
       }
-      close(c.fd);
-      const int status = wait_for(c.pid);
-      said = buffer.substr(0, buffer.find('\n'));
+      return false;
+    };
+    const auto finish = [&](collector& c) {
+      close(c.proc.fd);
+      const int status = wait_for(c.proc.pid);
+      const target& t = targets[c.target];
+      const auto& e = m_experiments[t.experiment];
       const auto configs = config::expand(e);
-      const std::string label =
-          fmt::format("{}/{} {}", e.family, configs.at(static_cast<std::size_t>(t.seq)).variant,
-                      config::describe_params(configs.at(static_cast<std::size_t>(t.seq)).params));
+      const auto& cfg = configs.at(static_cast<std::size_t>(t.seq));
+      const std::string label = fmt::format("{}/{} {}", e.family, cfg.variant, config::describe_params(cfg.params));
+      const double limit = m_plan.time_limit_s > 0 ? m_plan.time_limit_s : e.time_limit_s;
       ++done;
+      const std::string said = c.said.substr(0, c.said.find('\n'));
       if (said.empty()) {
-        if (g_interrupted.load() && !killed) break;
+        if (g_interrupted.load() && !c.late) return;
         store::line_collection lost;
         lost.status = store::lines_status::failed;
-        lost.note = killed ? fmt::format("timeout after {:g} s (time limit); collecting process stopped", limit)
+        lost.note = c.late ? fmt::format("timeout after {:g} s (time limit); collecting process stopped", limit)
                            : describe_exit(status) + " while collecting its lines";
         try {
           auto db = store::database::open(m_plan.db);
-          store::add_lines(db, run_id, t.seq, lost);
+          store::add_lines(db, t.w->start.run_ids[t.experiment], t.seq, lost);
         } catch (const error& x) {
           spdlog::error("{}", x.what());
         }
         spdlog::error("[lines {}/{}] {}  {}", done, targets.size(), label, lost.note);
-        continue;
+        return;
       }
       std::istringstream words(said);
       std::string what;
@@ -520,6 +530,40 @@ private:
                      label, instructions, excess);
       else
         spdlog::warn("[lines {}/{}] {}  {} (`bankbench lines` shows why)", done, targets.size(), label, what);
+    };
+    while (!running.empty() || (next < targets.size() && !g_interrupted.load())) {
+      while (!g_interrupted.load() && start_next()) {
+      }
+      std::vector<pollfd> fds;
+      for (const auto& c : running) fds.push_back({c.proc.fd, POLLIN, 0});
+      const int ready = poll(fds.data(), fds.size(), 200);
+      std::vector<std::size_t> ended;
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        collector& c = running[i];
+        if (ready > 0 && fds[i].revents != 0) {
+          char chunk[256];
+          const ssize_t n = read(c.proc.fd, chunk, sizeof chunk);
+          if (n < 0 && errno == EINTR) continue;
+          if (n > 0) {
+            c.said.append(chunk, static_cast<std::size_t>(n));
+            continue;
+          }
+          ended.push_back(i);
+          continue;
+        }
+        const auto& e = m_experiments[targets[c.target].experiment];
+        const double limit = m_plan.time_limit_s > 0 ? m_plan.time_limit_s : e.time_limit_s;
+        const bool late = std::chrono::duration<double>(std::chrono::steady_clock::now() - c.since).count() > limit;
+        if (late || g_interrupted.load()) {
+          kill(c.proc.pid, SIGKILL);
+          c.late = late;
+          ended.push_back(i);
+        }
+      }
+      for (auto it = ended.rbegin(); it != ended.rend(); ++it) {
+        finish(running[*it]);
+        running.erase(running.begin() + static_cast<std::ptrdiff_t>(*it));
+      }
     }
   }
 

@@ -66,7 +66,6 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
   tx.commit();
 }
 
-<<<<<<< HEAD
 std::vector<int> measured_sequences(database& db, std::int64_t run_id) {
   const std::string operation = fmt::format("reading the measured configurations of run {}", run_id);
   sqlite::statement st(
@@ -78,10 +77,7 @@ std::vector<int> measured_sequences(database& db, std::int64_t run_id) {
   return out;
 }
 
-std::optional<line_collection> read_lines(database& db, std::int64_t configuration_id) {
-=======
 std::optional<line_collection> read_lines(const database& db, std::int64_t configuration_id) {
->>>>>>> lines-query
   const std::string operation = fmt::format("reading the lines of configuration {}", configuration_id);
   sqlite3* h = db.read_handle();
   const std::string& path = db.path();
