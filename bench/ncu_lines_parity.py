@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per-line parity of `bankbench run --lines` with Nsight Compute's Source page.
 
-usage: bench/ncu_lines_parity.py --bankbench BIN --out DIR [--ncu-runs N] EXPERIMENT...
+usage: bench/ncu_lines_parity.py --bankbench BIN --out DIR [--ncu-runs N] [--lines-jobs N] EXPERIMENT...
+       bench/ncu_lines_parity.py --again --out DIR EXPERIMENT...
 
 1. `bankbench run --lines --no-timing` over the experiments, timed: every configuration's shared-memory
    instructions with their wavefronts and ideal wavefronts (CUPTI's SASS metrics), into DIR/lines.sqlite.
@@ -20,6 +21,7 @@ usage or tool error.
 import argparse
 import csv
 import io
+import json
 import os
 import sqlite3
 import subprocess
@@ -28,6 +30,13 @@ import time
 from datetime import datetime, timezone
 
 NVTX_RANGE = "bankbench-measure"
+
+
+def version(cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    except (OSError, IndexError):
+        return ""
 
 
 def fail(message):
@@ -66,9 +75,9 @@ def bankbench_lines(db):
         statuses[row[0]] = statuses.get(row[0], 0) + 1
         times.append(row[1] or 0)
         out[(experiment, variant, params)] = {
-            pc: (w, i, op, f, line) for pc, w, i, op, f, line in con.execute(
-                "SELECT pc, wavefronts, ideal, opcode, file, line FROM line_counters WHERE configuration_id = ?",
-                (cid,))}
+            pc: (w, i, op, f, line, x) for pc, w, i, op, f, line, x in con.execute(
+                "SELECT pc, wavefronts, ideal, opcode, file, line, executions FROM line_counters "
+                "WHERE configuration_id = ?", (cid,))}
     con.close()
     return out, times, statuses, kernels
 
@@ -98,13 +107,12 @@ def ncu_pages(text):
             value = cells[header[column]] if column in header else "0"
             return int(float(value.replace(",", ""))) if value not in ("", "-") else 0
         current[address - base] = (number("L1 Wavefronts Shared"), number("L1 Wavefronts Shared Ideal"),
-                                   cells[header["Source"]].strip())
+                                   cells[header["Source"]].strip(), number("Instructions Executed"))
     return pages
 
 
-def ncu_run(bb, experiments, out_dir, k, kernels):
-    """{configuration: (kernel, page)}: each configuration's page of the kernel bankbench instrumented
-    (by mangled name; pages of other kernels its launch enqueued are passed over), and the wall time."""
+def ncu_run(bb, experiments, out_dir, k):
+    """ncu run k over the launch-once target: its Source pages into DIR/ncu-K.csv; the wall time."""
     db = os.path.join(out_dir, f"ncu-{k}.sqlite")
     if os.path.exists(db):
         os.remove(db)
@@ -114,18 +122,31 @@ def ncu_run(bb, experiments, out_dir, k, kernels):
     p, wall = run_timed(cmd, os.path.join(out_dir, f"ncu-{k}.log"))
     with open(os.path.join(out_dir, f"ncu-{k}.csv"), "w") as f:
         f.write(p.stdout)
-    pages = ncu_pages(p.stdout)
+    return wall
+
+
+def ncu_matched(out_dir, k, kernels, lines):
+    """{configuration: (kernel, page)}: each configuration's page of the kernel bankbench instrumented
+    in ncu run k (pages of other kernels its launch enqueued are passed over)."""
+    with open(os.path.join(out_dir, f"ncu-{k}.csv")) as f:
+        pages = ncu_pages(f.read())
     if not pages:
-        fail(f"ncu wrote no Source page (exit {p.returncode}); see {out_dir}/ncu-{k}.log")
-    # ncu 2025.3 prints each launch's Source page twice in a row: one of each pair is kept.
-    if len(pages) % 2 == 0 and all(pages[i] == pages[i + 1] for i in range(0, len(pages), 2)):
-        pages = pages[::2]
+        fail(f"ncu wrote no Source page; see {out_dir}/ncu-{k}.log")
+    db = os.path.join(out_dir, f"ncu-{k}.sqlite")
     configs = [(e, v, params) for _, e, v, params, status in measured(db) if status in ("ok", "unverified")]
+    # ncu 2025.3 printed the Source page of a built-in kernel's launch twice (a source variant's
+    # once), so pages are matched rather than counted: each configuration takes the first page
+    # after the previous one's that names its instrumented kernel and whose instructions executed
+    # equal its own (the launch's geometry; wavefronts, what is compared, play no part).
     out, i = {}, 0
     for key in configs:
         want = kernels.get(key, "")
+        ours = lines.get(key, {})
+        def same_launch(page):
+            name, pcs = page
+            return name == want and all(pcs.get(pc, (0, 0, "", -1))[3] == v[5] for pc, v in ours.items())
         j = i
-        while j < len(pages) and want and pages[j][0] != want:
+        while j < len(pages) and want and not same_launch(pages[j]):
             j += 1
         if want and j < len(pages):
             out[key] = pages[j]
@@ -134,12 +155,14 @@ def ncu_run(bb, experiments, out_dir, k, kernels):
         print(f"ncu run {k}: no Source page names a kernel bankbench instrumented; ncu named "
               f"{sorted({name for name, _ in pages})[:5]}, bankbench {sorted(set(kernels.values()))[:5]}",
               file=sys.stderr)
-    return out, wall
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bankbench", required=True)
+    ap.add_argument("--bankbench")
+    ap.add_argument("--again", action="store_true",
+                    help="compare what an earlier run left in --out (DIR/walls.json, lines.sqlite, ncu-K.*) again")
     ap.add_argument("--out", required=True)
     ap.add_argument("--ncu-runs", type=int, default=2)
     ap.add_argument("--lines-jobs", type=int, default=4, help="bankbench run --lines-jobs")
@@ -148,23 +171,34 @@ def main():
     if a.ncu_runs < 1:
         fail("--ncu-runs must be at least 1")
     os.makedirs(a.out, exist_ok=True)
-    bb = os.path.abspath(a.bankbench)
+    bb = os.path.abspath(a.bankbench) if a.bankbench else ""
     lines_db = os.path.join(a.out, "lines.sqlite")
-    if os.path.exists(lines_db):
-        os.remove(lines_db)
-    plain_db = os.path.join(a.out, "plain.sqlite")
-    if os.path.exists(plain_db):
-        os.remove(plain_db)
-    p, plain_wall = run_timed([bb, "--db", plain_db, "run", "--no-timing", *a.experiments],
-                              os.path.join(a.out, "bankbench-plain.log"))
-    if p.returncode not in (0, 1):
-        fail(f"bankbench run exited {p.returncode}; see {a.out}/bankbench-plain.log")
-    p, bb_wall = run_timed([bb, "--db", lines_db, "run", "--lines", "--lines-jobs", str(a.lines_jobs), "--no-timing",
-                            *a.experiments], os.path.join(a.out, "bankbench.log"))
-    if p.returncode not in (0, 1):
-        fail(f"bankbench run --lines exited {p.returncode}; see {a.out}/bankbench.log")
+    walls_path = os.path.join(a.out, "walls.json")
+    if not a.again:
+        if not bb:
+            fail("--bankbench is needed unless --again")
+        plain_db = os.path.join(a.out, "plain.sqlite")
+        for db in (lines_db, plain_db):
+            if os.path.exists(db):
+                os.remove(db)
+        p, plain_wall = run_timed([bb, "--db", plain_db, "run", "--no-timing", *a.experiments],
+                                  os.path.join(a.out, "bankbench-plain.log"))
+        if p.returncode not in (0, 1):
+            fail(f"bankbench run exited {p.returncode}; see {a.out}/bankbench-plain.log")
+        p, bb_wall = run_timed([bb, "--db", lines_db, "run", "--lines", "--lines-jobs", str(a.lines_jobs),
+                                "--no-timing", *a.experiments], os.path.join(a.out, "bankbench.log"))
+        if p.returncode not in (0, 1):
+            fail(f"bankbench run --lines exited {p.returncode}; see {a.out}/bankbench.log")
+        ncu_walls = [ncu_run(bb, a.experiments, a.out, k) for k in range(a.ncu_runs)]
+        with open(walls_path, "w") as f:
+            json.dump({"plain": plain_wall, "lines": bb_wall, "ncu": ncu_walls, "lines_jobs": a.lines_jobs,
+                       "gpu": version(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]),
+                       "ncu_version": version(["ncu", "--version"])}, f)
+    with open(walls_path) as f:
+        walls = json.load(f)
+    plain_wall, bb_wall, ncu_walls, a.lines_jobs = walls["plain"], walls["lines"], walls["ncu"], walls["lines_jobs"]
     ours, collect_ms, statuses, kernels = bankbench_lines(lines_db)
-    runs = [ncu_run(bb, a.experiments, a.out, k, kernels) for k in range(a.ncu_runs)]
+    runs = [(ncu_matched(a.out, k, kernels, ours), ncu_walls[k]) for k in range(len(ncu_walls))]
 
     rows, per_experiment = [], {}
     for key, page_by_pc in ours.items():
@@ -178,7 +212,7 @@ def main():
         kernel = theirs[0][0]
         pcs = set(page_by_pc) | {pc for pc, v in theirs[0][1].items() if v[0] > 0}
         for pc in sorted(pcs):
-            w, i, op, f, line = page_by_pc.get(pc, (0, 0, "", "", 0))
+            w, i, op, f, line, _ = page_by_pc.get(pc, (0, 0, "", "", 0, 0))
             ncu_values = [t[1].get(pc, (0, 0, ""))[:2] for t in theirs]
             agrees = all(v == ncu_values[0] for v in ncu_values)
             nw, ni = ncu_values[0]
@@ -196,16 +230,10 @@ def main():
                     "ncu_wavefronts", "ncu_ideal", "ncu_agrees_with_itself"])
         w.writerows(rows)
 
-    def version(cmd):
-        try:
-            return subprocess.run(cmd, capture_output=True, text=True).stdout.strip().splitlines()[-1]
-        except (OSError, IndexError):
-            return ""
     n = len(collect_ms)
-    ncu_walls = [wall for _, wall in runs]
     md = [f"# Per-line parity with Nsight Compute's Source page ({datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC)", "",
-          f"- GPU: {version(['nvidia-smi', '--query-gpu=name,driver_version', '--format=csv,noheader'])}",
-          f"- ncu: {version(['ncu', '--version'])}",
+          f"- GPU: {walls.get('gpu', '')}",
+          f"- ncu: {walls.get('ncu_version', '')}",
           f"- experiments: {' '.join(a.experiments)}", "",
           f"- `bankbench run --no-timing`: {plain_wall:.1f} s; with `--lines --lines-jobs {a.lines_jobs}`: "
           f"{bb_wall:.1f} s for {n} configurations (collections: "

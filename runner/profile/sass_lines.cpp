@@ -158,6 +158,7 @@ std::vector<sass_record> sass_lines::end() {
       r.function = d.functionName != nullptr ? d.functionName : "";
       r.pc = d.pcOffset;
       r.crc = d.cubinCrc;
+      r.function_index = d.functionIndex;
       for (std::size_t k = 0; k < per_record; ++k) {
         const auto it = m_names.find(d.pInstanceValues[k].metricId);
         if (it != m_names.end() && d.pInstanceValues[k].value != 0) r.values[it->second] += d.pInstanceValues[k].value;

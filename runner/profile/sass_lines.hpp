@@ -20,6 +20,7 @@ struct sass_record {
   std::string function;                        ///< mangled name
   std::uint32_t pc = 0;                        ///< byte offset in the function
   std::uint32_t crc = 0;                       ///< of the cubin holding it (cubin_of)
+  std::uint32_t function_index = 0;            ///< the function's symbol index in that cubin
   std::string file;                            ///< source file ("" without line info)
   int line = 0;                                ///< 0 without line info
   std::map<std::string, std::uint64_t> values; ///< by metric name, summed over the GPU

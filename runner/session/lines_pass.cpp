@@ -19,6 +19,7 @@
 #include "runner/launch/device.hpp"
 #include "runner/launch/device_memory.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/source/compile.hpp"
 #include "runner/source/nvcc.hpp"
 #include "runner/source/variants.hpp"
 #include "runner/store/database.hpp"
@@ -60,31 +61,52 @@ std::string nvdisasm_path() {
   return "nvdisasm";
 }
 
-// Opcodes of every cubin the records point into; empty where nvdisasm is not there.
+// nvdisasm's listing of the function `r` lies in: read from the cache folder (by cubin CRC and
+// function), else made with `nvdisasm -c -fun INDEX` and kept there; "" where there is no nvdisasm.
+// Starting nvdisasm took about 0.6 s per collecting process on an H100's host; a sweep's
+// configurations mostly share a few kernels.
+std::string listing_of(const profile::sass_record& r, std::string& note) {
+  const std::string dir = source::default_cache_dir();
+  const std::string cached = dir.empty() ? "" : fmt::format("{}/sass/{:08x}-{}.txt", dir, r.crc, r.function_index);
+  std::string text;
+  if (!cached.empty() && read_whole_file(cached, text)) return text;
+  const auto* cubin = profile::sass_lines::cubin_of(r.crc);
+  if (cubin == nullptr) return "";
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/bankbench-lines-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return "";
+  const bool written = write(fd, cubin->data(), cubin->size()) == static_cast<ssize_t>(cubin->size());
+  close(fd);
+  if (written) {
+    auto result = run_captured({nvdisasm_path(), "-c", "-fun", std::to_string(r.function_index), path});
+    if (result.exit_code != 0 && result.spawn_errno == 0) // an nvdisasm without -fun: the whole cubin
+      result = run_captured({nvdisasm_path(), "-c", path});
+    if (result.exit_code == 0) {
+      text = std::move(result.output);
+      if (!cached.empty()) {
+        try {
+          write_file_atomically(cached, text);
+        } catch (const error& x) {
+          spdlog::debug("lines: {}", x.what());
+        }
+      }
+    } else if (note.empty()) {
+      note = result.spawn_errno != 0 ? "no nvdisasm found: opcodes left blank" : "nvdisasm failed: opcodes left blank";
+    }
+  }
+  unlink(path.c_str());
+  return text;
+}
+
+// Opcodes of every function the records point into; empty where nvdisasm is not there.
 opcode_map disassemble(const std::vector<profile::sass_record>& records, std::string& note) {
   opcode_map out;
-  std::set<std::uint32_t> crcs;
-  for (const auto& r : records) crcs.insert(r.crc);
-  for (const auto crc : crcs) {
-    const auto* cubin = profile::sass_lines::cubin_of(crc);
-    if (cubin == nullptr) continue;
-    const char* tmp = std::getenv("TMPDIR");
-    std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/bankbench-lines-XXXXXX";
-    const int fd = mkstemp(path.data());
-    if (fd < 0) continue;
-    const bool written = write(fd, cubin->data(), cubin->size()) == static_cast<ssize_t>(cubin->size());
-    close(fd);
-    if (written) {
-      const auto result = run_captured({nvdisasm_path(), "-c", path});
-      if (result.exit_code == 0) {
-        const auto parsed = parse_disassembly(result.output);
-        out.insert(parsed.begin(), parsed.end());
-      } else if (note.empty()) {
-        note = result.spawn_errno != 0 ? "no nvdisasm found: opcodes left blank"
-                                       : "nvdisasm failed: opcodes left blank";
-      }
-    }
-    unlink(path.c_str());
+  std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+  for (const auto& r : records) {
+    if (!seen.insert({r.crc, r.function_index}).second) continue;
+    const auto parsed = parse_disassembly(listing_of(r, note));
+    out.insert(parsed.begin(), parsed.end());
   }
   return out;
 }
