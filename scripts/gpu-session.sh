@@ -114,7 +114,8 @@ if [ "$mode" = lines ]; then
   grep -E "build rc" "$OUT/gpu-check.txt"
   { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2
     ncu --version | tail -1; } | tee "$final/lines.txt"
-  timeout 300 ctest --test-dir build/gpu -L gpu --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  # BB_GPU_TESTS: a ctest -R filter for the GPU tests (default: every one)
+  timeout 300 ctest --test-dir build/gpu -L gpu -R "${BB_GPU_TESTS:-.}" --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
   echo "ctest -L gpu rc=$?" | tee -a "$final/lines.txt"
   grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$final/lines.txt"
   grep -B5 -A40 "gpu_lines.*Failed\|FAILED.*gpu_lines" "$OUT/ctest-gpu.log" | head -80 >> "$final/lines.txt"
