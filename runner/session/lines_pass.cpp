@@ -1,11 +1,14 @@
 #include "runner/session/lines_pass.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -61,50 +64,62 @@ std::string nvdisasm_path() {
   return "nvdisasm";
 }
 
-// nvdisasm's listing of the function `r` lies in: read from the cache folder (by cubin CRC and
-// function), else made with `nvdisasm -c -fun INDEX` and kept there; "" where there is no nvdisasm.
-// Starting nvdisasm took about 0.6 s per collecting process on an H100's host; a sweep's
-// configurations mostly share a few kernels.
+// nvdisasm's listing of the cubin `r` lies in: read from the cache folder (by cubin CRC), else
+// made with `nvdisasm -c` and kept there; "" where there is no nvdisasm. Starting nvdisasm on a
+// cubin took 0.6 to 1.3 s per collecting process on an H100's host while a sweep's configurations
+// mostly share a few cubins, so one process lists each (a lock on the cache entry) and the others
+// read it.
 std::string listing_of(const profile::sass_record& r, std::string& note) {
   const std::string dir = source::default_cache_dir();
-  const std::string cached = dir.empty() ? "" : fmt::format("{}/sass/{:08x}-{}.txt", dir, r.crc, r.function_index);
+  const std::string cached = dir.empty() ? "" : fmt::format("{}/sass/{:08x}.txt", dir, r.crc);
   std::string text;
   if (!cached.empty() && read_whole_file(cached, text)) return text;
-  const auto* cubin = profile::sass_lines::cubin_of(r.crc);
-  if (cubin == nullptr) return "";
-  const char* tmp = std::getenv("TMPDIR");
-  std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/bankbench-lines-XXXXXX";
-  const int fd = mkstemp(path.data());
-  if (fd < 0) return "";
-  const bool written = write(fd, cubin->data(), cubin->size()) == static_cast<ssize_t>(cubin->size());
-  close(fd);
-  if (written) {
-    auto result = run_captured({nvdisasm_path(), "-c", "-fun", std::to_string(r.function_index), path});
-    if (result.exit_code != 0 && result.spawn_errno == 0) // an nvdisasm without -fun: the whole cubin
-      result = run_captured({nvdisasm_path(), "-c", path});
-    if (result.exit_code == 0) {
-      text = std::move(result.output);
-      if (!cached.empty()) {
-        try {
-          write_file_atomically(cached, text);
-        } catch (const error& x) {
-          spdlog::debug("lines: {}", x.what());
-        }
-      }
-    } else if (note.empty()) {
-      note = result.spawn_errno != 0 ? "no nvdisasm found: opcodes left blank" : "nvdisasm failed: opcodes left blank";
+  int lock = -1;
+  if (!cached.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir + "/sass", ec);
+    lock = open((cached + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (lock >= 0) flock(lock, LOCK_EX); // another process may be listing it now
+    if (read_whole_file(cached, text)) {
+      if (lock >= 0) close(lock);
+      return text;
     }
   }
-  unlink(path.c_str());
+  const auto* cubin = profile::sass_lines::cubin_of(r.crc);
+  const char* tmp = std::getenv("TMPDIR");
+  std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/bankbench-lines-XXXXXX";
+  const int fd = cubin == nullptr ? -1 : mkstemp(path.data());
+  if (fd >= 0) {
+    const bool written = write(fd, cubin->data(), cubin->size()) == static_cast<ssize_t>(cubin->size());
+    close(fd);
+    if (written) {
+      auto result = run_captured({nvdisasm_path(), "-c", path});
+      if (result.exit_code == 0) {
+        text = std::move(result.output);
+        if (!cached.empty()) {
+          try {
+            write_file_atomically(cached, text);
+          } catch (const error& x) {
+            spdlog::debug("lines: {}", x.what());
+          }
+        }
+      } else if (note.empty()) {
+        note = result.spawn_errno != 0 ? "no nvdisasm found: opcodes left blank"
+                                       : "nvdisasm failed: opcodes left blank";
+      }
+    }
+    unlink(path.c_str());
+  }
+  if (lock >= 0) close(lock);
   return text;
 }
 
 // Opcodes of every function the records point into; empty where nvdisasm is not there.
 opcode_map disassemble(const std::vector<profile::sass_record>& records, std::string& note) {
   opcode_map out;
-  std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+  std::set<std::uint32_t> seen;
   for (const auto& r : records) {
-    if (!seen.insert({r.crc, r.function_index}).second) continue;
+    if (!seen.insert(r.crc).second) continue;
     const auto parsed = parse_disassembly(listing_of(r, note));
     out.insert(parsed.begin(), parsed.end());
   }
@@ -213,8 +228,10 @@ store::line_collection collect_lines_of(const config::experiment& e, int seq, st
   const auto& cfg = configs.at(static_cast<std::size_t>(seq));
   store::line_collection out;
   try {
-    launch::open_device(plan.cuda_ordinal());
-    launch::use_allocator(plan.allocator);
+    // CUDA alone: no NVML, no buffer pool (the driver's allocator), for a process that runs once.
+    if (const cudaError_t err = cudaSetDevice(plan.cuda_ordinal()); err != cudaSuccess)
+      throw environment_error(std::string("cannot open the GPU: ") + cudaGetErrorString(err));
+    launch::use_allocator(launch::allocator::driver);
     const std::vector<variant_info> sources = source::variants_of(e);
     const variant_info* v = nullptr;
     for (const auto& s : sources)
