@@ -327,5 +327,6 @@ CREATE TABLE line_counters (
   threads          INTEGER NOT NULL CHECK (threads >= 0),    -- thread instructions, predicate on
   wavefronts       INTEGER NOT NULL CHECK (wavefronts >= 0),
   ideal            INTEGER NOT NULL CHECK (ideal >= 0),
+  source           TEXT    NOT NULL DEFAULT '', -- the line's text when it was collected ('' unread)
   PRIMARY KEY (configuration_id, function, pc)
 ) WITHOUT ROWID;

@@ -145,7 +145,8 @@ std::vector<source_line> rank_lines(const std::vector<store::line_row>& rows,
     source_line l;
     l.file = key.first;
     l.line = key.second;
-    l.text = source_text(l.file, l.line);
+    // The text stored when the lines were collected; the file as it is now for rows without it.
+    l.text = !group.front()->source.empty() ? group.front()->source : source_text(l.file, l.line);
     l.opcodes = opcode_list(group);
     l.kinds = kind_list(group);
     l.instructions = static_cast<int>(group.size());

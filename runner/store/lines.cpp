@@ -57,11 +57,11 @@ void add_lines(database& db, std::int64_t run_id, int seq, const line_collection
            utc_now_iso8601());
   sqlite::statement row(h, path,
                         "INSERT INTO line_counters (configuration_id, function, pc, file, line, opcode, kind, "
-                        "executions, threads, wavefronts, ideal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        "executions, threads, wavefronts, ideal, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         operation);
   for (const auto& r : lines.rows)
     row.run(id, r.function, static_cast<std::int64_t>(r.pc), r.file, r.line, r.opcode, r.kind, to_int64(r.executions),
-            to_int64(r.threads), to_int64(r.wavefronts), to_int64(r.ideal));
+            to_int64(r.threads), to_int64(r.wavefronts), to_int64(r.ideal), r.source);
   db.check_file_identity();
   tx.commit();
 }
@@ -92,10 +92,11 @@ std::optional<line_collection> read_lines(const database& db, std::int64_t confi
   out.note = head.is_null(1) ? "" : head.text(1);
   out.kernel = head.is_null(2) ? "" : head.text(2);
   out.collect_ms = head.optional_real(3).value_or(0);
-  sqlite::statement rows(h, path,
-                         "SELECT function, pc, file, line, opcode, kind, executions, threads, wavefronts, ideal "
-                         "FROM line_counters WHERE configuration_id = ? ORDER BY function, pc",
-                         operation);
+  sqlite::statement rows(
+      h, path,
+      "SELECT function, pc, file, line, opcode, kind, executions, threads, wavefronts, ideal, source "
+      "FROM line_counters WHERE configuration_id = ? ORDER BY function, pc",
+      operation);
   rows.bind(configuration_id);
   while (rows.step()) {
     line_row r;
@@ -109,6 +110,7 @@ std::optional<line_collection> read_lines(const database& db, std::int64_t confi
     r.threads = static_cast<std::uint64_t>(rows.int64(7));
     r.wavefronts = static_cast<std::uint64_t>(rows.int64(8));
     r.ideal = static_cast<std::uint64_t>(rows.int64(9));
+    r.source = rows.text(10);
     out.rows.push_back(std::move(r));
   }
   return out;

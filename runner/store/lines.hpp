@@ -19,6 +19,7 @@ struct line_row {
   std::string opcode;   ///< SASS mnemonic; "" where not disassembled
   std::string kind;     ///< lds, sts, atoms, ldsm, stsm, ldgsts, gmma or shared
   std::uint64_t executions = 0, threads = 0, wavefronts = 0, ideal = 0;
+  std::string source; ///< the line's text when it was collected (the file may change later); "" unread
   /// Wavefronts beyond the ideal: what bank conflicts cost this instruction.
   [[nodiscard]] std::uint64_t excess() const { return wavefronts > ideal ? wavefronts - ideal : 0; }
 };
