@@ -1,4 +1,5 @@
 // bankbench run [FILE|DIR...]: verify, profile and time every configuration; store each as it ends.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -153,13 +154,14 @@ int run_run(const run_options& o, run_plan& plan) {
       spdlog::info("share {}: {} configuration(s)", o.shard, kept);
     }
   }
+  plan.lines_in_files = std::any_of(experiments.begin(), experiments.end(), [](const auto& e) { return e.lines; });
   if (o.dry_run) {
     for (std::size_t i = 0; i < experiments.size(); ++i) {
       const auto& e = experiments[i];
       for (const auto& c : config::expand(e))
         if (start.done[i].count(static_cast<int>(c.index)) == 0)
           std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params)
-                    << (plan.lines && session::lines_selected(plan.lines_for, e, c) ? "  [lines]" : "") << "\n";
+                    << (session::wants_lines(plan, e, c) ? "  [lines]" : "") << "\n";
     }
     return 0;
   }

@@ -72,6 +72,14 @@ experiment build_experiment(const YAML::Node& root, const family_info& family) {
   exp.repeat.counter_launches = int_or(field(repeat, "counter_launches"), exp.repeat.counter_launches);
   if (const auto seed = to_int(field(root, "seed"))) exp.seed = static_cast<std::uint64_t>(*seed);
   if (const auto limit = to_number(field(root, "time_limit_s"))) exp.time_limit_s = *limit;
+  if (const YAML::Node lines = field(root, "lines")) {
+    if (lines.IsScalar()) {
+      exp.lines = lines.as<bool>(false);
+    } else {
+      exp.lines = true;
+      exp.lines_for = strings(lines);
+    }
+  }
   for (const auto& entry : field(root, "expect")) exp.expectations.push_back(build_expectation(entry));
   return exp;
 }

@@ -111,6 +111,10 @@ struct experiment {
   repeat_spec repeat;
   std::uint64_t seed = 1;
   double time_limit_s = 120; ///< one configuration's wall-clock limit
+  /// `lines:` per-line counters whenever it runs on a GPU (as `run --lines`): `true` collects
+  /// every configuration's; a list, those its patterns select (as --lines-for).
+  bool lines = false;
+  std::vector<std::string> lines_for;
   std::vector<expectation> expectations;
   /// Every param of the family with its registered default; expand() overrides the axes.
   nlohmann::json defaults = nlohmann::json::object();

@@ -149,6 +149,11 @@ bool lines_selected(const std::vector<std::string>& patterns, const config::expe
   return false;
 }
 
+bool wants_lines(const run_plan& plan, const config::experiment& e, const config::configuration& cfg) {
+  if (plan.model()) return false;
+  return (plan.lines && lines_selected(plan.lines_for, e, cfg)) || (e.lines && lines_selected(e.lines_for, e, cfg));
+}
+
 opcode_map parse_disassembly(const std::string& text) {
   opcode_map out;
   std::string function;

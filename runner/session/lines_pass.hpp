@@ -23,6 +23,10 @@ namespace bb::session {
 bool lines_selected(const std::vector<std::string>& patterns, const config::experiment& e,
                     const config::configuration& cfg);
 
+/// Whether the run collects the lines of configuration `cfg` of `e`: --lines / --lines-for on the
+/// command line, or the experiment's own `lines:`; never with the model.
+bool wants_lines(const run_plan& plan, const config::experiment& e, const config::configuration& cfg);
+
 /// The body of a collecting process: narrows CUDA to the plan's device, sets configuration `seq`
 /// of `e` up, launches it once plainly and once instrumented, and stores the instructions that
 /// touch shared memory as the lines of configuration `seq` of run `run_id`. What goes wrong with

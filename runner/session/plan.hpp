@@ -45,6 +45,8 @@ struct run_plan {
   /// of its own once the run's configurations are stored (lines_pass.hpp).
   bool lines = false;
   std::vector<std::string> lines_for;
+  /// An experiment file asks for lines (`lines:`), collected as --lines would, on a GPU.
+  bool lines_in_files = false;
   unsigned lines_jobs = 4; ///< collecting processes at a time on each GPU
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
@@ -55,7 +57,9 @@ struct run_plan {
   /// Whether the configurations run in worker processes (supervisor.hpp): on a GPU unless
   /// --no-isolation, and always over several devices (one worker each).
   /// --lines needs them too: this process must not initialise CUDA before it forks the collectors.
-  [[nodiscard]] bool in_workers() const { return devices.size() > 1 || (!model() && (isolate || lines)); }
+  [[nodiscard]] bool in_workers() const {
+    return devices.size() > 1 || (!model() && (isolate || lines || lines_in_files));
+  }
 };
 
 } // namespace bb::session

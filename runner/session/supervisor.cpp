@@ -253,7 +253,7 @@ public:
           if (id != 0) shown.push_back(id);
     for (const pid_t pid : m_reap_later) wait_for(pid); // workers that said they finished end meanwhile
     m_reap_later.clear();
-    if (m_plan.lines && !g_interrupted.load()) collect_lines();
+    if ((m_plan.lines || m_plan.lines_in_files) && !m_plan.model() && !g_interrupted.load()) collect_lines();
     report(shown);
     if (m_workers.size() == 1) {
       const auto session_id = m_start.session_id;
@@ -443,7 +443,7 @@ private:
           const auto configs = config::expand(m_experiments[i]);
           for (const int seq : store::measured_sequences(db, w.start.run_ids[i]))
             if (w.start.done[i].count(seq) != 0 &&
-                lines_selected(m_plan.lines_for, m_experiments[i], configs.at(static_cast<std::size_t>(seq))))
+                wants_lines(m_plan, m_experiments[i], configs.at(static_cast<std::size_t>(seq))))
               targets.push_back({&w, i, seq});
         }
     }

@@ -49,3 +49,16 @@ TEST(cli_lines_run, lines_with_the_model_is_refused_as_usage) {
             std::string::npos)
       << r.err;
 }
+
+// `lines:` in the file selects as --lines-for does; --lines on the command line adds to it.
+TEST(cli_lines_run, the_files_lines_key_marks_what_it_selects) {
+  const auto file = std::string(BB_TEST_DATA) + "/lines/lines_key.yaml";
+  const auto r = run_cli("run --dry-run '" + file + "'", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(marked(r.out), 2) << r.out;
+  EXPECT_NE(r.out.find("transpose/naive block_rows=8 n=4096 tile=32 type=float  [lines]"), std::string::npos) << r.out;
+  const auto more = run_cli("run --dry-run --lines-for 'n=4096' '" + file + "'", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(marked(more.out), 3) << more.out;
+  const auto model = run_cli("run --dry-run --backend model '" + file + "'", "CUDA_VISIBLE_DEVICES=");
+  EXPECT_EQ(marked(model.out), 0) << model.out;
+}
