@@ -127,6 +127,12 @@ if [ "$mode" = lines ]; then
     > "$OUT/parity.txt" 2>&1
   echo "ncu_lines_parity rc=$?" | tee -a "$final/lines.txt"; tail -5 "$OUT/parity.txt"
   cp "$OUT/parity/summary.md" "$final/lines-parity-summary.md" 2>/dev/null
+  # The floor of a process per configuration: 45 processes that only open CUDA, 1 and 8 at a time.
+  printf '#include <cuda_runtime.h>\nint main() { return cudaFree(0) == cudaSuccess ? 0 : 1; }\n' > "$OUT/open.cu"
+  nvcc -o "$OUT/open" "$OUT/open.cu" && for p in 1 8; do
+    t0=$(date +%s%N); seq 45 | xargs -P "$p" -I{} "$OUT/open"
+    echo "45 processes opening CUDA, $p at a time: $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$final/lines.txt"
+  done
   tail -30 "$OUT/parity/bankbench.log" >> "$final/lines.txt" 2>/dev/null
   if "$b" lines --help > /dev/null 2>&1; then
     "$b" --db "$OUT/parity/lines.sqlite" lines latest > "$final/lines-show.txt" 2>&1; echo "lines rc=$?"
