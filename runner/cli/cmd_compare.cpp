@@ -7,6 +7,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
 #include "runner/query/compare.hpp"
+#include "runner/query/line_gate.hpp"
 #include "runner/query/metric_info.hpp"
 #include "runner/query/selector.hpp"
 #include "runner/store/database.hpp"
@@ -21,6 +22,7 @@ struct compare_options {
   std::vector<std::string> metrics;
   std::string reference;
   std::string format = "table";
+  bool lines = false;
 };
 
 query::compare_table across_gpus(const store::database& db, const compare_options& o, const store::result_query& q) {
@@ -40,8 +42,20 @@ query::compare_table across_gpus(const store::database& db, const compare_option
   return table;
 }
 
+// runs A B --lines: per source line, A's excess beside B's.
+int run_line_compare(const compare_options& o, const store::database& db) {
+  if (o.mode != "runs" || o.args.size() != 2)
+    throw usage_error("--lines compares two sides: `bankbench compare runs A B --lines`");
+  if (!o.metrics.empty()) throw usage_error("-m names counters; --lines shows source lines: give one or the other");
+  const query::side a = query::lines_side(db, o.args[0]);
+  const query::side b = query::lines_side(db, o.args[1]);
+  query::write_line_compare(query::diff_lines(db, a, b), std::cout, o.format);
+  return 0;
+}
+
 int run_compare(const compare_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
+  if (o.lines) return run_line_compare(o, db);
   auto metrics = query::split_metrics(o.metrics);
   query::check_metric_names(metrics, store::stored_metric_names(db), db.path());
   if (metrics.empty()) metrics = query::default_compare_metrics();
@@ -77,6 +91,9 @@ run_fn setup_compare(CLI::App& sub, const global_options& global) {
                  "metrics as columns, repeated or comma-separated (default: load and store wavefronts per request, "
                  "median_ns); median_ns and bandwidth_gbps come from the timings");
   sub.add_option("--reference", o->reference, "variants: the variant the others are divided by (default: the first)");
+  sub.add_flag("--lines", o->lines,
+               "runs A B only: per configuration and source line, the excess wavefronts of A beside B's (needs "
+               "`run --lines` on both)");
   add_format_option(sub, o->format);
   return [o, &global] { return run_compare(*o, global); };
 }

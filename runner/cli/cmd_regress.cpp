@@ -10,6 +10,7 @@
 #include "runner/common/error.hpp"
 #include "runner/common/metrics.hpp"
 #include "runner/common/suggest.hpp"
+#include "runner/query/line_gate.hpp"
 #include "runner/query/metric_info.hpp"
 #include "runner/query/noise.hpp"
 #include "runner/query/regress.hpp"
@@ -25,6 +26,7 @@ struct regress_cli {
   std::vector<std::string> metrics;
   query::regress_options options;
   std::string format = "table";
+  bool lines = false;
 };
 
 /// Every metric name that some row of `s` holds.
@@ -55,8 +57,23 @@ void check_metrics(const std::vector<std::string>& metrics, const query::side& b
   }
 }
 
+// --lines: the per-line gate alone (line_gate.hpp).
+int run_line_regress(const regress_cli& o, const store::database& db) {
+  if (!o.metrics.empty()) throw usage_error("-m judges counters; --lines judges source lines: give one or the other");
+  const query::side candidate = query::lines_side(db, o.candidate);
+  const query::side baseline = query::lines_side(db, o.baseline, &candidate);
+  const auto result = query::regress_lines(query::diff_lines(db, baseline, candidate), o.options);
+  if (result.diff.configurations.empty())
+    throw usage_error(fmt::format("{} and {} have no configuration in common with per-line data on both sides "
+                                  "(experiment, variant and parameters); nothing to compare",
+                                  baseline.label, candidate.label));
+  query::write_line_regress(result, std::cout, o.format);
+  return result.gated() > 0 ? 1 : 0;
+}
+
 int run_regress(const regress_cli& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
+  if (o.lines) return run_line_regress(o, db);
   query::regress_options options = o.options;
   options.metrics = query::split_metrics(o.metrics);
   // Read every metric: the default list is what the candidate holds, and -m names are checked
@@ -122,6 +139,9 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
   add_number_option(sub, "--alpha", o->options.alpha, "significance of the Mann-Whitney U test on the timing samples",
                     number_rule::real(1e-9, 1))
       ->capture_default_str();
+  sub.add_flag("--lines", o->lines,
+               "judge source lines instead of counters: a line whose excess wavefronts per execution grew "
+               "beyond the minimum effect is a regression (needs `run --lines` on both sides)");
   sub.add_flag("--gate-time", o->options.gate_time, "a significantly slower time is a regression too (exit 1)");
   add_format_option(sub, o->format, "csv holds the findings alone, one row per configuration and metric");
   sub.footer("Exit codes: 0 no regression; 1 a regression; 2 usage or data error (unknown run or baseline, "

@@ -92,8 +92,8 @@ std::string filters_text(const lines_query& q) {
   return out;
 }
 
-// "run 3 has no per-line data; collect it with: bankbench run probe.yaml --lines", for every run
-// named (their experiment files, each once).
+} // namespace
+
 std::string no_lines_message(const store::database& db, const std::vector<store::run_info>& runs) {
   std::string ids, files;
   std::set<std::string> seen;
@@ -107,7 +107,10 @@ std::string no_lines_message(const store::database& db, const std::vector<store:
                      runs.size() == 1 ? "run" : "runs", ids, runs.size() == 1 ? "has" : "have", files);
 }
 
-} // namespace
+std::function<std::string(const std::string&, int)> source_reader() {
+  auto files = std::make_shared<source_files>();
+  return [files](const std::string& file, int line) { return files->line(file, line); };
+}
 
 std::optional<hardware_conflicts> hardware_conflicts_of(const std::vector<std::pair<std::string, double>>& metrics) {
   const std::string whole = std::string(k_conflicts) + std::string(k_sum);
@@ -190,8 +193,7 @@ std::vector<configuration_lines> select_lines(const store::database& db, const l
     by_id[r.id] = &r;
     ids.push_back(r.id);
   }
-  source_files files;
-  const auto text = [&](const std::string& file, int line) { return files.line(file, line); };
+  const auto text = source_reader();
   std::vector<configuration_lines> out;
   std::set<std::int64_t> matched;
   for (const auto& row : store::read_results(db, ids)) {

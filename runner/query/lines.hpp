@@ -75,6 +75,14 @@ std::optional<hardware_conflicts> hardware_conflicts_of(const std::vector<std::p
 std::vector<source_line> rank_lines(const std::vector<store::line_row>& rows,
                                     const std::function<std::string(const std::string&, int)>& source_text);
 
+/// A reader of source lines (file, line) -> trimmed text, each file read once; "" for a file or
+/// line it cannot read.
+std::function<std::string(const std::string&, int)> source_reader();
+
+/// "run 3 has no per-line data; collect it with: bankbench run probe.yaml --lines", for every run
+/// of `runs` (their experiment files, each once).
+std::string no_lines_message(const store::database& db, const std::vector<store::run_info>& runs);
+
 /// A mangled name demangled ("_Z7two_wayPfi" -> "two_way(float*, int)"); other text as it is.
 std::string demangled(const std::string& name);
 
