@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/metrics.hpp"
 #include "runner/query/cells.hpp"
 #include "runner/query/history.hpp"
 #include "runner/query/selector.hpp"
@@ -131,6 +132,16 @@ std::optional<hardware_conflicts> hardware_conflicts_of(const std::vector<std::p
     h.total += value;
     h.parts.emplace_back("op_" + name.substr(per_op.size(), name.size() - per_op.size() - k_sum.size()), value);
   }
+  // cp.async's shared-side conflicts are a counter of their own, apart from op_ld and op_st (the
+  // access_kinds set reads it as a SASS counter; ldmatrix's and stmatrix's are inside op_ld/op_st).
+  const bool has_ldgsts = std::any_of(h.parts.begin(), h.parts.end(),
+                                      [](const auto& p) { return p.first == "op_ldgsts"; });
+  for (const auto& [name, value] : metrics)
+    if (!has_ldgsts && name == metrics::k_ldgsts_conflicts) {
+      found = true;
+      h.total += value;
+      h.parts.emplace_back("op_ldgsts", value);
+    }
   if (!found) return std::nullopt;
   return h;
 }

@@ -89,6 +89,22 @@ TEST(query_lines, hardware_conflicts_are_the_whole_counter_or_the_sum_of_its_ope
   EXPECT_DOUBLE_EQ(*c.residual(), 80);
 }
 
+// cp.async's conflicts, counted apart from op_ld and op_st: a cp_async/columns configuration of
+// the access_kinds set on an H100 (op_ld 5442, LDGSTS 917504, the lines' excess 917504).
+TEST(query_lines, cp_async_conflicts_are_part_of_the_hardware_total) {
+  const auto h = bb::query::hardware_conflicts_of({{bb::metrics::k_ld_conflicts, 5442},
+                                                   {bb::metrics::k_st_conflicts, 0},
+                                                   {bb::metrics::k_ldgsts_conflicts, 917504}});
+  ASSERT_TRUE(h.has_value());
+  EXPECT_DOUBLE_EQ(h->total, 922946);
+  ASSERT_EQ(h->parts.size(), 3U);
+  EXPECT_EQ(h->parts[2].first, "op_ldgsts");
+  bb::query::configuration_lines c;
+  c.excess = 917504;
+  c.hardware = h;
+  EXPECT_DOUBLE_EQ(*c.residual(), 5442);
+}
+
 TEST(query_lines, names_are_demangled) {
   EXPECT_EQ(bb::query::demangled("_Z7two_wayPfi"), "two_way(float*, int)");
   EXPECT_EQ(bb::query::demangled("_Z4histPj"), "hist(unsigned int*)");
