@@ -109,7 +109,11 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
             "--launch-once launches each configuration once, with no counters and no timing");
   else if (!plan.passes.timing)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us"}, "--no-timing skips the timing pass");
-  if (plan.devices.size() > 1) ignored({"--no-isolation"}, "several devices run in a worker process each");
+  if (plan.devices.size() > 1)
+    ignored({"--no-isolation"}, "several devices run in a worker process each");
+  else if (plan.lines && !plan.model())
+    ignored({"--no-isolation"}, "--lines runs the configurations in a worker process (the collecting processes it "
+                                "forks afterwards need a run process that never opened CUDA)");
 }
 
 /// The results table of each run, once the configurations have run.
