@@ -17,6 +17,7 @@
 #include "runner/query/selector.hpp"
 #include "runner/render/report_charts.hpp"
 #include "runner/render/report_html.hpp"
+#include "runner/render/report_lines.hpp"
 #include "runner/render/svg.hpp"
 
 namespace bb::render {
@@ -214,6 +215,19 @@ report_section experiment_section(const store::database& db, const std::vector<s
   if (!model_only && s.charts == predicted) s.html += html::note("no prediction of the bank model for these variants");
   failed_expectations(s, runs);
   regressions(s, db, all, *main, o);
+  // Per-line data of the runs shown and of the run the regressions were judged against.
+  std::vector<store::result_row> line_rows;
+  std::vector<std::int64_t> shown;
+  for (const auto& [r, rows] : runs) shown.push_back(r.id);
+  if (const auto previous = runs_before(all, {*main}); !previous.empty()) shown.push_back(previous.front().id);
+  std::sort(shown.begin(), shown.end());
+  shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+  for (const auto id : shown) {
+    const auto it = std::find_if(runs.begin(), runs.end(), [&](const auto& p) { return p.first.id == id; });
+    const auto rows = it != runs.end() ? it->second : store::read_results(db, {id});
+    line_rows.insert(line_rows.end(), rows.begin(), rows.end());
+  }
+  s.html += report_lines::annotated_sources(db, line_rows);
   s.html += "</section>\n";
   return s;
 }

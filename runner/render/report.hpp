@@ -2,7 +2,8 @@
 /// `bankbench report`: one HTML file that needs nothing else to be read, offline included: inline
 /// CSS and SVG charts, no script. Per experiment: wavefronts and conflicts per request by variant,
 /// time and bandwidth against size, the experiment across GPUs (and the bank model), predicted
-/// against measured, and failed expectations and regressions highlighted.
+/// against measured, failed expectations and regressions highlighted, and the source lines of
+/// configurations with per-line data (`run --lines`), shaded by their share of the excess.
 #include <ostream>
 #include <string>
 #include <vector>

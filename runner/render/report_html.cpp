@@ -23,6 +23,8 @@ figure { display: inline-block; margin: 8px 16px 8px 0; vertical-align: top; }
 figcaption { font-size: 12px; color: #555; max-width: 640px; }
 p.note { color: #666; font-style: italic; }
 nav a { margin-right: 12px; }
+td.num { text-align: right; } tr.residual td { color: #555; font-style: italic; }
+details { margin: 4px 0 8px; } summary { cursor: pointer; font-size: 14px; }
 )";
 
 } // namespace

@@ -1,6 +1,7 @@
 // report: one self-contained page, charts for every section, failures and regressions marked.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <sstream>
 
@@ -45,6 +46,51 @@ TEST(render_report, page_is_self_contained_with_charts_and_highlights) {
   EXPECT_GE(occurrences(html, "class=\"flag\""), 2U);
   EXPECT_NE(html.find("a red ring marks a failed expectation"), std::string::npos);
   EXPECT_NE(html.find("1 regression"), std::string::npos);
+}
+
+// The rows of the annotated source view's block whose summary starts with `title`.
+std::string lines_block(const std::string& html, const std::string& title) {
+  const auto start = html.find("<details open><summary>" + title);
+  if (start == std::string::npos) return "";
+  return html.substr(start, html.find("</details>", start) - start);
+}
+
+TEST(render_report, annotates_the_source_lines_of_configurations_with_line_data) {
+  temp_folder tmp;
+  std::filesystem::copy_file(BB_SOURCE_DIR "/tests/data/lines/h100-transpose-regression.sqlite",
+                             tmp.file("lines.sqlite"));
+  const auto db = bb::store::database::open_existing(tmp.file("lines.sqlite"));
+  std::ostringstream out;
+  write_report(db, report_options{}, out);
+  const std::string html = out.str();
+  EXPECT_EQ(occurrences(html, "<h3>Source lines</h3>"), 1U);
+  // Run 3 is the newest, run 2 the one its regressions are judged against; run 1 is not shown.
+  EXPECT_EQ(html.find("<summary>run 1,"), std::string::npos);
+  const std::string padded = lines_block(html, "run 2, seq 4: padded block_rows=8 n=1024 tile=32: excess 32768");
+  ASSERT_FALSE(padded.empty()) << html;
+  // Line 38 took every wavefront beyond the ideal: the full shade; line 30 none and no shade.
+  const std::regex line_38(
+      R"re(<tr style="background: rgba\(192, 0, 0, 0\.600\)"><td>[^<]*:38</td><td><code>[^<]*</code></td>)re"
+      R"re(<td>[^<]+</td><td class="num">\d+</td><td class="num">\d+</td><td class="num">\d+</td>)re"
+      R"re(<td class="num">32768</td><td class="num">100\.0%</td></tr>)re");
+  EXPECT_TRUE(std::regex_search(padded, line_38)) << padded;
+  EXPECT_TRUE(std::regex_search(padded, std::regex(R"(<tr><td>[^<]*:30</td>)"))) << padded;
+  // Lines in source order: 30 before 38.
+  EXPECT_LT(padded.find(":30</td>"), padded.find(":38</td>"));
+  EXPECT_NE(padded.find("conflicts no address caused"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+}
+
+TEST(render_report, a_database_without_line_data_gets_no_source_view) {
+  temp_folder tmp;
+  build_fixture(tmp.file("f.sqlite"));
+  const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));
+  std::ostringstream out;
+  write_report(db, report_options{}, out);
+  const std::string html = out.str();
+  ASSERT_NE(html.find("Regressions against the previous run"), std::string::npos);
+  EXPECT_EQ(html.find("Source lines"), std::string::npos);
+  EXPECT_EQ(html.find("<details"), std::string::npos);
 }
 
 TEST(render_report, an_unknown_experiment_is_refused) {
