@@ -40,4 +40,17 @@ struct bad_byte {
 };
 std::optional<bad_byte> first_invalid_utf8(std::string_view text);
 
+/// A problem of the file's bytes that yaml-cpp reports in its own words or not at all: a control
+/// byte (NUL and the like), or a line that ends in a lone CR (classic Mac OS line endings).
+struct text_problem {
+  position at;
+  std::string message;
+  std::string hint;
+};
+std::optional<text_problem> first_byte_problem(std::string_view text);
+
+/// The tab in the indentation of the last line that has one, at or before `line` (1-based), if any; YAML
+/// indents with spaces only.
+std::optional<position> tab_in_indentation(std::string_view text, int line);
+
 } // namespace bb::config::detail

@@ -7,11 +7,15 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "runner/config/build.hpp"
 #include "runner/config/checks.hpp"
@@ -63,6 +67,71 @@ int second_document_line(const std::string& text) {
   return 0;
 }
 
+// What yaml-cpp accepts but the loaded nodes no longer show where it was written: an alias used
+// as a key (the node carries its anchor's position) and a tag (a tagged scalar reads as quoted).
+// Found from the parser's events, which carry each use's own position.
+class event_checks : public YAML::EventHandler {
+public:
+  explicit event_checks(report& out) : out_(out) {}
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { node(anchor); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    if (at_key()) {
+      const auto name = anchors_.find(anchor);
+      const std::string alias = "*" + (name != anchors_.end() ? name->second : std::string("anchor"));
+      out_.add(at(mark), {}, "the alias " + alias + " is used as a key; experiment files do not take aliases as keys",
+               "write the key out in full");
+    }
+    node(0);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string&) override {
+    check_tag(mark, tag);
+    node(anchor);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    check_tag(mark, tag);
+    node(anchor);
+    open_.push_back(false);
+  }
+  void OnSequenceEnd() override { open_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    check_tag(mark, tag);
+    node(anchor);
+    open_.push_back(true);
+    keys_.push_back(true);
+  }
+  void OnMapEnd() override {
+    open_.pop_back();
+    keys_.pop_back();
+  }
+  void OnAnchor(const YAML::Mark&, const std::string& name) override { anchor_name_ = name; }
+
+private:
+  static detail::position at(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
+  bool at_key() const { return !open_.empty() && open_.back() && keys_.back(); }
+  // Called as each node starts; inside a map, nodes alternate between key and value.
+  void node(YAML::anchor_t anchor) {
+    if (anchor != 0) anchors_[anchor] = anchor_name_;
+    if (!open_.empty() && open_.back()) keys_.back() = !keys_.back();
+  }
+  void check_tag(const YAML::Mark& mark, const std::string& tag) {
+    if (tag.empty() || tag == "?" || tag == "!") return; // untagged (plain or quoted)
+    static const std::string k_core = "tag:yaml.org,2002:";
+    const std::string written = tag.rfind(k_core, 0) == 0 ? "!!" + tag.substr(k_core.size()) : tag;
+    out_.add(at(mark), {}, "YAML tags such as '" + written + "' are not supported in experiment files",
+             "remove the tag and write the value alone; quote it to make it a string");
+  }
+
+  report& out_;
+  std::vector<bool> open_; // per open collection: true for a map
+  std::vector<bool> keys_; // per open map: whether the next node is a key
+  std::map<YAML::anchor_t, std::string> anchors_;
+  std::string anchor_name_;
+};
+
 YAML::Node parse(const std::string& text, report& out) {
   try {
     // One experiment per file: a second document would be ignored silently. Documents are
@@ -74,9 +143,28 @@ YAML::Node parse(const std::string& text, report& out) {
               "remove the '---' (or '...') line and what follows, or move the second experiment to a file of its own");
       out.raise();
     }
-    return YAML::Load(text);
+    if (const auto problem = detail::first_byte_problem(text)) {
+      out.add(problem->at, {}, problem->message, problem->hint);
+      out.raise();
+    }
+    YAML::Node root = YAML::Load(text);
+    std::istringstream in(text);
+    YAML::Parser events(in);
+    event_checks checks(out);
+    events.HandleNextDocument(checks);
+    if (!out.empty()) out.raise();
+    return root;
+  } catch (const YAML::DeepRecursion& e) {
+    out.add({e.mark.line + 1, e.mark.column + 1}, {},
+            "the document nests too deeply for the YAML parser (hundreds of levels); experiment files nest at "
+            "most 32 levels",
+            "look for a '[' or '{' that is never closed, or indentation that keeps growing");
   } catch (const YAML::ParserException& e) {
-    out.add({e.mark.line + 1, e.mark.column + 1}, {}, "invalid YAML: " + e.msg, syntax_hint(e.msg));
+    if (const auto tab = detail::tab_in_indentation(text, e.mark.line + 1)) {
+      out.add(*tab, {}, "tabs are not allowed for indentation in YAML", "indent with spaces");
+    } else {
+      out.add({e.mark.line + 1, e.mark.column + 1}, {}, "invalid YAML: " + e.msg, syntax_hint(e.msg));
+    }
   } catch (const YAML::Exception& e) {
     out.add({}, {}, "invalid YAML: " + e.msg);
   }

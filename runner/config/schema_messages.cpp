@@ -34,7 +34,53 @@ std::string type_phrase(const std::string& type) {
   return type;
 }
 
+std::string expected_types(const nlohmann::json* schema);
+
+// The forms a oneOf/anyOf key accepts, from its branches: "x-expected" where the schema gives it,
+// else each branch's types ("true or false, or a list").
+std::string expected_branches(const nlohmann::json& schema) {
+  if (schema.contains("x-expected")) return schema.at("x-expected").get<std::string>();
+  const char* keyword = schema.contains("oneOf") ? "oneOf" : "anyOf";
+  std::string out;
+  const auto& branches = schema.at(keyword);
+  for (std::size_t i = 0; i < branches.size(); ++i) {
+    if (i > 0) out += i + 1 == branches.size() ? ", or " : ", ";
+    out += expected_types(&branches[i]);
+  }
+  return out;
+}
+
+bool has_branches(const nlohmann::json* schema) {
+  return schema != nullptr && (schema->contains("oneOf") || schema->contains("anyOf")) && !schema->contains("type");
+}
+
+// Whether the node is of a type one of the branches takes: then that branch's own error (an empty
+// list, a bad item) is the one to report, not the type.
+bool some_branch_takes(const nlohmann::json& schema, const YAML::Node& node) {
+  const char* keyword = schema.contains("oneOf") ? "oneOf" : "anyOf";
+  for (const auto& branch : schema.at(keyword)) {
+    if (!branch.contains("type")) return true; // a branch on keys, not types
+    const auto& type = branch.at("type");
+    const auto takes = [&](const std::string& t) {
+      if (t == "array") return node.IsSequence();
+      if (t == "object") return node.IsMap();
+      if (t == "boolean") return kind_of(node) == node_kind::boolean;
+      if (t == "string") return kind_of(node) == node_kind::string;
+      if (t == "integer") return kind_of(node) == node_kind::integer;
+      if (t == "number") return kind_of(node) == node_kind::integer || kind_of(node) == node_kind::number;
+      if (t == "null") return kind_of(node) == node_kind::null;
+      return false;
+    };
+    if (type.is_string() ? takes(type.get<std::string>())
+                         : std::any_of(type.begin(), type.end(),
+                                       [&](const nlohmann::json& t) { return takes(t.get<std::string>()); }))
+      return true;
+  }
+  return false;
+}
+
 std::string expected_types(const nlohmann::json* schema) {
+  if (has_branches(schema)) return expected_branches(*schema);
   if (schema == nullptr || !schema->contains("type")) return "another type";
   const auto& type = schema->at("type");
   if (type.is_string()) return type_phrase(type.get<std::string>());
@@ -58,6 +104,7 @@ YAML::Node node_at(const YAML::Node& root, const yaml_path& path) {
 void type_error(const YAML::Node& root, const yaml_path& path, report& out) {
   const YAML::Node node = node_at(root, path);
   const nlohmann::json* schema = schema_at(path);
+  if (has_branches(schema) && !path.empty() && some_branch_takes(*schema, node)) return;
   const std::string expected = expected_types(schema);
   if (path.empty()) {
     out.add(position_of(node), path, "expected a map of experiment keys, got " + describe_found(node));
@@ -108,6 +155,7 @@ void one_of_error(const YAML::Node& root, const yaml_path& path, report& out) {
       choices.push_back(key.get<std::string>());
       if (field(node, choices.back()).IsDefined()) given.push_back(choices.back());
     }
+  if (choices.empty()) return; // branches on types: reported by type_error
   if (given.empty()) {
     out.at_value(root, path, "needs one of " + quoted_list(choices, " or "), "add exactly one of them");
   } else if (given.size() > 1) {

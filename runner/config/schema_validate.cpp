@@ -60,6 +60,12 @@ const nlohmann::json* schema_at(const yaml_path& path) {
   const nlohmann::json* s = resolve(&experiment_schema());
   for (const auto& step : path) {
     if (s == nullptr || !s->is_object()) return nullptr;
+    // A key of several forms (oneOf/anyOf of types): a step into a list or map goes through the
+    // branch of that kind.
+    for (const char* keyword : {"oneOf", "anyOf"})
+      if (!s->contains("type") && s->contains(keyword))
+        for (const auto& branch : s->at(keyword))
+          if (branch.is_object() && branch.value("type", "") == (step.is_index ? "array" : "object")) s = &branch;
     if (step.is_index) {
       s = s->contains("items") ? &s->at("items") : nullptr;
     } else if (s->contains("properties") && s->at("properties").contains(step.key)) {
