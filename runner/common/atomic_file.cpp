@@ -15,6 +15,7 @@
 #include <string>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 
 namespace bb {
 
@@ -76,7 +77,7 @@ private:
 };
 
 [[noreturn]] void fail(const std::filesystem::path& file, const std::string& what, int err) {
-  throw output_error(file.string() + ": " + what + ": " + std::strerror(err) +
+  throw output_error(shown_path(file.string()) + ": " + what + ": " + std::strerror(err) +
                      (err == ENOSPC ? " (free some space and run the command again)" : "") +
                      "; the previous file, if any, is unchanged");
 }
@@ -118,7 +119,7 @@ void write_in_place(const std::filesystem::path& file, const std::function<void(
   }
   if (::close(fd) != 0 && err == 0) err = errno;
   if (err != 0)
-    throw output_error(file.string() + ": write failed: " + std::strerror(err) +
+    throw output_error(shown_path(file.string()) + ": write failed: " + std::strerror(err) +
                        (err == ENOSPC ? " (free some space and run the command again)" : ""));
 }
 
@@ -129,7 +130,8 @@ void write_file_atomically(const std::filesystem::path& file, const std::functio
   struct stat target {};
   if (::stat(file.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) {
     if (S_ISDIR(target.st_mode))
-      throw output_error(file.string() + ": is a folder; name a file to write (e.g. " + (file / "out").string() + ")");
+      throw output_error(shown_path(file.string()) + ": is a folder; name a file to write (e.g. " +
+                         shown_path((file / "out").string()) + ")");
     write_in_place(file, write);
     return;
   }

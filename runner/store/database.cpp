@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -14,6 +16,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/store/schema.hpp"
 #include "runner/store/sqlite.hpp"
 
@@ -29,6 +32,10 @@ connection connect(const std::string& path, int flags) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   connection db(raw, [](sqlite3* p) { sqlite3_close_v2(p); });
+  // SQLite says only "unable to open database file"; the OS's reason is the useful part.
+  if (rc != SQLITE_OK && db != nullptr && sqlite3_system_errno(db.get()) != 0)
+    throw store_error(fmt::format("cannot open the database {}: {}", shown_path(path),
+                                  std::strerror(sqlite3_system_errno(db.get()))));
   if (rc != SQLITE_OK) sqlite::fail(db.get(), path, "opening the database");
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), k_busy_timeout_ms);
@@ -101,9 +108,19 @@ void database::check_persistent(const std::string& path) {
                                   path));
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-    throw store_error(fmt::format("--db {}: not a regular file (a device, FIFO or socket would not keep the "
+    throw store_error(fmt::format("--db {}: not a regular file but {} (a device, FIFO or socket would not keep the "
                                   "results); give a file path, e.g. --db results/bankbench.sqlite",
-                                  path));
+                                  shown_path(path), file_type_words(st.st_mode)));
+}
+
+void database::check_database_file(const std::string& path, const std::string& missing) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) throw store_error(missing);
+    throw store_error(fmt::format("cannot open the database {}: {}", shown_path(path), std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode))
+    throw store_error(fmt::format("{} is {}, not a database file", shown_path(path), file_type_words(st.st_mode)));
 }
 
 void database::check_file_identity() const {
@@ -126,7 +143,8 @@ database database::open(const std::string& path) {
   if (file.has_parent_path()) {
     std::filesystem::create_directories(file.parent_path(), ec);
     if (ec)
-      throw store_error(fmt::format("{}: creating the folder {}: {}", path, file.parent_path().string(), ec.message()));
+      throw store_error(fmt::format("cannot create the folder {} for the database {}: {}",
+                                    shown_path(file.parent_path().string()), shown_path(path), ec.message()));
   }
   return open_file(path, true);
 }
@@ -134,15 +152,22 @@ database database::open(const std::string& path) {
 database database::open_existing(const std::string& path) {
   check_persistent(path);
   std::error_code ec;
-  if (path.empty() || !std::filesystem::exists(path, ec))
-    throw store_error(fmt::format("no database at {}; run `bankbench run` first", path));
+  if (std::filesystem::is_directory(path, ec))
+    throw store_error(
+        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+  check_database_file(path, fmt::format("no database at {}; run `bankbench run` first", shown_path(path)));
   return open_file(path, false);
 }
 
 database database::open_file(const std::string& path, bool create) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw store_error(fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", path, path));
+    throw store_error(
+        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+  struct stat target {};
+  if (::stat(path.c_str(), &target) != 0 && errno != ENOENT)
+    throw store_error(fmt::format("cannot {} the database {}: {}", create ? "create" : "open", shown_path(path),
+                                  std::strerror(errno)));
   if (std::filesystem::exists(path, ec)) check_existing(path);
   const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   connection raw = connect(path, flags);

@@ -34,6 +34,10 @@ public:
   /// Refuses a path that would not keep what is written to it: ":memory:", "" and SQLite URIs
   /// ("file:..."), and anything that exists but is not a regular file (/dev/null, a FIFO).
   static void check_persistent(const std::string& path);
+  /// Refuses, in words, a path that names no database file to read: missing (`missing` is the
+  /// message then), out of reach (the OS reason: a name too long, a folder without permission), a
+  /// folder or a FIFO, device or socket.
+  static void check_database_file(const std::string& path, const std::string& missing);
 
   database(database&&) noexcept = default;
   database& operator=(database&&) noexcept = default;

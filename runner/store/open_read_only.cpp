@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/store/database.hpp"
 #include "runner/store/read_only_uri.hpp"
 #include "runner/store/schema.hpp"
@@ -27,9 +28,8 @@ database database::open_uri(const std::string& path, const std::string& uri) {
 }
 
 database database::open_read_only(const std::string& path) {
-  std::error_code ec;
-  if (path.empty() || !std::filesystem::is_regular_file(path, ec))
-    throw store_error(fmt::format("no database at {}", path));
+  if (path.empty()) throw store_error("no database path given");
+  check_database_file(path, fmt::format("no database at {}", shown_path(path)));
   // Without a -wal file beside it the file holds everything: "immutable" reads it without the
   // -shm and -wal files a WAL database otherwise gets, so the source folder is left as it was.
   database db = open_uri(path, read_only_uri(path));
@@ -40,10 +40,10 @@ database database::open_read_only(const std::string& path) {
 database database::open_for_query(const std::string& path) {
   check_persistent(path);
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw store_error(fmt::format("no database at {}; run `bankbench run` first", path));
   if (std::filesystem::is_directory(path, ec))
-    throw store_error(fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", path, path));
+    throw store_error(
+        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+  check_database_file(path, fmt::format("no database at {}; run `bankbench run` first", shown_path(path)));
   const auto parent = std::filesystem::absolute(path).parent_path();
   const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(parent.c_str(), W_OK) == 0;
   database db = open_uri(path, read_only_uri(path, !writable));

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/store/sqlite.hpp"
 
 namespace bb::embedded {
@@ -76,9 +77,22 @@ header read_header(sqlite3* db, const std::string& path) {
   return h;
 }
 
+// The tables every bankbench schema since version 1 holds.
+bool has_bankbench_tables(const std::vector<std::string>& objects) {
+  int found = 0;
+  for (const std::string& name : objects) found += name == "gpus" || name == "runs" || name == "configurations";
+  return found == 3;
+}
+
 void check_header(const header& h, const std::string& path, int known_version) {
   const bool ours = h.application_id == k_application_id;
   const bool empty = h.application_id == 0 && h.objects.empty();
+  // Version 0 means "nothing created yet": upgrading such a file would create the tables again over
+  // the ones it holds. Its data may be fine, but which schema it has is unknown.
+  if (h.user_version <= 0 && !h.objects.empty() && (ours || has_bankbench_tables(h.objects)))
+    throw store_error(fmt::format("{} looks like a bankbench database whose schema version was reset (user_version "
+                                  "{}); it cannot be upgraded safely: restore it or use another --db",
+                                  shown_path(path), h.user_version));
   if (!ours && !empty) {
     std::string tables;
     for (std::size_t i = 0; i < h.objects.size() && i < 5; ++i) tables += (i == 0 ? "" : ", ") + h.objects[i];
@@ -86,14 +100,14 @@ void check_header(const header& h, const std::string& path, int known_version) {
     throw store_error(
         fmt::format("{} is not a bankbench database (application_id {:#010x}, expected {:#010x}; it holds: {}); "
                     "use another --db",
-                    path, static_cast<std::uint32_t>(h.application_id), static_cast<std::uint32_t>(k_application_id),
-                    tables.empty() ? "nothing" : tables));
+                    shown_path(path), static_cast<std::uint32_t>(h.application_id),
+                    static_cast<std::uint32_t>(k_application_id), tables.empty() ? "nothing" : tables));
   }
   if (h.user_version > known_version)
     throw store_error(
         fmt::format("{} was written by a newer bankbench (schema {}, this build knows {}); use a newer bankbench or "
                     "another --db",
-                    path, h.user_version, known_version));
+                    shown_path(path), h.user_version, known_version));
 }
 
 } // namespace
@@ -117,7 +131,8 @@ void check(sqlite3* db, const std::string& path, int known_version) {
     h = read_header(db, path);
   } catch (const store_error&) {
     if ((sqlite3_extended_errcode(db) & 0xff) != SQLITE_NOTADB) throw;
-    throw store_error(fmt::format("{}: file is not a database (not a SQLite file); use another --db", path));
+    throw store_error(
+        fmt::format("{}: file is not a database (not a SQLite file); use another --db", shown_path(path)));
   }
   check_header(h, path, known_version);
 }

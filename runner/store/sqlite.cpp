@@ -5,12 +5,13 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 
 namespace bb::store::sqlite {
 
 void fail(sqlite3* db, const std::string& path, std::string_view operation) {
   const char* message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
-  throw store_error(fmt::format("{}: {}: {}", path, operation, message));
+  throw store_error(fmt::format("{}: {}: {}", shown_path(path), operation, message));
 }
 
 void exec(sqlite3* db, const std::string& path, std::string_view sql, std::string_view operation) {

@@ -157,6 +157,37 @@ TEST_F(store_schema, newer_database_is_refused_and_left_unchanged) {
   EXPECT_EQ(read_bytes(path), before);
 }
 
+// A database whose user_version was set back to 0 (by hand, or by a tool that copied its tables)
+// would otherwise get the schema created again over its tables ("table gpus already exists").
+TEST_F(store_schema, database_with_its_version_reset_is_refused_and_left_unchanged) {
+  const std::string ours = file("reset.sqlite"), copied = file("copied.sqlite");
+  {
+    auto db = database::open(ours);
+    ASSERT_EQ(sqlite3_exec(db.handle(), "PRAGMA user_version = 0", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  {
+    auto db = database::open(copied); // the tables, without application_id nor user_version
+    ASSERT_EQ(sqlite3_exec(db.handle(), "PRAGMA user_version = 0; PRAGMA application_id = 0", nullptr, nullptr,
+                           nullptr),
+              SQLITE_OK);
+  }
+  for (const std::string& path : {ours, copied}) {
+    const std::string before = read_bytes(path);
+    const std::string expected = path +
+                                 " looks like a bankbench database whose schema version was reset "
+                                 "(user_version 0); it cannot be upgraded safely: restore it or use another --db";
+    EXPECT_EQ(refusal([&] { database::open(path); }), expected);
+    EXPECT_EQ(refusal([&] { database::open_existing(path); }), expected);
+    EXPECT_EQ(refusal([&] { database::open_for_query(path); }), expected);
+    EXPECT_EQ(refusal([&] { database::open_read_only(path); }), expected);
+    EXPECT_EQ(read_bytes(path), before);
+  }
+  raw_db raw(ours);
+  raw.exec("PRAGMA user_version = -2");
+  EXPECT_NE(refusal([&] { database::open(ours); }).find("schema version was reset (user_version -2)"),
+            std::string::npos);
+}
+
 TEST_F(store_schema, text_file_is_refused_and_left_unchanged) {
   const std::string path = file("notes.sqlite");
   std::string text;

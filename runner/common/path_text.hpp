@@ -1,0 +1,19 @@
+#pragma once
+// File names as messages show them, and what a file that is not a regular file is.
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+namespace bb {
+
+/// `path` as a message shows it: unchanged when every byte is printable (UTF-8 included), else in
+/// double quotes with C escapes (\n, \t, \x1b, \\, \"), so a newline or a terminal escape in a file
+/// name can neither forge a line of output nor drive the terminal.
+std::string shown_path(std::string_view path);
+
+/// What a file of this st_mode is, in words: "a folder", "a FIFO", "a character device", "a block
+/// device", "a socket"; "" for a regular file.
+std::string file_type_words(mode_t mode);
+
+} // namespace bb
