@@ -63,8 +63,11 @@ int run_compare(const compare_options& o, const global_options& g) {
   query::compare_table table;
   if (o.mode == "variants") {
     if (o.args.size() > 1) throw usage_error("compare variants takes one run (default: latest)");
-    table = query::compare_variants(query::select_side(db, o.args.empty() ? "latest" : o.args.front(), q), metrics,
-                                    o.reference);
+    query::write_compares(
+        query::compare_variants_per_experiment(query::select_side(db, o.args.empty() ? "latest" : o.args.front(), q),
+                                               metrics, o.reference),
+        std::cout, o.format);
+    return 0;
   } else if (o.mode == "gpus") {
     table = across_gpus(db, o, q);
   } else {

@@ -1,4 +1,5 @@
 // bankbench regress --baseline X [--candidate Y]: exit 1 when the candidate regressed.
+#include <algorithm>
 #include <iostream>
 #include <set>
 
@@ -71,6 +72,22 @@ int run_line_regress(const regress_cli& o, const store::database& db) {
   return result.gated() > 0 ? 1 : 0;
 }
 
+// Why `candidate` holds no counters to judge. A model run of variants the bank model has no plan
+// for (source variants among them) stores them not_modelled: --no-counters is not the cause.
+std::string no_counters_message(const query::side& candidate) {
+  const bool none_modelled = std::all_of(candidate.rows.begin(), candidate.rows.end(), [](const store::result_row& r) {
+    return r.status == config_status::not_modelled;
+  });
+  if (none_modelled)
+    return fmt::format("{} is a bank-model run of variants the model does not predict (all {} configurations are "
+                       "not_modelled: source variants and variants without an access plan have no prediction); "
+                       "measure them on a GPU with `bankbench run FILE` (without --backend model) and regress those "
+                       "runs; nothing to judge",
+                       candidate.label, candidate.rows.size());
+  return fmt::format("{} holds no shared-memory counters (run with counters, not --no-counters); nothing to judge",
+                     candidate.label);
+}
+
 int run_regress(const regress_cli& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   if (o.lines) return run_line_regress(o, db);
@@ -84,10 +101,7 @@ int run_regress(const regress_cli& o, const global_options& g) {
   if (candidate.rows.empty()) throw usage_error(candidate.label + " has no configurations; nothing to judge");
   if (baseline.rows.empty()) throw usage_error(baseline.label + " has no configurations; nothing to judge against");
   if (options.metrics.empty()) options.metrics = query::regress_metrics_of(candidate.rows);
-  if (options.metrics.empty())
-    throw usage_error(fmt::format("{} holds no shared-memory counters (run with counters, not --no-counters); "
-                                  "nothing to judge",
-                                  candidate.label));
+  if (options.metrics.empty()) throw usage_error(no_counters_message(candidate));
   check_metrics(options.metrics, baseline, candidate);
   std::set<std::pair<std::string, std::string>> scope;
   std::set<std::int64_t> exclude;

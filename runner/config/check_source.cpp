@@ -15,11 +15,33 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Quoted values of axis `name`, which `text` (at `path`) evaluates as an integer: reported once,
+// at each quoted value, rather than at every variant line that evaluates it.
+void check_integer_axis(check_context& ctx, const std::string& name, const std::string& text, const yaml_path& path) {
+  if (ctx.string_axes_reported.count(name) != 0) return;
+  for (const auto& [axis, values] : ctx.axes) {
+    if (axis != name || !values.IsSequence()) continue;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const YAML::Node v = values[i];
+      if (!v.IsScalar() || kind_of(v) != node_kind::string) continue;
+      ctx.string_axes_reported.insert(name);
+      const bool integer = resolve_plain(v.Scalar()) == node_kind::integer;
+      ctx.out.at_value(ctx.root, yaml_path{} / "axes" / name / i,
+                       "axis '" + name + "' value '" + v.Scalar() + "' is a quoted string, but '" + text + "' (" +
+                           key_text(path) + ") needs an integer",
+                       integer ? "write " + v.Scalar() + " without quotes"
+                               : "integer expressions take integer values; a string axis goes only into template "
+                                 "arguments and defines");
+    }
+  }
+}
+
 // An expression: parsed, and its names must be axes.
 void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node, const std::string& text) {
   try {
     for (const auto& name : expression_names(text)) {
       const auto names = axis_names(ctx);
+      check_integer_axis(ctx, name, text, path);
       if (std::find(names.begin(), names.end(), name) == names.end())
         ctx.out.at_value(ctx.root, path, "'" + text + "' uses '" + name + "', which is not an axis of this experiment",
                          names.empty() ? "add it under axes:" : suggestion(name, names, "its axes are "));

@@ -28,6 +28,8 @@ struct check_context {
   /// axis name -> its values as canonical JSON text, filled on first use: exclude and where
   /// entries are looked up in it, so long exclude lists check in n log n.
   std::map<std::string, std::set<std::string>> axis_values;
+  /// axes whose quoted values were reported as used in an integer expression: once per axis
+  std::set<std::string> string_axes_reported;
 };
 
 /// The experiment's axis names, in the order of the file.

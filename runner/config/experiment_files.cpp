@@ -1,8 +1,11 @@
 #include "runner/config/experiment_files.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "runner/common/error.hpp"
 #include "runner/registry/registry.hpp"
@@ -23,6 +26,19 @@ int line_of_name(const std::string& text) {
     at = nl + 1;
   }
   return 0;
+}
+
+// What a source file given where an experiment file belongs is, by its extension; empty for
+// anything else. Such a file would otherwise be parsed as YAML and fail on its first C++ line.
+std::string source_kind(const fs::path& path) {
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".cu") return "a CUDA source";
+  if (ext == ".cuh") return "a CUDA header";
+  if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") return "a C++ source";
+  if (ext == ".h" || ext == ".hpp") return "a C++ header";
+  return "";
 }
 
 } // namespace
@@ -47,6 +63,11 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
       if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + in);
       out.insert(out.end(), found.begin(), found.end());
     } else if (fs::exists(in, ec)) {
+      const std::string kind = source_kind(in);
+      if (!kind.empty())
+        throw usage_error(fmt::format("{} is {}, not an experiment file; give the YAML file that names it (source: "
+                                      "file: {})",
+                                      in, kind, fs::path(in).filename().string()));
       out.push_back(in);
     } else {
       // The default, experiments/, is relative to the working directory: say where that is.

@@ -92,4 +92,36 @@ compare_table compare_variants(const side& s, const std::vector<std::string>& me
   return t;
 }
 
+std::vector<compare_table> compare_variants_per_experiment(const side& s, const std::vector<std::string>& metrics,
+                                                           const std::string& reference) {
+  std::vector<std::string> experiments;
+  for (const auto& r : s.rows)
+    if (std::find(experiments.begin(), experiments.end(), r.experiment) == experiments.end())
+      experiments.push_back(r.experiment);
+  if (experiments.size() < 2) return {compare_variants(s, metrics, reference)};
+  bool reference_found = reference.empty();
+  for (const auto& r : s.rows)
+    reference_found = reference_found || r.variant == reference || short_variant(r.variant) == reference;
+  if (!reference_found)
+    throw usage_error(
+        fmt::format("{} has no variant '{}' in any of its {} experiments", s.label, reference, experiments.size()));
+  std::vector<compare_table> tables;
+  for (const auto& experiment : experiments) {
+    side one;
+    one.label = s.label;
+    for (const auto& r : s.rows)
+      if (r.experiment == experiment) one.rows.push_back(r);
+    for (const auto& run : s.runs)
+      if (run.experiment_name == experiment) one.runs.push_back(run);
+    one.description = one.runs.size() == 1 ? describe_run(one.runs.front()) : s.description;
+    const bool has_reference = std::any_of(one.rows.begin(), one.rows.end(), [&](const store::result_row& r) {
+      return r.variant == reference || short_variant(r.variant) == reference;
+    });
+    auto t = compare_variants(one, metrics, has_reference ? reference : "");
+    t.title = fmt::format("variants of {}, experiment {}", s.label, experiment);
+    tables.push_back(std::move(t));
+  }
+  return tables;
+}
+
 } // namespace bb::query

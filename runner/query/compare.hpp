@@ -33,7 +33,17 @@ compare_table compare_sides(const std::vector<side>& sides, const std::vector<st
 /// (a short or full variant id, or empty for the first that ran) is the first column.
 compare_table compare_variants(const side& s, const std::vector<std::string>& metrics, const std::string& reference);
 
+/// compare_variants() once per experiment of `s`, in the order they ran: variants are compared
+/// within an experiment, never across. `reference` applies to the experiments that ran it and
+/// must be a variant of at least one.
+std::vector<compare_table> compare_variants_per_experiment(const side& s, const std::vector<std::string>& metrics,
+                                                           const std::string& reference);
+
 /// `format`: "table", "markdown", "csv" or "json".
 void write_compare(const compare_table& t, std::ostream& out, const std::string& format);
+
+/// Several tables: one after the other, a blank line between (csv: each with its header); json:
+/// one table's object as write_compare() writes it, an array of them for more than one.
+void write_compares(const std::vector<compare_table>& tables, std::ostream& out, const std::string& format);
 
 } // namespace bb::query

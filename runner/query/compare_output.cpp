@@ -70,7 +70,7 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return *v;
 }
 
-void write_json(const compare_table& t, std::ostream& out) {
+nlohmann::json to_json(const compare_table& t) {
   using nlohmann::json;
   json sides = json::array();
   for (std::size_t s = 0; s < t.names.size(); ++s)
@@ -96,20 +96,15 @@ void write_json(const compare_table& t, std::ostream& out) {
     if (!t.by_variant) j["variant"] = row.variant;
     rows.push_back(std::move(j));
   }
-  out << json{{"title", t.title},
-              {"by_variant", t.by_variant},
-              {"metrics", t.metrics},
-              {"sides", sides},
-              {"rows", rows}}
-             .dump(2)
-      << '\n';
+  return json{
+      {"title", t.title}, {"by_variant", t.by_variant}, {"metrics", t.metrics}, {"sides", sides}, {"rows", rows}};
 }
 
 } // namespace
 
 void write_compare(const compare_table& t, std::ostream& out, const std::string& format) {
   if (format == "json") {
-    write_json(t, out);
+    out << to_json(t).dump(2) << '\n';
     return;
   }
   const output_format f = parse_format(format);
@@ -124,6 +119,23 @@ void write_compare(const compare_table& t, std::ostream& out, const std::string&
     return;
   }
   make_table(t, f).write(out, f);
+}
+
+void write_compares(const std::vector<compare_table>& tables, std::ostream& out, const std::string& format) {
+  if (tables.size() == 1) {
+    write_compare(tables.front(), out, format);
+    return;
+  }
+  if (format == "json") {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& t : tables) all.push_back(to_json(t));
+    out << all.dump(2) << '\n';
+    return;
+  }
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    if (i > 0) out << '\n';
+    write_compare(tables[i], out, format);
+  }
 }
 
 } // namespace bb::query

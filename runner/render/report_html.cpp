@@ -18,11 +18,11 @@ th { background: #f3f3f3; }
 tr.bad td { background: #fde0e0; color: #900; }
 tr.good td { background: #e3f4e1; }
 .badge { display: inline-block; padding: 2px 8px; border-radius: 10px; font-size: 12px; }
-.badge.bad { background: #c00000; color: #fff; } .badge.ok { background: #2e7d32; color: #fff; }
+.badge { background: #777; color: #fff; } .badge.bad { background: #c00000; color: #fff; } .badge.ok { background: #2e7d32; color: #fff; }
 figure { display: inline-block; margin: 8px 16px 8px 0; vertical-align: top; }
 figcaption { font-size: 12px; color: #555; max-width: 640px; }
 p.note { color: #666; font-style: italic; }
-nav a { margin-right: 12px; }
+nav { display: flex; flex-wrap: wrap; gap: 4px 12px; max-width: 100%; } nav a { overflow-wrap: anywhere; }
 td.num { text-align: right; } tr.residual td { color: #555; font-style: italic; }
 details { margin: 4px 0 8px; } summary { cursor: pointer; font-size: 14px; }
 )";

@@ -326,7 +326,10 @@ std::string render(const heat_map& c, int width, int height) {
   const double hi = all.empty() ? 0 : *std::max_element(all.begin(), all.end());
   std::string out = open_svg(c.title, width, height, "heat-map");
   out += label_text(fmt::format("x=\"{}\" y=\"34\" fill=\"#555555\"", 8),
-                    fmt::format("{}: {} (lightest) to {} (darkest)", c.value_label, tick_label(lo), tick_label(hi)),
+                    all.empty() ? fmt::format("{}: no values", c.value_label)
+                    : hi > lo   ? fmt::format("{}: {} (lightest) to {} (darkest)", c.value_label, tick_label(lo),
+                                              tick_label(hi))
+                                : fmt::format("{}: all {}", c.value_label, tick_label(lo)),
                     width - 16);
   for (std::size_t yi = 0; yi < c.y_categories.size(); ++yi) {
     const double cy = top + cell_h * static_cast<double>(yi);
@@ -354,11 +357,13 @@ std::string render(const heat_map& c, int width, int height) {
       out += fmt::format("<rect class=\"cell\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
                          "fill=\"#{:02x}{:02x}{:02x}\" stroke=\"#ffffff\"><title>{}: {}</title></rect>",
                          cx, cy, cell_w, cell_h, r, g, b, escape(where), tick_label(value));
+      // Every cell shows its number: in 10 px where it fits, smaller where the cell is narrow or low.
       const std::string text = tick_label(value);
-      if (text_width(text, 10) + 2 <= cell_w && cell_h >= 11)
-        out += fmt::format("<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
-                           "dominant-baseline=\"middle\" font-size=\"10\" fill=\"{}\">{}</text>",
-                           cx + cell_w / 2, cy + cell_h / 2, t > 0.55 ? "#ffffff" : "#222222", escape(text));
+      const double size = std::clamp(std::min(10.0 * (cell_w - 2) / std::max(text_width(text, 10), 1.0), cell_h - 2),
+                                     4.0, 10.0);
+      out += fmt::format("<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" "
+                         "dominant-baseline=\"middle\" font-size=\"{:.3g}\" fill=\"{}\">{}</text>",
+                         cx + cell_w / 2, cy + cell_h / 2, size, t > 0.55 ? "#ffffff" : "#222222", escape(text));
     }
   }
   const double grid_bottom = top + cell_h * static_cast<double>(ny);

@@ -114,12 +114,13 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
             s_placement = samples.column_index("placement");
   sqlite::statement failed(h, path,
                            "SELECT e.configuration_id AS configuration_id, e.metric AS metric, e.text AS text, "
-                           "e.observed AS observed FROM configurations c "
-                           "JOIN expectations e ON e.configuration_id = c.id WHERE c.run_id = ? AND e.passed = 0 "
+                           "e.observed AS observed, e.passed AS passed FROM configurations c "
+                           "JOIN expectations e ON e.configuration_id = c.id WHERE c.run_id = ? "
                            "ORDER BY e.id",
                            operation);
   const int f_of = failed.column_index("configuration_id"), f_metric = failed.column_index("metric"),
-            f_text = failed.column_index("text"), f_observed = failed.column_index("observed");
+            f_text = failed.column_index("text"), f_observed = failed.column_index("observed"),
+            f_passed = failed.column_index("passed");
 
   std::vector<result_row> rows;
   for (const std::int64_t run_id : run_ids) {
@@ -153,8 +154,11 @@ std::vector<result_row> read_results(const database& db, const std::vector<std::
     }
     failed.bind(run_id);
     while (failed.step()) {
-      rows[index.at(failed.int64(f_of))].failed_expectations.push_back(
-          {failed.text(f_metric), describe_expectation(failed.text(f_text), failed.optional_real(f_observed))});
+      result_row& row = rows[index.at(failed.int64(f_of))];
+      ++row.checked_expectations;
+      if (failed.int32(f_passed) == 0)
+        row.failed_expectations.push_back(
+            {failed.text(f_metric), describe_expectation(failed.text(f_text), failed.optional_real(f_observed))});
     }
   }
   return rows;

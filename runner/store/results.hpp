@@ -54,6 +54,7 @@ struct result_row : stored_configuration {
   /// The median median_ns stores, from the samples: the fastest placement's.
   [[nodiscard]] double sample_median() const;
   std::vector<failed_expectation> failed_expectations;
+  int checked_expectations = 0; ///< expectations stored for it, passed or failed
 };
 
 /// What read_results() reads besides the configurations themselves.

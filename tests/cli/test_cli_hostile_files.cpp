@@ -139,3 +139,27 @@ TEST(cli_hostile_files, bankmap_parameters_of_the_wrong_kind_are_usage_errors) {
   r = bb::test::run_cli("bankmap --variant transpose/padded --params n=-5");
   EXPECT_NE(r.exit_code, 5) << r.err;
 }
+
+// A kernel source given where its experiment file belongs: said in words, not a YAML error from
+// inside the CUDA file; validate and run alike, exit 2.
+TEST(cli_hostile_files, a_source_file_is_not_an_experiment_file) {
+  bb::test::temp_dir tmp;
+  write(tmp.path / "kernel.cu", "#include <cuda_runtime.h>\n__global__ void k(float* p) { p[0] = 1; }\n");
+  write(tmp.path / "tile.hpp", "#pragma once\n");
+  const std::string cu = (tmp.path / "kernel.cu").string();
+  auto r = bb::test::run_cli("validate '" + cu + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(cu + " is a CUDA source, not an experiment file; give the YAML file that names it (source: "
+                            "file: kernel.cu)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("YAML syntax"), std::string::npos) << r.err;
+  const auto db = tmp.path / "never.sqlite";
+  r = bb::test::run_cli("--db '" + db.string() + "' run --backend model '" + (tmp.path / "tile.hpp").string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("tile.hpp is a C++ header, not an experiment file; give the YAML file that names it (source: "
+                       "file: tile.hpp)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(db));
+}

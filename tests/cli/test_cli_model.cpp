@@ -152,3 +152,25 @@ TEST(cli_model, the_default_suite_runs_without_a_gpu_and_notes_what_is_not_model
   EXPECT_NE(page.find("not modelled (no access plan; a GPU run measures it): memcpy"), std::string::npos);
   EXPECT_NE(page.find("no measured run of this experiment to set the predictions against"), std::string::npos);
 }
+
+// Model runs of source variants hold no counters because the model does not predict them, not
+// because counters were turned off: regress says so and how to measure them.
+TEST(cli_model, regress_of_source_variants_says_the_model_does_not_predict_them) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "source.sqlite").string();
+  for (int i = 0; i < 2; ++i) {
+    const auto run = run_cli("--db '" + db + "' run --backend model experiments/source/transpose.yaml",
+                             "CUDA_VISIBLE_DEVICES=");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  const auto r = run_cli("--db '" + db + "' regress --baseline 1 --candidate 2");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("run 2 is a bank-model run of variants the model does not predict (all "), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" configurations are not_modelled: source variants and variants without an access plan have "
+                       "no prediction); measure them on a GPU with `bankbench run FILE` (without --backend model) and "
+                       "regress those runs; nothing to judge"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("--no-counters"), std::string::npos) << r.err;
+}

@@ -1,6 +1,12 @@
 // Source experiments: the example files load into source variants, fields merged over source:.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
 #include "runner/common/error.hpp"
 #include "runner/config/experiment.hpp"
 
@@ -65,6 +71,35 @@ TEST(config_source, substitute_and_evaluate_over_params) {
               "e/v: buffer 'x' count: in 'n * type': axis 'type' is \"double\", not an integer at column 1");
     EXPECT_EQ(err.code(), bb::exit_code::usage);
   }
+}
+
+// A quoted axis value that an integer expression evaluates: one error at the value, not one per
+// variant line that evaluates it.
+TEST(config_source, a_quoted_axis_value_in_an_integer_expression_is_reported_once_at_the_axis) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("bb_quoted_axis_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path examples = fs::path(BB_SOURCE_DIR) / "experiments/source";
+  fs::copy_file(examples / "transpose.cu", dir / "transpose.cu", fs::copy_options::overwrite_existing);
+  std::ifstream in(examples / "transpose.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  const std::string axes = "axes: {n: [1024, 4096], tile: [32], block_rows: [8]}";
+  ASSERT_NE(yaml.find(axes), std::string::npos);
+  yaml.replace(yaml.find(axes), axes.size(), "axes: {n: [1024, 4096], tile: [\"32\"], block_rows: [8]}");
+  std::ofstream(dir / "t.yaml") << yaml;
+  std::vector<std::string> messages;
+  try {
+    (void)load_experiment_file((dir / "t.yaml").string(), bb_test::fake_registry());
+  } catch (const bb::config_error& e) {
+    for (const auto& d : e.diagnostics()) messages.push_back(d.to_string());
+  }
+  fs::remove_all(dir);
+  ASSERT_EQ(messages.size(), 1U);
+  EXPECT_EQ(messages[0], (dir / "t.yaml").string() +
+                             ":21:32: error: axes.tile[0]: axis 'tile' value '32' is a quoted string, but "
+                             "'ceil_div(n, tile)' (source.grid) needs an integer (write 32 without quotes)");
 }
 
 } // namespace

@@ -72,4 +72,50 @@ TEST_F(query_compare, csv_and_json_parse_back) {
   EXPECT_TRUE(doc["rows"][0]["ratios"]["load_wavefronts_per_request"][0].is_null());
 }
 
+// A session of two experiments: one table each, no ratio between a variant of one and a variant of
+// the other.
+TEST_F(query_compare, variants_of_a_session_are_compared_per_experiment) {
+  auto s = select_side(*m_db, "1", {});
+  const auto transpose_rows = s.rows;
+  for (auto r : transpose_rows) {
+    if (r.variant == "transpose/padded") continue;
+    r.experiment = "reduce";
+    r.variant = r.variant == "transpose/naive" ? "reduce/tree" : "reduce/warp";
+    s.rows.push_back(r);
+  }
+  s.label = "session 1";
+  s.description = "session 1: two experiments";
+  const auto tables = compare_variants_per_experiment(s, {"load_wavefronts_per_request"}, "");
+  ASSERT_EQ(tables.size(), 2U);
+  EXPECT_EQ(tables[0].labels, (std::vector<std::string>{"naive", "padded", "swizzled"}));
+  EXPECT_EQ(tables[1].labels, (std::vector<std::string>{"tree", "warp"}));
+  std::ostringstream out;
+  write_compares(tables, out, "table");
+  EXPECT_EQ(out.str(), "compare: variants of session 1, experiment transpose\n\n"
+                       "run 1: transpose on NVIDIA H200 (sm_90), commit 1111aaaa1111, 2026-11-01T10:00:00.000Z\n\n"
+                       "params  ld wf/req naive  ld wf/req padded  ld wf/req swizzled  padded/naive  swizzled/naive\n"
+                       "------  ---------------  ----------------  ------------------  ------------  --------------\n"
+                       "n=1024               32             1.118                   1       0.0349x         0.0312x\n"
+                       "n=4096               32             1.118                   1       0.0349x         0.0312x\n"
+                       "n=8192               32             1.118                   1       0.0349x         0.0312x\n"
+                       "\n"
+                       "compare: variants of session 1, experiment reduce\n\n"
+                       "session 1: two experiments\n\n"
+                       "params  ld wf/req tree  ld wf/req warp  warp/tree\n"
+                       "------  --------------  --------------  ---------\n"
+                       "n=1024              32               1    0.0312x\n"
+                       "n=4096              32               1    0.0312x\n"
+                       "n=8192              32               1    0.0312x\n");
+  // The reference applies where it ran; a variant no experiment ran is a mistake.
+  EXPECT_EQ(compare_variants_per_experiment(s, {"median_ns"}, "warp")[1].labels[0], "warp");
+  EXPECT_EQ(compare_variants_per_experiment(s, {"median_ns"}, "warp")[0].labels[0], "naive");
+  EXPECT_THROW(compare_variants_per_experiment(s, {"median_ns"}, "nope"), bb::usage_error);
+  std::ostringstream json;
+  write_compares(tables, json, "json");
+  const auto doc = nlohmann::json::parse(json.str());
+  ASSERT_TRUE(doc.is_array());
+  EXPECT_EQ(doc.size(), 2U);
+  EXPECT_EQ(doc[1]["sides"].size(), 2U);
+}
+
 } // namespace

@@ -103,4 +103,59 @@ TEST(render_report, an_unknown_experiment_is_refused) {
   EXPECT_THROW(write_report(db, o, out), bb::usage_error);
 }
 
+// A model run of variants the model cannot predict checked no expectation: the report says so,
+// with a note under the empty heading, and never "every expectation was met".
+TEST(render_report, expectations_never_checked_are_not_reported_as_met) {
+  temp_folder tmp;
+  {
+    auto db = bb::store::database::open(tmp.file("m.sqlite"));
+    const auto gpu = db.upsert_gpu(model_gpu());
+    bb::store::run_record r;
+    r.started_at = "2026-11-01T10:00:00.000Z";
+    r.host = "h";
+    r.git_commit = k_commit_1;
+    r.bankbench_version = "0.1.0";
+    r.experiment_name = "source_transpose";
+    r.experiment_path = "experiments/source/transpose.yaml";
+    r.experiment_text = "name: source_transpose\n";
+    r.experiment_sha256 = std::string(64, 'a');
+    r.command_line = "bankbench run --backend model experiments/source/transpose.yaml";
+    r.metric_set = "bank_conflicts";
+    const auto run = db.begin_run(gpu, r);
+    bb::store::configuration_record c;
+    c.variant = "source_transpose/naive";
+    c.family = "source";
+    c.params_json = "{\"n\":1024}";
+    c.status = bb::config_status::not_modelled;
+    c.reason = "source variants have no access plan";
+    db.add_configuration(run, c);
+    db.finish_run(run, bb::run_status::completed);
+  }
+  const auto db = bb::store::database::open_existing(tmp.file("m.sqlite"));
+  std::ostringstream out;
+  write_report(db, report_options{}, out);
+  const std::string html = out.str();
+  EXPECT_NE(html.find("<p><span class=\"badge\">none checked</span> no expectation of these runs was checked</p>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("every expectation"), std::string::npos);
+  EXPECT_NE(html.find("predicted by the bank model</h3>\n<p class=\"note\">no predictions: the bank model does not "
+                      "predict these variants (not modelled); run the experiment on a GPU to measure them</p>"),
+            std::string::npos)
+      << html;
+}
+
+TEST(render_report, expectations_that_passed_are_counted) {
+  temp_folder tmp;
+  fixture_options o;
+  o.planted_regression = false;
+  build_fixture(tmp.file("f.sqlite"), o);
+  const auto db = bb::store::database::open_existing(tmp.file("f.sqlite"));
+  std::ostringstream out;
+  write_report(db, report_options{}, out);
+  // runs 5 (H200), 3 (RTX 4090) and 4 (model): nine configurations with one expectation each
+  EXPECT_NE(out.str().find("<span class=\"badge ok\">none</span> every expectation of these runs was met (27 "
+                           "checked)</p>"),
+            std::string::npos);
+}
+
 } // namespace

@@ -142,4 +142,23 @@ TEST(render_svg, heat_map_labels_every_cell_and_marks_the_empty_ones) {
   EXPECT_NE(svg.find("fill=\"#214b8c\""), std::string::npos) << "the largest value is the darkest";
 }
 
+// Narrow cells still show their number (smaller), and one value everywhere is said as such, not
+// "1 (lightest) to 1 (darkest)".
+TEST(render_svg, heat_map_numbers_every_narrow_cell_and_says_when_all_values_are_equal) {
+  heat_map m;
+  m.title = "t";
+  m.x_label = "x";
+  m.y_label = "y";
+  m.value_label = "ld wf/req";
+  for (int i = 0; i < 64; ++i) m.x_categories.push_back(std::to_string(i));
+  m.y_categories = {"w"};
+  m.values = {std::vector<std::optional<double>>(64, 1.0)};
+  const std::string svg = render(m, 600, 300);
+  EXPECT_EQ(occurrences(svg, "class=\"cell\""), 64U);
+  EXPECT_EQ(occurrences(svg, "class=\"value\""), 64U);
+  EXPECT_EQ(occurrences(svg, ">1</text>"), 64U);
+  EXPECT_NE(svg.find("ld wf/req: all 1<"), std::string::npos);
+  EXPECT_EQ(svg.find("(lightest)"), std::string::npos);
+}
+
 } // namespace
