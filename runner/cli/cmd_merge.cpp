@@ -9,6 +9,7 @@
 
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/store/database.hpp"
 #include "runner/store/merge.hpp"
 
@@ -47,7 +48,7 @@ int run_merge(const merge_options& o, const global_options& g) {
   std::vector<store::database> sources;
   for (const auto& path : o.sources) {
     if (same_file(path, into))
-      throw usage_error(fmt::format("{} is the destination; it cannot be merged into itself", path));
+      throw usage_error(fmt::format("{} is the destination; it cannot be merged into itself", shown_path(path)));
     sources.push_back(store::database::open_read_only(path));
   }
   auto db = store::database::open(into);
@@ -63,9 +64,9 @@ int run_merge(const merge_options& o, const global_options& g) {
 
 run_fn setup_merge(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<merge_options>();
-  sub.add_option("sources", o->sources, "databases to bring in; they are only read")
-      ->required()
-      ->check(CLI::ExistingFile);
+  // Each source is judged as it is opened (open_read_only): a missing file, a folder or a FIFO is
+  // named for what it is, in bankbench's words.
+  sub.add_option("sources", o->sources, "databases to bring in; they are only read")->required();
   sub.add_option("--into", o->into, "the database to merge into, created when missing (default: --db)");
   return [o, &global] { return run_merge(*o, global); };
 }

@@ -53,7 +53,10 @@ TEST(cli_databases_and_files, a_merge_source_that_is_not_a_regular_file_is_named
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   fs::create_directory(folder);
   const auto into = (tmp.path / "into.sqlite").string();
+  const auto missing = (tmp.path / "missing.sqlite").string();
   const std::pair<std::string, std::string> cases[] = {{fifo, fifo + " is a FIFO, not a database file"},
+                                                       {folder, folder + " is a folder, not a database file"},
+                                                       {missing, "no database at " + missing},
                                                        {"/dev/null",
                                                         "/dev/null is a character device, not a database file"}};
   for (const auto& [source, words] : cases) {
