@@ -13,6 +13,7 @@
 #include "runner/query/table.hpp"
 #include "runner/store/database.hpp"
 #include "runner/store/lines.hpp"
+#include "runner/store/results.hpp"
 
 namespace bb::query {
 

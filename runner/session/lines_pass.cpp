@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -22,6 +21,7 @@
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/launch/device_memory.hpp"
+#include "runner/query/lines.hpp"
 #include "runner/registry/registry.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/nvcc.hpp"
@@ -214,23 +214,8 @@ store::line_collection lines_of(const std::vector<profile::sass_record>& records
     out.rows.push_back(std::move(row));
   }
   // Each line's text as the file reads now, the one compiled: `lines` shows it after the file changes.
-  std::map<std::string, std::vector<std::string>> files;
-  for (auto& row : out.rows) {
-    if (row.file.empty() || row.line <= 0) continue;
-    auto it = files.find(row.file);
-    if (it == files.end()) {
-      std::vector<std::string> text;
-      std::ifstream in(row.file);
-      for (std::string l; std::getline(in, l);) text.push_back(l);
-      it = files.emplace(row.file, std::move(text)).first;
-    }
-    if (static_cast<std::size_t>(row.line) <= it->second.size()) {
-      const std::string& l = it->second[static_cast<std::size_t>(row.line) - 1];
-      const auto first = l.find_first_not_of(" \t");
-      const auto last = l.find_last_not_of(" \t\r");
-      row.source = first == std::string::npos ? "" : l.substr(first, last - first + 1);
-    }
-  }
+  const auto text_of = query::source_reader();
+  for (auto& row : out.rows) row.source = text_of(row.file, row.line);
   if (out.rows.empty()) {
     out.note = "the kernel executed no shared-memory instruction";
   } else if (!any_line) {

@@ -433,6 +433,7 @@ private:
       const device_worker* w;
       std::size_t experiment;
       int seq;
+      std::string label; ///< "family/variant params", for the progress lines
     };
     std::vector<target> targets;
     {
@@ -441,10 +442,13 @@ private:
         for (std::size_t i = 0; i < m_experiments.size(); ++i) {
           if (w.start.run_ids[i] == 0) continue;
           const auto configs = config::expand(m_experiments[i]);
-          for (const int seq : store::measured_sequences(db, w.start.run_ids[i]))
-            if (w.start.done[i].count(seq) != 0 &&
-                wants_lines(m_plan, m_experiments[i], configs.at(static_cast<std::size_t>(seq))))
-              targets.push_back({&w, i, seq});
+          for (const int seq : store::measured_sequences(db, w.start.run_ids[i])) {
+            const auto& cfg = configs.at(static_cast<std::size_t>(seq));
+            if (w.start.done[i].count(seq) != 0 && wants_lines(m_plan, m_experiments[i], cfg))
+              targets.push_back(
+                  {&w, i, seq,
+                   fmt::format("{}/{} {}", m_experiments[i].family, cfg.variant, config::describe_params(cfg.params))});
+          }
         }
     }
     if (targets.empty()) {
@@ -469,39 +473,35 @@ private:
       return static_cast<std::size_t>(
           std::count_if(running.begin(), running.end(), [&](const collector& c) { return targets[c.target].w == w; }));
     };
+    // The next target in order, where its device has room: a later device's targets wait for the
+    // earlier ones to start.
     const auto start_next = [&] {
-      for (std::size_t i = next; i < targets.size(); ++i) {
-        if (i != next) break; // in order: a later device's targets wait for the earlier ones to start
-        const target& t = targets[i];
-        if (busy_on(t.w) >= per_device) return false;
-        const auto& e = m_experiments[t.experiment];
-        const std::int64_t run_id = t.w->start.run_ids[t.experiment];
-        const run_plan& plan = t.w->plan;
-        const int seq = t.seq;
-        running.push_back(
-            {i,
-             spawn([&](int fd) {
-               const auto lines = collect_lines_of(e, seq, run_id, plan);
-               std::uint64_t excess = 0;
-               for (const auto& r : lines.rows) excess += r.excess();
-               send_line(fd, fmt::format("{} {} {}", store::name_of(lines.status), lines.rows.size(), excess));
-               return 0;
-             }),
-             {},
-             std::chrono::steady_clock::now()});
-        ++next;
-        return true;
-      }
-      return false;
+      if (next == targets.size() || busy_on(targets[next].w) >= per_device) return false;
+      const target& t = targets[next];
+      const auto& e = m_experiments[t.experiment];
+      const std::int64_t run_id = t.w->start.run_ids[t.experiment];
+      const run_plan& plan = t.w->plan;
+      const int seq = t.seq;
+      running.push_back({next,
+                         spawn([&](int fd) {
+                           const auto lines = collect_lines_of(e, seq, run_id, plan);
+                           std::uint64_t excess = 0;
+                           for (const auto& r : lines.rows) excess += r.excess();
+                           send_line(fd,
+                                     fmt::format("{} {} {}", store::name_of(lines.status), lines.rows.size(), excess));
+                           return 0;
+                         }),
+                         {},
+                         std::chrono::steady_clock::now()});
+      ++next;
+      return true;
     };
     const auto finish = [&](collector& c) {
       close(c.proc.fd);
       const int status = wait_for(c.proc.pid);
       const target& t = targets[c.target];
       const auto& e = m_experiments[t.experiment];
-      const auto configs = config::expand(e);
-      const auto& cfg = configs.at(static_cast<std::size_t>(t.seq));
-      const std::string label = fmt::format("{}/{} {}", e.family, cfg.variant, config::describe_params(cfg.params));
+      const std::string& label = t.label;
       const double limit = m_plan.time_limit_s > 0 ? m_plan.time_limit_s : e.time_limit_s;
       ++done;
       const std::string said = c.said.substr(0, c.said.find('\n'));
