@@ -452,8 +452,9 @@ private:
         }
     }
     if (targets.empty()) {
-      spdlog::warn("--lines: no measured configuration is selected{}",
-                   m_plan.lines_for.empty() ? "" : " by --lines-for");
+      if (m_plan.lines) // an experiment whose own `lines:` selects nothing measured is not worth a word
+        spdlog::warn("--lines: no measured configuration is selected{}",
+                     m_plan.lines_for.empty() ? "" : " by --lines-for");
       return;
     }
     const std::size_t per_device = std::max(1U, m_plan.lines_jobs);
