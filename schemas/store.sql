@@ -1,4 +1,4 @@
--- bankbench results database, schema version 8: the whole schema of a new database.
+-- bankbench results database, schema version 9: the whole schema of a new database.
 --
 -- This text is compiled into bankbench and applied in one transaction when a database is
 -- created. A later schema version adds schemas/migrations/<version>.sql for existing databases
@@ -9,7 +9,7 @@
 -- in the column name. Empty optional text is stored as NULL.
 
 PRAGMA application_id = 1111641675; -- 0x42424E4B, "BBNK": marks the file as ours
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;
 
 -- One row per GPU and backend ("cupti": measured on the device; "model": predicted).
 CREATE TABLE gpus (
@@ -32,7 +32,9 @@ CREATE TABLE gpus (
   UNIQUE (uuid, backend)
 );
 
--- One row per `bankbench run`; written first with status 'running' so an interrupted run is kept.
+-- One row per experiment of a `bankbench run` and per `bankbench attach`; written first with
+-- status 'running' so an interrupted run is kept. The comments after shard hold no comma: SQLite
+-- 3.40's ALTER TABLE DROP COLUMN of a last column takes such a comma for the column separator.
 CREATE TABLE runs (
   id                INTEGER PRIMARY KEY,
   gpu_id            INTEGER NOT NULL REFERENCES gpus (id),
@@ -62,7 +64,16 @@ CREATE TABLE runs (
   slurm_job_id         TEXT,               -- SLURM_ARRAY_JOB_ID or SLURM_JOB_ID
   slurm_array_task_id  TEXT,               -- SLURM_ARRAY_TASK_ID
   cuda_visible_devices TEXT,               -- CUDA_VISIBLE_DEVICES as the run saw it
-  shard                TEXT                -- "I/N" for `run --shard I/N`
+  shard                TEXT,               -- "I/N" for `run --shard I/N`
+  -- Version 9: the runs of `bankbench attach` (one configuration per kernel launch profiled).
+  -- program_exit is the exit code of the program (128 + signal when a signal ended it) and NULL
+  -- while it runs or when unknown. note says how the run ended in words ("program exited with
+  -- code 3" or "stopped at the time limit (30 s)") and is NULL when there is nothing to say.
+  kind                 TEXT    NOT NULL DEFAULT 'run'
+                       CHECK (kind IN ('run', 'attach')), -- 'attach': made by `bankbench attach`
+  working_directory    TEXT,               -- attach: where the program ran
+  program_exit         INTEGER,            -- attach: the exit code of the program (see above)
+  note                 TEXT                -- how the run ended in words (see above)
 );
 CREATE INDEX runs_by_gpu ON runs (gpu_id);
 CREATE INDEX runs_by_experiment ON runs (experiment_name, started_at);

@@ -1,5 +1,9 @@
 #include "runner/query/list.hpp"
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "runner/common/host_info.hpp"
@@ -27,17 +31,22 @@ bool is_stale(const store::run_row& r) {
 }
 
 void list_runs(const store::database& db, std::ostream& out, output_format format) {
-  text_table table({{"id", align::right},
-                    {"session", align::right, "session_id"},
-                    {"started", align::left, "started_at"},
-                    {"status", align::left},
-                    {"experiment", align::left},
-                    {"gpu", align::left},
-                    {"commit", align::left, "git_commit"},
-                    {"fingerprint", align::left},
-                    {"configs", align::right, "configurations"},
-                    {"failed", align::right, "failed_configurations"},
-                    {"expect failed", align::right, "failed_expectations"}});
+  std::vector<column> columns = {{"id", align::right},
+                                 {"session", align::right, "session_id"},
+                                 {"started", align::left, "started_at"},
+                                 {"status", align::left},
+                                 {"experiment", align::left},
+                                 {"gpu", align::left},
+                                 {"commit", align::left, "git_commit"},
+                                 {"fingerprint", align::left},
+                                 {"configs", align::right, "configurations"},
+                                 {"failed", align::right, "failed_configurations"},
+                                 {"expect failed", align::right, "failed_expectations"}};
+  // Programs read a run's kind ("run" or "attach") from a column of its own; people see an attach
+  // run marked after its name, so the table keeps its width for the runs of `bankbench run`.
+  const bool programs = for_programs(format);
+  if (programs) columns.push_back({"kind", align::left});
+  text_table table(std::move(columns));
   auto text = [](const std::string& t, std::string shown) {
     return t.empty() ? cell("-", nullptr) : cell(std::move(shown), t);
   };
@@ -49,10 +58,21 @@ void list_runs(const store::database& db, std::ostream& out, output_format forma
                                        : cell(r.git_commit.substr(0, 12) + dirty, r.git_commit + dirty);
     // A run still 'running' whose process is gone here (kill -9, a crash, a power cut) is stale.
     const bool stale = is_stale(row);
-    table.add_row({count(row.id), r.session_id == 0 ? count(std::nullopt) : count(r.session_id), r.started_at,
-                   stale ? cell("stale (--resume " + std::to_string(row.id) + ")", "stale") : cell(name_of(row.status)),
-                   r.experiment_name, row.gpu.name, std::move(commit), text(r.fingerprint, r.fingerprint.substr(0, 12)),
-                   count(row.configurations), count(row.failed_configurations), count(row.failed_expectations)});
+    const bool attach = r.kind == "attach";
+    std::vector<cell> cells = {
+        count(row.id),
+        r.session_id == 0 ? count(std::nullopt) : count(r.session_id),
+        r.started_at,
+        stale ? cell("stale (--resume " + std::to_string(row.id) + ")", "stale") : cell(name_of(row.status)),
+        attach ? cell(r.experiment_name + " (attach)", r.experiment_name) : cell(r.experiment_name),
+        row.gpu.name,
+        std::move(commit),
+        text(r.fingerprint, r.fingerprint.substr(0, 12)),
+        count(row.configurations),
+        count(row.failed_configurations),
+        count(row.failed_expectations)};
+    if (programs) cells.emplace_back(r.kind);
+    table.add_row(std::move(cells));
   }
   write_or_say_empty(table, out, format, "runs", db.path());
 }

@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -172,20 +174,36 @@ void write_header(const store::run_detail& d, std::ostream& out, output_format f
   if (d.run.git_dirty) commit += "-dirty";
   if (!d.run.fingerprint.empty()) commit += ", fingerprint " + d.run.fingerprint.substr(0, 12);
   if (d.run.session_id != 0) commit += fmt::format(", session {}", d.run.session_id);
-  const std::pair<const char*, std::string> lines[] = {
+  std::vector<std::pair<std::string, std::string>> lines = {
       {"gpu", gpu},
       {"started", d.run.started_at},
       {"finished", d.finished_at.empty() ? "-" : d.finished_at},
       {"status", name_of(d.status)},
       {"commit", commit},
   };
+  // A run of `bankbench attach` profiled a program's own kernels: where it ran and how it ended.
+  const bool attach = d.run.kind == "attach";
+  if (attach) {
+    lines.emplace_back("kind", d.run.kind);
+    if (!d.run.working_directory.empty()) lines.emplace_back("working directory", d.run.working_directory);
+    if (d.program_exit) lines.emplace_back("program exit", std::to_string(*d.program_exit));
+    if (!d.note.empty()) lines.emplace_back("note", d.note);
+  }
+  const std::pair<std::string, std::string> what = {attach ? "attached to" : "experiment", d.run.experiment_path};
   if (format == output_format::markdown) {
     out << fmt::format("## Run {}: {}\n\n", d.id, d.run.experiment_name);
-    out << fmt::format("- experiment: `{}`\n", d.run.experiment_path);
+    out << fmt::format("- {}: `{}`\n", what.first, what.second);
     for (const auto& [key, value] : lines) out << fmt::format("- {}: {}\n", key, value);
   } else {
-    out << fmt::format("run {}: {} ({})\n", d.id, d.run.experiment_name, d.run.experiment_path);
-    for (const auto& [key, value] : lines) out << fmt::format("{:<10}{}\n", std::string(key) + ":", value);
+    std::size_t width = 10;
+    if (attach) {
+      out << fmt::format("run {}: {} (attach)\n", d.id, d.run.experiment_name);
+      lines.insert(lines.begin(), what);
+      for (const auto& line : lines) width = std::max(width, line.first.size() + 2);
+    } else {
+      out << fmt::format("run {}: {} ({})\n", d.id, d.run.experiment_name, d.run.experiment_path);
+    }
+    for (const auto& [key, value] : lines) out << fmt::format("{:<{}}{}\n", key + ":", width, value);
   }
   out << '\n';
 }
@@ -252,6 +270,10 @@ nlohmann::json run_json(const shown_run& r, const text_table& table) {
           {"git_dirty", d.run.git_dirty},
           {"fingerprint", text(d.run.fingerprint)},
           {"session_id", d.run.session_id == 0 ? nlohmann::json(nullptr) : nlohmann::json(d.run.session_id)},
+          {"kind", d.run.kind},
+          {"working_directory", text(d.run.working_directory)},
+          {"program_exit", d.program_exit ? nlohmann::json(*d.program_exit) : nlohmann::json(nullptr)},
+          {"note", text(d.note)},
           {"gpu",
            {{"name", g.name},
             {"uuid", g.uuid},

@@ -61,6 +61,9 @@ public:
   std::int64_t add_configuration(std::int64_t run_id, const configuration_record& configuration);
   /// Sets the run's status ('completed', 'interrupted' or 'failed') and finished_at to now.
   void finish_run(std::int64_t run_id, run_status status);
+  /// As finish_run, for a run of `bankbench attach`: also the program's exit code (128 + signal
+  /// when a signal ended it; empty: unknown) and how the run ended in words (empty: NULL).
+  void finish_attach(std::int64_t run_id, run_status status, std::optional<int> program_exit, const std::string& note);
 
   // ---- reading ----
 

@@ -33,6 +33,12 @@ bool has_table(sqlite3* db, const std::string& path, const char* table) {
   return st.step();
 }
 
+bool has_column(sqlite3* db, const std::string& path, const char* table, const char* column) {
+  for (const auto& c : columns_of(db, path, table))
+    if (c == column) return true;
+  return false;
+}
+
 constexpr int k_run_key_columns = 8;
 
 std::string run_key(const sqlite::statement& st, int first) {
@@ -47,10 +53,9 @@ std::string run_key(const sqlite::statement& st, int first) {
 // backend's tasks can; a database from before version 6 reads '' for them, as its runs copied
 // into a newer one do. The pid is not part of it: `run --resume` changes it.
 std::string run_identity_sql(sqlite3* db, const std::string& path) {
-  bool has_task = false;
-  for (const auto& c : columns_of(db, path, "runs")) has_task = has_task || c == "shard";
-  const char* task = has_task ? "ifnull(r.slurm_job_id, ''), ifnull(r.slurm_array_task_id, ''), ifnull(r.shard, '')"
-                              : "'', '', ''";
+  const char* task = has_column(db, path, "runs", "shard")
+                         ? "ifnull(r.slurm_job_id, ''), ifnull(r.slurm_array_task_id, ''), ifnull(r.shard, '')"
+                         : "'', '', ''";
   return fmt::format("SELECT r.id, r.status, r.finished_at, r.gpu_id, g.uuid, g.backend, r.started_at, "
                      "r.experiment_sha256, ifnull(r.host, ''), {} FROM runs r JOIN gpus g ON g.id = r.gpu_id "
                      "ORDER BY r.id",
@@ -143,9 +148,21 @@ private:
       sqlite::statement up(m_dst, m_into.path(), "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?",
                            "updating a merged run");
       up.run(src.text(1), sqlite::null_if_empty(src.text(2)), d.id);
+      if (m_src_has_attach) copy_attach_end(src_id, d.id);
       changed = true;
     }
     ++(changed ? m_counts.runs_extended : m_counts.runs_present);
+  }
+
+  /// How an attached program ended (schema 9), for a run `into` copied while it was going.
+  void copy_attach_end(std::int64_t src_id, std::int64_t dst_id) {
+    sqlite::statement src(m_src, m_source.path(), "SELECT program_exit, note FROM runs WHERE id = ?", "reading runs");
+    src.bind(src_id);
+    if (!src.step()) return;
+    const std::optional<std::int64_t> exit = src.is_null(0) ? std::nullopt : std::optional<std::int64_t>(src.int64(0));
+    sqlite::statement up(m_dst, m_into.path(), "UPDATE runs SET program_exit = ?, note = ? WHERE id = ?",
+                         "updating a merged run");
+    up.run(exit, sqlite::null_if_empty(src.text(1)), dst_id);
   }
 
   /// seq -> configuration id of run `run_id` in `into`.
@@ -231,6 +248,7 @@ private:
   sqlite3* m_dst;
   sqlite3* m_src;
   bool m_bulk;
+  bool m_src_has_attach = has_column(m_src, m_source.path(), "runs", "note");
   sqlite::statement m_map{m_dst, m_into.path(), "INSERT INTO temp.bb_merge_map (old_id, new_id) VALUES (?, ?)",
                           "merging"};
   row_copier m_gpus, m_runs, m_configurations, m_metrics, m_timings, m_samples, m_expectations;

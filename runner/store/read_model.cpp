@@ -42,7 +42,8 @@ std::vector<std::string> metrics_of(const std::string& json) {
   return out;
 }
 
-// Schema version 6 added the session, the process and what built and ran the run.
+// Schema version 6 added the session, the process and what built and ran the run; version 9 the
+// columns of `bankbench attach`.
 constexpr sqlite::field<run_detail> k_run_fields[] = {
     {"r.id", "id", [](const statement& st, int i, run_detail& d) { d.id = st.int64(i); }},
     {"r.gpu_id", "gpu_id", [](const statement& st, int i, run_detail& d) { d.gpu_id = st.int64(i); }},
@@ -86,6 +87,17 @@ constexpr sqlite::field<run_detail> k_run_fields[] = {
     {"r.cuda_visible_devices", "cuda_visible_devices",
      [](const statement& st, int i, run_detail& d) { d.run.cuda_visible_devices = st.text(i); }, 6},
     {"r.shard", "shard", [](const statement& st, int i, run_detail& d) { d.run.shard = st.text(i); }, 6},
+    // Version 9: runs of `bankbench attach`; an older database's runs are all of `bankbench run`.
+    {"r.kind", "kind",
+     [](const statement& st, int i, run_detail& d) { d.run.kind = st.is_null(i) ? "run" : st.text(i); }, 9},
+    {"r.working_directory", "working_directory",
+     [](const statement& st, int i, run_detail& d) { d.run.working_directory = st.text(i); }, 9},
+    {"r.program_exit", "program_exit",
+     [](const statement& st, int i, run_detail& d) {
+       d.program_exit = st.is_null(i) ? std::nullopt : std::optional<int>(st.int32(i));
+     },
+     9},
+    {"r.note", "note", [](const statement& st, int i, run_detail& d) { d.note = st.text(i); }, 9},
 };
 
 using configuration = stored_configuration;

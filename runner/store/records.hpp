@@ -37,6 +37,9 @@ struct run_record {
   std::string sources_sha256;  ///< the kernel and runner sources built into this bankbench
   std::string fingerprint;     ///< what was measured (run_fingerprint()); runs that differ are never repeats
   std::string slurm_job_id, slurm_array_task_id, cuda_visible_devices, shard;
+  // Schema version 9.
+  std::string kind = "run";      ///< "run": an experiment of `bankbench run`; "attach": `bankbench attach`
+  std::string working_directory; ///< attach: where the program ran; empty: NULL
 };
 
 /// One `bankbench run` invocation, written before its first run.
@@ -118,12 +121,16 @@ struct gpu_row {
 
 /// One run in full with its GPU, for `bankbench show`: the one read model of the runs table, which
 /// runs(), run() and run_infos() all read (store/read_model.hpp). Columns a database from before
-/// schema version 6 lacks read as "" and 0.
+/// schema version 6 lacks read as "" and 0; from before version 9, kind reads "run".
 struct run_detail {
   std::int64_t id = 0;
   std::string finished_at;
   run_status status = run_status::running;
   run_record run;
+  /// Schema version 9, attach runs: the program's exit code, 128 + signal when a signal ended it;
+  /// empty while it runs or when unknown.
+  std::optional<int> program_exit;
+  std::string note; ///< how the run ended in words; empty: nothing to say
   std::int64_t gpu_id = 0;
   gpu_record gpu;
 };

@@ -17,6 +17,7 @@ extern const char store_migration_5[];
 extern const char store_migration_6[];
 extern const char store_migration_7[];
 extern const char store_migration_8[];
+extern const char store_migration_9[];
 } // namespace bb::embedded
 
 namespace bb::store::schema {
@@ -121,7 +122,8 @@ const plan& current() {
                        {5, embedded::store_migration_5},
                        {6, embedded::store_migration_6},
                        {7, embedded::store_migration_7},
-                       {8, embedded::store_migration_8}}};
+                       {8, embedded::store_migration_8},
+                       {9, embedded::store_migration_9}}};
   return p;
 }
 

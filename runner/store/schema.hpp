@@ -13,7 +13,7 @@ namespace bb::store::schema {
 /// PRAGMA application_id of every bankbench database: 0x42424E4B, "BBNK".
 inline constexpr std::int32_t k_application_id = 0x42424E4B;
 /// The PRAGMA user_version this build writes; schemas/store.sql sets the same number.
-inline constexpr int k_version = 8;
+inline constexpr int k_version = 9;
 
 /// A script that takes a database from version - 1 to `version`.
 struct migration {

@@ -120,8 +120,8 @@ std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
       "INSERT INTO runs (gpu_id, started_at, status, host, git_commit, git_dirty, bankbench_version, "
       "experiment_name, experiment_path, experiment_text, experiment_sha256, command_line, metric_set, "
       "metrics_json, seed, warmup, samples, session_id, pid, sources_sha256, fingerprint, slurm_job_id, "
-      "slurm_array_task_id, cuda_visible_devices, shard) "
-      "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "slurm_array_task_id, cuda_visible_devices, shard, kind, working_directory) "
+      "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       operation);
   const auto id_or_null = [](std::int64_t v) { return v == 0 ? std::nullopt : std::optional<std::int64_t>(v); };
   st.run(gpu_id, r.started_at.empty() ? utc_now_iso8601() : r.started_at, null_if_empty(r.host),
@@ -129,7 +129,8 @@ std::int64_t database::begin_run(std::int64_t gpu_id, const run_record& r) {
          r.experiment_text, r.experiment_sha256, r.command_line, null_if_empty(r.metric_set),
          nlohmann::json(r.metrics).dump(), r.seed, r.warmup, r.samples, id_or_null(r.session_id), id_or_null(r.pid),
          null_if_empty(r.sources_sha256), null_if_empty(r.fingerprint), null_if_empty(r.slurm_job_id),
-         null_if_empty(r.slurm_array_task_id), null_if_empty(r.cuda_visible_devices), null_if_empty(r.shard));
+         null_if_empty(r.slurm_array_task_id), null_if_empty(r.cuda_visible_devices), null_if_empty(r.shard), r.kind,
+         null_if_empty(r.working_directory));
   return sqlite3_last_insert_rowid(m_db.get());
 }
 
@@ -164,6 +165,17 @@ void database::finish_run(std::int64_t run_id, run_status status) {
   check_file_identity();
   sqlite::statement st(m_db.get(), *m_path, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", operation);
   st.run(std::string(name_of(status)), utc_now_iso8601(), run_id);
+  if (sqlite3_changes(m_db.get()) != 1) throw store_error(fmt::format("{}: {}: no such run", *m_path, operation));
+}
+
+void database::finish_attach(std::int64_t run_id, run_status status, std::optional<int> program_exit,
+                             const std::string& note) {
+  const std::string operation = fmt::format("recording the end of run {} ({})", run_id, name_of(status));
+  check_file_identity();
+  sqlite::statement st(m_db.get(), *m_path,
+                       "UPDATE runs SET status = ?, finished_at = ?, program_exit = ?, note = ? WHERE id = ?",
+                       operation);
+  st.run(std::string(name_of(status)), utc_now_iso8601(), program_exit, null_if_empty(note), run_id);
   if (sqlite3_changes(m_db.get()) != 1) throw store_error(fmt::format("{}: {}: no such run", *m_path, operation));
 }
 

@@ -66,10 +66,10 @@ TEST_F(cli_merge, a_foreign_or_newer_source_stops_it_before_anything_is_written)
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_NE(r.err.find("is not a bankbench database"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(m_tmp.file("all/bankbench.sqlite")));
-  exec(m_tmp.file("lab-b.sqlite"), "PRAGMA user_version = 9");
+  exec(m_tmp.file("lab-b.sqlite"), "PRAGMA user_version = 10");
   r = merge(sources());
   EXPECT_EQ(r.exit_code, 4);
-  EXPECT_NE(r.err.find("written by a newer bankbench (schema 9"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("written by a newer bankbench (schema 10"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(m_tmp.file("all/bankbench.sqlite")));
 }
 

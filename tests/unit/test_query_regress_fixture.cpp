@@ -139,7 +139,7 @@ TEST(query_regress_fixture, a_database_from_before_sessions_migrates_and_judges)
                                (3, 'load_wavefronts_per_request', 0, 'ratio', 1.217, 1);
   )");
   const auto db = bb::store::database::open_existing(path);
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   const bb::store::result_query q{{}, true};
   const auto runs = bb::store::run_infos(db);
   ASSERT_EQ(runs.size(), 3U);

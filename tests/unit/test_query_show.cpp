@@ -290,6 +290,63 @@ TEST_F(query_show, list_runs_and_gpus) {
   EXPECT_EQ(nlohmann::json::parse(json.str())[0]["memory_bytes"], 85'899'345'920LL);
 }
 
+TEST_F(query_show, an_attach_run_says_where_its_program_ran_and_how_it_ended) {
+  run_record r;
+  r.started_at = "2026-11-21T09:00:00.000Z";
+  r.bankbench_version = "0.1.0";
+  r.experiment_name = "train";
+  r.experiment_path = "/opt/app/bin/train";
+  r.command_line = "bankbench attach -- train";
+  r.kind = "attach";
+  r.working_directory = "/home/lab/app";
+  const auto id = m_db->begin_run(m_db->runs().front().gpu_id, r);
+  m_db->finish_attach(id, bb::run_status::failed, 3, "program exited with code 3");
+  ASSERT_EQ(sqlite3_exec(m_db->handle(), "UPDATE runs SET finished_at = '2026-11-21T09:00:05.000Z' WHERE id = 2",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  std::ostringstream text;
+  bb::query::show_run(*m_db, id, text, output_format::table);
+  // The header; the (empty) table and summary follow as for any run.
+  const std::string header = text.str().substr(0, text.str().find("\n\n") + 1);
+  EXPECT_EQ(header, "run 2: train (attach)\n"
+                    "attached to:       /opt/app/bin/train\n"
+                    "gpu:               NVIDIA H100 80GB HBM3 (GH100, cc 9.0), driver 580.159.04, CUDA 13.0\n"
+                    "started:           2026-11-21T09:00:00.000Z\n"
+                    "finished:          2026-11-21T09:00:05.000Z\n"
+                    "status:            failed\n"
+                    "commit:            unknown\n"
+                    "kind:              attach\n"
+                    "working directory: /home/lab/app\n"
+                    "program exit:      3\n"
+                    "note:              program exited with code 3\n");
+  std::ostringstream markdown;
+  bb::query::show_run(*m_db, id, markdown, output_format::markdown);
+  EXPECT_EQ(markdown.str().rfind("## Run 2: train\n\n- attached to: `/opt/app/bin/train`\n", 0), 0U) << markdown.str();
+  EXPECT_NE(markdown.str().find("- program exit: 3\n- note: program exited with code 3\n"), std::string::npos);
+  std::ostringstream json;
+  bb::query::show_run(*m_db, id, json, output_format::json);
+  const auto run = nlohmann::json::parse(json.str())["runs"][0];
+  EXPECT_EQ(run["kind"], "attach");
+  EXPECT_EQ(run["working_directory"], "/home/lab/app");
+  EXPECT_EQ(run["program_exit"], 3);
+  EXPECT_EQ(run["note"], "program exited with code 3");
+  // A run of `bankbench run` reads kind "run" and nothing for the rest.
+  const auto plain = nlohmann::json::parse(show(output_format::json))["runs"][0];
+  EXPECT_EQ(plain["kind"], "run");
+  EXPECT_TRUE(plain["program_exit"].is_null());
+  EXPECT_TRUE(plain["note"].is_null());
+
+  std::ostringstream runs;
+  bb::query::list_runs(*m_db, runs, output_format::table);
+  EXPECT_NE(runs.str().find("  failed     train (attach)  NVIDIA H100"), std::string::npos) << runs.str();
+  EXPECT_NE(runs.str().find("  completed  transpose       NVIDIA H100"), std::string::npos) << runs.str();
+  std::ostringstream csv;
+  bb::query::list_runs(*m_db, csv, output_format::csv);
+  EXPECT_NE(csv.str().find(",failed_expectations,kind\n"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(",failed,train,NVIDIA H100 80GB HBM3,"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find(",0,0,0,attach\n"), std::string::npos) << csv.str();
+}
+
 TEST(query_list, empty_database_says_so) {
   const fs::path dir = fs::temp_directory_path() / ("bb_test_query_list_" + std::to_string(::getpid()));
   {
@@ -300,7 +357,7 @@ TEST(query_list, empty_database_says_so) {
     bb::query::list_runs(db, csv, output_format::csv);
     EXPECT_EQ(text.str(), "no runs in " + db.path() + " yet\nno GPUs in " + db.path() + " yet\n");
     EXPECT_EQ(csv.str(), "id,session_id,started_at,status,experiment,gpu,git_commit,fingerprint,configurations,"
-                         "failed_configurations,failed_expectations\n");
+                         "failed_configurations,failed_expectations,kind\n");
     std::ostringstream json;
     bb::query::list_gpus(db, json, output_format::json);
     EXPECT_EQ(json.str(), "[]\n");

@@ -107,8 +107,11 @@ TEST(store_lines, version_7_database_is_brought_forward_and_then_takes_lines) {
     db.add_configuration(run, configuration(0, "two_way", true));
     db.finish_run(run, bb::run_status::completed);
   }
-  // Version 8 only added the two tables: without them, and with its number, the file is version 7.
-  exec(path, "DROP TABLE line_counters; DROP TABLE line_collections; PRAGMA user_version = 7");
+  // Version 8 only added the two tables and version 9 four columns of runs: without them, and with
+  // its number, the file is version 7.
+  exec(path, "DROP TABLE line_counters; DROP TABLE line_collections; ALTER TABLE runs DROP COLUMN kind; "
+             "ALTER TABLE runs DROP COLUMN working_directory; ALTER TABLE runs DROP COLUMN program_exit; "
+             "ALTER TABLE runs DROP COLUMN note; PRAGMA user_version = 7");
   const std::string metrics = scalar(path, "SELECT count(*) FROM metrics");
   {
     // Opened read-only, it stays version 7 and simply has no lines.
@@ -118,7 +121,7 @@ TEST(store_lines, version_7_database_is_brought_forward_and_then_takes_lines) {
   }
   EXPECT_EQ(scalar(path, "PRAGMA user_version"), "7");
   auto db = database::open(path);
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM line_collections"), "0");
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM metrics"), metrics);
   EXPECT_EQ(scalar(path, "SELECT variant FROM configurations"), "source/two_way");

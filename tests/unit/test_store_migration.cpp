@@ -62,7 +62,7 @@ TEST(store_migration, version_1_database_is_upgraded_with_its_rows) {
   ASSERT_EQ(scalar(path, "PRAGMA user_version"), "1");
   {
     auto db = database::open_existing(path);
-    EXPECT_EQ(db.user_version(), 8);
+    EXPECT_EQ(db.user_version(), 9);
   }
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM metrics"), "2");
   EXPECT_EQ(scalar(path, "SELECT count(*) FROM baselines"), "0");

@@ -98,7 +98,7 @@ TEST_F(store_schema, new_database_is_created_with_the_whole_schema) {
   const std::string path = file("nested/folder/bankbench.sqlite");
   auto db = database::open(path);
   ASSERT_TRUE(fs::exists(path));
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   EXPECT_EQ(db.user_version(), bb::store::schema::k_version);
   EXPECT_EQ(text_of(db.handle(), "PRAGMA application_id"), std::to_string(0x42424E4B));
   EXPECT_EQ(text_of(db.handle(), "PRAGMA journal_mode"), "wal");
@@ -129,7 +129,7 @@ TEST_F(store_schema, reopening_keeps_the_data_and_the_version) {
     id = db.upsert_gpu(g);
   }
   auto db = database::open_existing(path);
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   ASSERT_EQ(db.gpus().size(), 1U);
   EXPECT_EQ(db.gpus()[0].id, id);
 }
@@ -137,7 +137,7 @@ TEST_F(store_schema, reopening_keeps_the_data_and_the_version) {
 TEST_F(store_schema, moved_database_keeps_working) {
   auto first = database::open(file("m.sqlite"));
   database second = std::move(first);
-  EXPECT_EQ(second.user_version(), 8);
+  EXPECT_EQ(second.user_version(), 9);
   EXPECT_EQ(second.path(), file("m.sqlite"));
 }
 
@@ -149,10 +149,10 @@ TEST_F(store_schema, newer_database_is_refused_and_left_unchanged) {
   }
   const std::string before = read_bytes(path);
   EXPECT_EQ(refusal([&] { database::open(path); }),
-            path + " was written by a newer bankbench (schema 99, this build knows 8); use a newer bankbench or "
+            path + " was written by a newer bankbench (schema 99, this build knows 9); use a newer bankbench or "
                    "another --db");
   EXPECT_EQ(refusal([&] { database::open_existing(path); }),
-            path + " was written by a newer bankbench (schema 99, this build knows 8); use a newer bankbench or "
+            path + " was written by a newer bankbench (schema 99, this build knows 9); use a newer bankbench or "
                    "another --db");
   EXPECT_EQ(read_bytes(path), before);
 }
@@ -239,7 +239,7 @@ TEST_F(store_schema, hand_made_version_0_database_is_brought_up_to_date) {
   }
   ASSERT_GT(fs::file_size(path), 0U);
   auto db = database::open(path);
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   EXPECT_EQ(names_of(db.handle(), "table"), k_tables);
 }
 
@@ -247,7 +247,7 @@ TEST_F(store_schema, empty_file_becomes_a_database) {
   const std::string path = file("empty.sqlite");
   write_bytes(path, "");
   auto db = database::open_existing(path);
-  EXPECT_EQ(db.user_version(), 8);
+  EXPECT_EQ(db.user_version(), 9);
   EXPECT_EQ(names_of(db.handle(), "table"), k_tables);
 }
 
