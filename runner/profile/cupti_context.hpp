@@ -11,4 +11,7 @@ void ensure_initialized();
 /// The calling thread's current CUDA context; throws api_error where there is none.
 CUcontext current_context();
 
+/// Waits for the current context's device; a failed kernel throws, `what` first in the message.
+void synchronize_device(const char* what);
+
 } // namespace bb::profile

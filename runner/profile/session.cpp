@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -99,12 +98,16 @@ std::string chip_name(int device) {
 }
 
 std::unique_ptr<session> session::create(int device, const std::vector<std::string>& metrics) {
+  ensure_initialized();
+  return create(device, current_context(), metrics);
+}
+
+std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::vector<std::string>& metrics) {
   std::unique_ptr<session> s(new session());
   s->m_impl = std::make_unique<impl>();
   ensure_initialized();
   check_supported(device);
   s->m_chip = chip_name(device);
-  const CUcontext ctx = current_context();
 
   s->m_availability = counter_availability(ctx);
 
@@ -245,9 +248,7 @@ std::vector<std::vector<range_values>> session::profile_group(
   return out;
 }
 
-std::vector<range_values> session::collect(const std::function<void()>& run_pass, std::size_t max_ranges,
-                                           bool grouped) {
-  stopwatch watch(m_last_breakdown);
+void session::arm(std::size_t max_ranges, bool grouped) {
   // One capacity for the session's life: a range profiler keeps the capacity of its first
   // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
   // range profiler costs 10-17 ms to enable plus about 120 ms in its first pass. Its last pass
@@ -277,37 +278,26 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   cfg.passIndex = 0;
   cfg.targetNestingLevel = 1;
   BB_CUPTI_CALL(cuptiRangeProfilerSetConfig(&cfg));
-  watch.lap("setup");
+}
 
-  // Kernel replay: one Start/Stop, CUPTI replays each kernel. User replay: one Start/Stop per
-  // pass, until CUPTI says every pass was submitted.
-  const std::size_t attempts = grouped ? m_passes + 1 : 1;
-  bool all_submitted = false;
-  for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
-    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
-    start.pRangeProfilerObject = m_impl->range;
-    BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
-    try {
-      run_pass();
-    } catch (...) {
-      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
-      stop.pRangeProfilerObject = m_impl->range;
-      cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
-      throw;
-    }
-    if (const cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess)
-      throw cuda_error(err, std::string("kernel failed under the profiler: ") + cudaGetErrorName(err) + " (" +
-                                cudaGetErrorString(err) + ")");
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
-    stop.pRangeProfilerObject = m_impl->range;
-    BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
-    all_submitted = stop.isAllPassSubmitted != 0;
-    watch.lap(grouped ? "pass" : "launch+replay");
+void session::start() {
+  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE, nullptr};
+  start.pRangeProfilerObject = m_impl->range;
+  BB_CUPTI_CALL(cuptiRangeProfilerStart(&start));
+}
+
+bool session::stop(bool checked) {
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE, nullptr};
+  stop.pRangeProfilerObject = m_impl->range;
+  if (!checked) {
+    cuptiRangeProfilerStop(&stop); // leave the profiler usable for the next configuration
+    return false;
   }
-  if (!all_submitted)
-    throw api_error(std::string("CUPTI ") + (grouped ? "user" : "kernel") + " replay did not submit every pass (" +
-                    std::to_string(m_passes) + " needed)");
+  BB_CUPTI_CALL(cuptiRangeProfilerStop(&stop));
+  return stop.isAllPassSubmitted != 0;
+}
 
+std::vector<range_values> session::read_ranges() {
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};
   dec.pRangeProfilerObject = m_impl->range;
   BB_CUPTI_CALL(cuptiRangeProfilerDecodeData(&dec));
@@ -319,7 +309,6 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
   info.pCounterDataImage = m_counter_data.data();
   info.counterDataImageSize = m_counter_data.size();
   BB_CUPTI_CALL(cuptiRangeProfilerGetCounterDataInfo(&info));
-  watch.lap("decode");
 
   std::vector<range_values> out;
   std::vector<double> values(m_name_ptrs.size());
@@ -338,8 +327,57 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
     for (std::size_t i = 0; i < m_names.size(); ++i) rv[m_names[i]] = values[i];
     out.push_back(std::move(rv));
   }
-  watch.lap("evaluate");
   return out;
+}
+
+std::vector<range_values> session::collect(const std::function<void()>& run_pass, std::size_t max_ranges,
+                                           bool grouped) {
+  stopwatch watch(m_last_breakdown);
+  arm(max_ranges, grouped);
+  watch.lap("setup");
+
+  // Kernel replay: one Start/Stop, CUPTI replays each kernel. User replay: one Start/Stop per
+  // pass, until CUPTI says every pass was submitted.
+  const std::size_t attempts = grouped ? m_passes + 1 : 1;
+  bool all_submitted = false;
+  for (std::size_t attempt = 0; attempt < attempts && !all_submitted; ++attempt) {
+    start();
+    try {
+      run_pass();
+    } catch (...) {
+      stop(false);
+      throw;
+    }
+    synchronize_device("kernel failed under the profiler");
+    all_submitted = stop(true);
+    watch.lap(grouped ? "pass" : "launch+replay");
+  }
+  if (!all_submitted)
+    throw api_error(std::string("CUPTI ") + (grouped ? "user" : "kernel") + " replay did not submit every pass (" +
+                    std::to_string(m_passes) + " needed)");
+  auto out = read_ranges();
+  watch.lap("decode+evaluate");
+  return out;
+}
+
+void session::begin_launch() {
+  // One launch is one range: a small image keeps CUPTI's memory (about 1 MiB of host and device
+  // memory per range) out of the program's way.
+  if (m_max_ranges == 0) m_max_ranges = 2;
+  arm(1, false);
+  start();
+}
+
+std::vector<range_values> session::end_launch() {
+  try {
+    synchronize_device("kernel failed under the profiler");
+  } catch (...) {
+    stop(false);
+    throw;
+  }
+  if (!stop(true))
+    throw api_error("CUPTI kernel replay did not submit every pass (" + std::to_string(m_passes) + " needed)");
+  return read_ranges();
 }
 
 session::~session() {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+struct CUctx_st;
+
 namespace bb::profile {
 
 struct metric_info {
@@ -28,6 +30,8 @@ public:
   /// image. Throws environment_error (no permission, another profiler attached, unsupported
   /// device) or usage_error (a metric this chip does not know, naming the chip).
   static std::unique_ptr<session> create(int device, const std::vector<std::string>& metrics);
+  /// As above, on the context `ctx` of `device` (an injected library profiles the program's own).
+  static std::unique_ptr<session> create(int device, CUctx_st* ctx, const std::vector<std::string>& metrics);
   ~session();
   session(const session&) = delete;
   session& operator=(const session&) = delete;
@@ -57,6 +61,13 @@ public:
   std::vector<std::vector<range_values>> profile_group(const std::vector<group_item>& items,
                                                        const std::function<void(std::size_t item)>& before_each);
 
+  /// A launch made by someone else (an attached program): begin_launch() before it is enqueued,
+  /// end_launch() after, on the same thread; the launch is one auto range, replayed as many passes
+  /// as the metrics need with memory restored between passes. end_launch() waits for the device
+  /// and returns the ranges between the two calls.
+  void begin_launch();
+  std::vector<range_values> end_launch();
+
   /// The ranges a session's counter data image holds unless a call needs more.
   static constexpr std::size_t k_capacity = 64;
 
@@ -70,6 +81,13 @@ private:
   /// user ranges, Start, pass(), Stop until every pass is submitted. Otherwise: kernel replay and
   /// auto ranges, one Start, pass(), Stop.
   std::vector<range_values> collect(const std::function<void()>& pass, std::size_t max_ranges, bool grouped);
+  /// Enables the range profiler (with at least `max_ranges` of capacity) and sets its config.
+  void arm(std::size_t max_ranges, bool grouped);
+  void start();
+  /// Stops the pass; `checked`: throws on failure and says whether every pass was submitted.
+  bool stop(bool checked);
+  /// Decodes the counter data and evaluates every range.
+  std::vector<range_values> read_ranges();
   void enable();
   void disable() noexcept;
   static session* s_active; ///< the session whose range profiler is enabled, if any
