@@ -32,6 +32,10 @@
 #   lines          build, the GPU tests, `run --lines` of the transpose, ldmatrix and cp_async
 #                  experiments and the source transpose against Nsight Compute's Source page
 #                  (bench/ncu_lines_parity.py), and `bankbench lines` of that run where it exists
+#   attach         build, the attach GPU tests (and the source counters beside them), then `bankbench
+#                  attach` on the Triton example (plain and swizzled layouts, and `regress` between
+#                  them) and on the PyTorch example, and bench/attach_ncu.py (parity and overhead
+#                  against Nsight Compute) over the test program, the Triton and the PyTorch examples
 #   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
 #                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
 #                  is built under build/speed/<commit>, and every binary runs the oldest tree's
@@ -46,7 +50,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -107,6 +111,45 @@ if [ "$mode" = kernels ]; then
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
   head -40 "$final/parity-summary.md" 2>/dev/null
+  exit 0
+fi
+if [ "$mode" = attach ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  r="$final/attach.txt"
+  { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2
+    ncu --version | tail -1; python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
+  } 2>&1 | tee "$r"
+  timeout 200 ctest --test-dir build/gpu -L gpu -R "${BB_GPU_TESTS:-gpu_attach|source_counters}" --output-on-failure \
+    > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$r"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$r"
+  grep -B2 -A30 "Failure\|FAILED" "$OUT/ctest-gpu.log" | head -120 >> "$r"
+  t="$OUT/triton.sqlite"
+  for layout in --swizzle ""; do
+    "$b" --db "$t" attach --name triton_transpose -- python3 experiments/attach/triton_transpose.py $layout \
+      > "$OUT/triton$layout.txt" 2>&1
+    echo "attach triton $layout rc=$?" | tee -a "$r"; tail -8 "$OUT/triton$layout.txt" | tee -a "$r"
+  done
+  "$b" --db "$t" show latest >> "$r" 2>&1
+  "$b" --db "$t" regress -b 1 -c 2 > "$OUT/regress.txt" 2>&1; echo "regress swizzled -> plain rc=$?" | tee -a "$r"
+  head -30 "$OUT/regress.txt" | tee -a "$r"
+  p="$OUT/torch.sqlite"
+  "$b" --db "$p" attach -- python3 experiments/attach/torch_model.py > "$OUT/torch.txt" 2>&1
+  echo "attach torch rc=$?" | tee -a "$r"; tail -6 "$OUT/torch.txt" | tee -a "$r"
+  "$b" --db "$p" attach --nvtx-include 'step 1' -- python3 experiments/attach/torch_model.py > "$OUT/torch-nvtx.txt" 2>&1
+  echo "attach torch --nvtx-include rc=$?" | tee -a "$r"; tail -4 "$OUT/torch-nvtx.txt" | tee -a "$r"
+  "$b" --db "$p" show 1 > "$OUT/torch-show.txt" 2>&1; head -40 "$OUT/torch-show.txt" >> "$r"
+  export BB="$b"
+  timeout 120 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-program" --label "tests/programs/attach_program" \
+    -- build/gpu/tests/bb_attach_program > "$OUT/ncu-program.txt" 2>&1; echo "attach_ncu program rc=$?" | tee -a "$r"
+  timeout 150 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-triton" --kernel-name tile_transpose \
+    --label "Triton example, one kernel" -- python3 experiments/attach/triton_transpose.py > "$OUT/ncu-triton.txt" 2>&1
+  echo "attach_ncu triton rc=$?" | tee -a "$r"
+  timeout 200 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-torch" --label "PyTorch example, every kernel" \
+    -- python3 experiments/attach/torch_model.py > "$OUT/ncu-torch.txt" 2>&1; echo "attach_ncu torch rc=$?" | tee -a "$r"
+  for x in program triton torch; do cat "$OUT/ncu-$x/summary.md" 2>/dev/null || tail -5 "$OUT/ncu-$x.txt"; done | tee -a "$r"
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
 if [ "$mode" = lines ]; then

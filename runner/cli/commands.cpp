@@ -98,6 +98,8 @@ const std::vector<command>& commands() {
       {"compile", "compile source variants' kernels into the cache, in parallel, without a GPU", setup_compile},
       {"list", "list families and variants, metric sets, runs or GPUs", setup_list},
       {"show", "print a run's results table", setup_show},
+      {"attach", "run a program (PyTorch, Triton, CuPy, a C++ binary) and count its kernels' bank conflicts",
+       setup_attach},
       {"lines", "source lines ranked by shared-memory wavefronts beyond the ideal (data of `run --lines`)",
        setup_lines},
       {"bankmap", "show which bank each lane of one warp request hits (table and SVG), no GPU", setup_bankmap},

@@ -70,6 +70,7 @@ run_fn setup_validate(CLI::App& sub, const global_options& global);
 run_fn setup_compile(CLI::App& sub, const global_options& global);
 run_fn setup_list(CLI::App& sub, const global_options& global);
 run_fn setup_show(CLI::App& sub, const global_options& global);
+run_fn setup_attach(CLI::App& sub, const global_options& global);
 run_fn setup_lines(CLI::App& sub, const global_options& global);
 run_fn setup_bankmap(CLI::App& sub, const global_options& global);
 run_fn setup_compare(CLI::App& sub, const global_options& global);
