@@ -140,7 +140,7 @@ if [ "$mode" = attach ]; then
   "$b" --db "$p" attach --nvtx-include 'step 1' -- python3 experiments/attach/torch_model.py > "$OUT/torch-nvtx.txt" 2>&1
   echo "attach torch --nvtx-include rc=$?" | tee -a "$r"; tail -4 "$OUT/torch-nvtx.txt" | tee -a "$r"
   "$b" --db "$p" show 1 > "$OUT/torch-show.txt" 2>&1; head -40 "$OUT/torch-show.txt" >> "$r"
-  export BB="$b"
+  if [ "${BB_ATTACH_BENCH:-1}" = 1 ]; then
   timeout 120 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-program" --label "tests/programs/attach_program" \
     -- build/gpu/tests/bb_attach_program > "$OUT/ncu-program.txt" 2>&1; echo "attach_ncu program rc=$?" | tee -a "$r"
   timeout 150 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-triton" --kernel-name tile_transpose \
@@ -149,6 +149,7 @@ if [ "$mode" = attach ]; then
   timeout 200 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-torch" --label "PyTorch example, every kernel" \
     -- python3 experiments/attach/torch_model.py > "$OUT/ncu-torch.txt" 2>&1; echo "attach_ncu torch rc=$?" | tee -a "$r"
   for x in program triton torch; do cat "$OUT/ncu-$x/summary.md" 2>/dev/null || tail -5 "$OUT/ncu-$x.txt"; done | tee -a "$r"
+  fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
