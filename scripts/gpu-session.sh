@@ -135,8 +135,9 @@ if [ "$mode" = attach ]; then
   "$b" --db "$t" regress -b 1 -c 2 > "$OUT/regress.txt" 2>&1; echo "regress swizzled -> plain rc=$?" | tee -a "$r"
   head -30 "$OUT/regress.txt" | tee -a "$r"
   p="$OUT/torch.sqlite"
-  "$b" --db "$p" attach -- python3 experiments/attach/torch_model.py > "$OUT/torch.txt" 2>&1
-  echo "attach torch rc=$?" | tee -a "$r"; tail -6 "$OUT/torch.txt" | tee -a "$r"
+  "$b" -v --db "$p" attach -- python3 experiments/attach/torch_model.py > "$OUT/torch.txt" 2>&1
+  echo "attach torch rc=$?" | tee -a "$r"; tail -3 "$OUT/torch.txt" | tee -a "$r"
+  grep -E "profiler ready|where the time went" "$OUT/torch.txt" | head -8 | tee -a "$r"
   "$b" --db "$p" attach --nvtx-include 'step 1' -- python3 experiments/attach/torch_model.py > "$OUT/torch-nvtx.txt" 2>&1
   echo "attach torch --nvtx-include rc=$?" | tee -a "$r"; tail -4 "$OUT/torch-nvtx.txt" | tee -a "$r"
   "$b" --db "$p" show 1 > "$OUT/torch-show.txt" 2>&1; head -40 "$OUT/torch-show.txt" >> "$r"
@@ -146,7 +147,7 @@ if [ "$mode" = attach ]; then
   timeout 150 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-triton" --kernel-name tile_transpose \
     --label "Triton example, one kernel" -- python3 experiments/attach/triton_transpose.py > "$OUT/ncu-triton.txt" 2>&1
   echo "attach_ncu triton rc=$?" | tee -a "$r"
-  timeout 200 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-torch" --label "PyTorch example, every kernel" \
+  timeout 200 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-torch" --runs 2 --label "PyTorch example, every kernel" \
     -- python3 experiments/attach/torch_model.py > "$OUT/ncu-torch.txt" 2>&1; echo "attach_ncu torch rc=$?" | tee -a "$r"
   for x in program triton torch; do cat "$OUT/ncu-$x/summary.md" 2>/dev/null || tail -5 "$OUT/ncu-$x.txt"; done | tee -a "$r"
   fi

@@ -256,6 +256,7 @@ public:
     } else if (type == "summary") {
       for (const auto& [symbol, n] : field(m, "launches").items()) m_seen[symbol] += n.get<std::uint64_t>();
       m_graph_launches += m.value("graph_launches", std::uint64_t{0});
+      m_captured += m.value("captured", std::uint64_t{0});
       ++m_summaries;
     } else {
       spdlog::warn("process {} sent what bankbench does not know: {}", c.pid, m.dump().substr(0, 200));
@@ -274,12 +275,17 @@ public:
   [[nodiscard]] exit_code fatal_code() const { return m_fatal_code; }
   [[nodiscard]] const std::map<std::string, std::uint64_t>& seen() const { return m_seen; }
   [[nodiscard]] std::uint64_t graph_launches() const { return m_graph_launches; }
+  [[nodiscard]] std::uint64_t captured() const { return m_captured; }
   [[nodiscard]] int processes() const { return m_processes; }
   [[nodiscard]] int not_followed() const { return m_not_followed; }
   [[nodiscard]] int summaries() const { return m_summaries; }
 
 private:
   void on_device(const json& m) {
+    spdlog::debug("profiler ready on device {} in {:.1f} ms ({} pass(es); host set-up {:.1f} ms beside the program, "
+                  "{:.1f} ms of it waited for)",
+                  m.value("ordinal", 0), m.value("setup_ms", 0.0), m.value("passes", 0), m.value("warm_up_ms", 0.0),
+                  m.value("warm_up_wait_ms", 0.0));
     if (m_run_id != 0) {
       if (m_devices.insert(m.value("uuid", "")).second && m_devices.size() == 2)
         spdlog::warn("the program profiles on more than one GPU; the run names the first ({}), each launch its own "
@@ -373,6 +379,7 @@ private:
         rec.reason = fmt::format("{} ranges were profiled around the launch; the first is kept", m.value("ranges", 0));
       ++m_profiled;
       report(rec, raw, m);
+      spdlog::debug("  where the time went: {}", m.value("breakdown", ""));
     }
     m_db.add_configuration(m_run_id, rec);
   }
@@ -401,7 +408,7 @@ private:
   std::string m_fatal;
   exit_code m_fatal_code = exit_code::internal;
   std::map<std::string, std::uint64_t> m_seen;
-  std::uint64_t m_graph_launches = 0;
+  std::uint64_t m_graph_launches = 0, m_captured = 0;
   int m_processes = 0, m_not_followed = 0, m_other_processes = 0, m_summaries = 0;
 };
 
@@ -415,11 +422,9 @@ std::vector<std::string> program_environment(const attach_request& r, const std:
   s.application_only = r.application_only;
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + library, std::string(k_env_socket) + "=" + socket,
                                   std::string(k_env_settings) + "=" + s.to_json()};
-  // NVTX reaches CUPTI only where NVTX is told to load it.
-  if (!r.nvtx_include.empty()) {
-    const char* cupti = std::getenv("BANKBENCH_CUPTI_LIBRARY");
-    env.push_back(std::string("NVTX_INJECTION64_PATH=") + (cupti != nullptr ? cupti : BB_CUPTI_LIBRARY));
-  }
+  // NVTX reaches CUPTI only where NVTX is told to load it: the library hands NVTX on to the CUPTI
+  // the program has loaded.
+  if (!r.nvtx_include.empty()) env.push_back("NVTX_INJECTION64_PATH=" + library);
   return env;
 }
 
@@ -659,10 +664,10 @@ int attach(const attach_request& request) {
   if (col.fatal().empty() && col.profiled() == 0 && col.failed() == 0) {
     if (note.empty()) note = "no kernel launch was profiled";
   }
-  if (col.graph_launches() > 0) {
-    const std::string graphs = fmt::format("{} CUDA graph launch(es) not profiled: kernels inside CUDA graphs are not "
-                                           "counted",
-                                           col.graph_launches());
+  if (col.graph_launches() > 0 || col.captured() > 0) {
+    const std::string graphs = fmt::format("{} CUDA graph launch(es) not profiled ({} kernel launch(es) captured into "
+                                           "graphs): kernels inside CUDA graphs are not counted",
+                                           col.graph_launches(), col.captured());
     spdlog::warn("{} (run the program with graphs off, e.g. torch.compile without mode=\"reduce-overhead\")", graphs);
     note += (note.empty() ? "" : "; ") + graphs;
   }

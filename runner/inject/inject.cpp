@@ -8,6 +8,7 @@
 // Launches are counted by symbol in each process (the launch ordinal). Kernels inside CUDA graphs
 // are not profiled: graph launches are counted and reported. Nothing here writes to the program's
 // standard output; problems go to bankbench, or to standard error when bankbench cannot be reached.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda.h>
@@ -35,6 +37,8 @@
 #include "runner/attach/filter.hpp"
 #include "runner/attach/protocol.hpp"
 #include "runner/common/error.hpp"
+#include "runner/profile/cupti_context.hpp"
+#include "runner/profile/offline.hpp"
 #include "runner/profile/session.hpp"
 
 namespace {
@@ -46,6 +50,7 @@ struct launch_shape {
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   unsigned smem = 0;
   CUfunction function = nullptr;
+  CUstream stream = nullptr;
 };
 
 /// A launch being profiled by this thread, from its API entry to its exit.
@@ -74,6 +79,7 @@ struct state {
   std::map<std::string, std::uint64_t> launches; ///< every launch by symbol, selected or not
   std::map<std::string, bool> name_selected;     ///< --kernel-name's verdict by symbol
   std::uint64_t graph_launches = 0;
+  std::uint64_t captured = 0; ///< launches recorded into a graph by stream capture, not run then
 
   std::atomic<bool> more{true};      ///< bankbench may still grant a launch
   std::atomic<bool> disabled{false}; ///< profiling cannot work in this process
@@ -83,6 +89,9 @@ struct state {
 
   std::mutex domains_mutex;
   std::map<const void*, std::string> domains; ///< NVTX domain handles by name
+
+  std::thread warm_up; ///< the profiler's host set-up, started with the program (joined before the first profile)
+  double warm_up_ms = 0;
 };
 
 state* g = nullptr; // never freed: callbacks may still come while the process exits
@@ -166,13 +175,21 @@ bool shape_of(CUpti_CallbackId id, const void* params, launch_shape& s) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
     const auto* p = static_cast<const cuLaunchKernel_params*>(params);
-    s = {{p->gridDimX, p->gridDimY, p->gridDimZ}, {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes, p->f};
+    s = {{p->gridDimX, p->gridDimY, p->gridDimZ},
+         {p->blockDimX, p->blockDimY, p->blockDimZ},
+         p->sharedMemBytes,
+         p->f,
+         p->hStream};
     return true;
   }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
     const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
-    s = {{p->gridDimX, p->gridDimY, p->gridDimZ}, {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes, p->f};
+    s = {{p->gridDimX, p->gridDimY, p->gridDimZ},
+         {p->blockDimX, p->blockDimY, p->blockDimZ},
+         p->sharedMemBytes,
+         p->f,
+         p->hStream};
     return true;
   }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
@@ -180,7 +197,11 @@ bool shape_of(CUpti_CallbackId id, const void* params, launch_shape& s) {
     const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
     const CUlaunchConfig* c = p->config;
     if (c == nullptr) return false;
-    s = {{c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ}, c->sharedMemBytes, p->f};
+    s = {{c->gridDimX, c->gridDimY, c->gridDimZ},
+         {c->blockDimX, c->blockDimY, c->blockDimZ},
+         c->sharedMemBytes,
+         p->f,
+         c->hStream};
     return true;
   }
   default: return false;
@@ -194,8 +215,19 @@ bool is_graph_launch(CUpti_CallbackId id) {
 bb::profile::session* session_for(CUcontext ctx, int device) {
   auto& s = g->sessions[ctx];
   if (s == nullptr) {
+    const auto t0 = clock_type::now();
+    if (g->warm_up.joinable()) g->warm_up.join();
+    const double waited = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     s = bb::profile::session::create(device, ctx, g->settings.metrics);
-    if (g->devices_sent.insert(device).second) send(describe_device(device, s->chip()));
+    const double setup = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+    if (g->devices_sent.insert(device).second) {
+      json d = describe_device(device, s->chip());
+      d["setup_ms"] = setup;
+      d["warm_up_ms"] = g->warm_up_ms;
+      d["warm_up_wait_ms"] = waited;
+      d["passes"] = s->passes();
+      send(d);
+    }
     if (!s->absent().empty()) {
       json absent = s->absent();
       send({{"type", "absent"}, {"device", device}, {"metrics", absent}});
@@ -213,6 +245,19 @@ void on_launch_enter(CUpti_CallbackId id, const CUpti_CallbackData* cb) {
     if (cuFuncGetName(&name, shape.function) == CUDA_SUCCESS && name != nullptr) symbol = name;
   }
   if (symbol.empty()) symbol = "(unnamed kernel)";
+
+  // A launch into a capturing stream is recorded into a graph, not run: not a launch of the kernel,
+  // and profiling it (a device synchronisation) would break the capture.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  t_own_call = true;
+  const bool capturing = cuStreamIsCapturing(shape.stream, &capture) == CUDA_SUCCESS &&
+                         capture != CU_STREAM_CAPTURE_STATUS_NONE;
+  t_own_call = false;
+  if (capturing) {
+    const std::lock_guard lock(g->counts_mutex);
+    ++g->captured;
+    return;
+  }
 
   std::uint64_t ordinal = 0;
   bool by_name = false;
@@ -274,6 +319,7 @@ void on_launch_exit(const CUpti_CallbackData* cb) {
     message["ranges"] = ranges.size();
     message["values"] = ranges.empty() ? json::object() : json(ranges.front());
     message["profile_ms"] = std::chrono::duration<double, std::milli>(clock_type::now() - p.started).count();
+    message["breakdown"] = p.session->last_breakdown();
   } catch (const bb::error& e) {
     message["type"] = "failed";
     message["message"] = e.what();
@@ -368,13 +414,14 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 void send_summary() {
   if (g == nullptr || g->forked) return;
   json launches = json::object();
-  std::uint64_t graphs = 0;
+  std::uint64_t graphs = 0, captured = 0;
   {
     const std::lock_guard lock(g->counts_mutex);
     for (const auto& [symbol, n] : g->launches) launches[symbol] = n;
     graphs = g->graph_launches;
+    captured = g->captured;
   }
-  send({{"type", "summary"}, {"launches", launches}, {"graph_launches", graphs}});
+  send({{"type", "summary"}, {"launches", launches}, {"graph_launches", graphs}, {"captured", captured}});
 }
 
 void forget_link_in_child() {
@@ -433,7 +480,36 @@ bool subscribe() {
   return true;
 }
 
+/// The profiler's host side (CUPTI's profiler and metric tables for the chip) set up while the
+/// program goes on, so the first profiled launch does not pay for it. Joined before any session.
+void start_warm_up() {
+  g->warm_up = std::thread([] {
+    const auto t0 = clock_type::now();
+    try {
+      t_own_call = true;
+      bb::profile::ensure_initialized();
+      bb::profile::check_offline(bb::profile::chip_name(0), g->settings.metrics);
+    } catch (const std::exception&) {
+      // The first profiled launch sets up again and says what is wrong.
+    }
+    g->warm_up_ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+  });
+}
+
 } // namespace
+
+/// NVTX's injection entry point (NVTX_INJECTION64_PATH names this library when --nvtx-include is
+/// given): handed on to the CUPTI this library is linked with, which may not be the toolkit's
+/// (PyTorch brings its own libcupti), so that NVTX ranges reach the subscriber watching launches.
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void* get_export_table) {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return 0;
+  void* cupti = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (cupti == nullptr) return 0;
+  using entry = int (*)(const void*);
+  const auto forward = reinterpret_cast<entry>(dlsym(cupti, "InitializeInjectionNvtx2"));
+  return forward != nullptr ? forward(get_export_table) : 0;
+}
 
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   if (g != nullptr) return 1;
@@ -472,6 +548,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     return 1;
   }
   pthread_atfork(nullptr, nullptr, forget_link_in_child);
-  if (subscribe()) std::atexit(send_summary);
+  if (subscribe()) {
+    std::atexit(send_summary);
+    start_warm_up();
+  }
   return 1;
 }

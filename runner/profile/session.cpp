@@ -45,6 +45,10 @@ struct stopwatch {
 
 namespace {
 
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 void check_supported(int device) {
   CUpti_Profiler_DeviceSupported_Params p{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE, nullptr};
   p.cuDevice = device;
@@ -364,20 +368,27 @@ void session::begin_launch() {
   // One launch is one range: a small image keeps CUPTI's memory (about 1 MiB of host and device
   // memory per range) out of the program's way.
   if (m_max_ranges == 0) m_max_ranges = 2;
+  m_launch_watch = std::chrono::steady_clock::now();
   arm(1, false);
   start();
+  m_last_breakdown = fmt::format("setup {:.2f} ms", ms_since(m_launch_watch));
 }
 
 std::vector<range_values> session::end_launch() {
+  m_launch_watch = std::chrono::steady_clock::now();
   try {
     synchronize_device("kernel failed under the profiler");
   } catch (...) {
     stop(false);
     throw;
   }
+  m_last_breakdown += fmt::format(", launch+replay {:.2f} ms", ms_since(m_launch_watch));
+  m_launch_watch = std::chrono::steady_clock::now();
   if (!stop(true))
     throw api_error("CUPTI kernel replay did not submit every pass (" + std::to_string(m_passes) + " needed)");
-  return read_ranges();
+  auto out = read_ranges();
+  m_last_breakdown += fmt::format(", stop+decode+evaluate {:.2f} ms", ms_since(m_launch_watch));
+  return out;
 }
 
 session::~session() {

@@ -2,6 +2,7 @@
 /// CUPTI Range Profiler session, one range per kernel launch: profile() uses auto ranges and kernel
 /// replay, profile_group() user ranges and bankbench's own passes (user replay). Set up once per
 /// device and metric list; each configuration reuses the config image.
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,7 @@ private:
   std::size_t m_max_ranges = 0;
   bool m_grouped = false; ///< whether the enabled range profiler was set up for user ranges and user replay
   std::string m_last_breakdown;
+  std::chrono::steady_clock::time_point m_launch_watch; ///< begin_launch/end_launch's laps
   struct impl;
   std::unique_ptr<impl> m_impl;
 };
