@@ -2,15 +2,15 @@
 """`bankbench attach` against Nsight Compute over the same program, filter and metrics.
 
 usage: bench/attach_ncu.py --bankbench BIN --out DIR [--runs N] [--kernel-name REGEX]
-                           [--label NAME] -- PROGRAM [ARGS...]
+                           [--metrics quick|bank_conflicts] [--label NAME] -- PROGRAM [ARGS...]
 
 For one program (a CUDA binary, `python3 script.py`):
-1. The program alone, N times (default 3): its own wall time (the median).
-2. `bankbench attach` with the bank_conflicts set, N times: wall time; the profiling overhead is
-   the median wall time minus the program's own.
-3. `ncu --metrics <the same set> --csv --target-processes all` (with `--kernel-name regex:REGEX`
-   where one is given), N times: wall time and overhead likewise, and every profiled launch's values.
-4. Parity: the i-th launch bankbench profiled against the i-th launch ncu profiled (both profile
+1. N rounds (default 3), each: the program alone, `bankbench attach --metrics <set>` (default
+   quick), and `ncu --metrics <the same counters> --csv --target-processes all` (with
+   `--kernel-name regex:REGEX` where one is given), in that order, so that drift in the machine
+   falls on all three alike. A tool's profiling overhead is its median wall time minus the
+   program's own median.
+2. Parity: the i-th launch bankbench profiled against the i-th launch ncu profiled (both profile
    the launches that pass the filter in program order; the kernel names are checked to agree):
    requests and wavefronts must be equal; conflicts are listed with their difference.
 Writes DIR/summary.md and DIR/parity.csv and prints the summary. ncu runs with
@@ -27,16 +27,21 @@ import subprocess
 import sys
 import time
 
-METRICS = [
-    "smsp__sass_inst_executed_op_shared_ld.sum",
-    "smsp__sass_inst_executed_op_shared_st.sum",
+L1TEX = [
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "gpu__time_duration.sum",
 ]
-EXACT = METRICS[:4]
+# bankbench's named sets (runner/common/metrics.cpp), as CUPTI lists both tools are given.
+SETS = {
+    "quick": ["smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum",
+              "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_shared_stsm.sum"] + L1TEX
+             + ["gpu__time_duration.sum"],
+    "bank_conflicts": ["smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum"]
+                      + L1TEX + ["gpu__time_duration.sum"],
+}
+METRICS = SETS["quick"]
 
 
 def timed(cmd, log, env=None):
@@ -81,6 +86,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--kernel-name", default="")
     ap.add_argument("--label", default="")
+    ap.add_argument("--metrics", default="quick", choices=sorted(SETS))
     ap.add_argument("program", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     program = a.program[1:] if a.program[:1] == ["--"] else a.program
@@ -93,12 +99,19 @@ def main():
         if os.path.exists(db + suffix):
             os.remove(db + suffix)
 
-    alone = [timed(program, log)[1] for _ in range(a.runs)]
-    attach_cmd = [a.bankbench, "--db", db, "-q", "attach"]
+    global METRICS
+    METRICS = SETS[a.metrics]
+    exact = [m for m in METRICS if "bank_conflicts" not in m and "time_duration" not in m]
+    attach_cmd = [a.bankbench, "--db", db, "-q", "attach", "--metrics", ",".join(METRICS)]
     if a.kernel_name:
         attach_cmd += ["--kernel-name", a.kernel_name]
-    attach_walls, run_ids = [], []
+    ncu_cmd = ["ncu", "--metrics", ",".join(METRICS), "--csv", "--print-units", "base", "--clock-control", "none",
+               "--target-processes", "all"]
+    if a.kernel_name:
+        ncu_cmd += ["--kernel-name", "regex:" + a.kernel_name]
+    alone, attach_walls, run_ids, ncu_walls, ncu_first = [], [], [], [], None
     for _ in range(a.runs):
+        alone.append(timed(program, log)[1])
         p, wall = timed(attach_cmd + ["--", *program], log)
         attach_walls.append(wall)
         if p.returncode != 0:
@@ -106,12 +119,6 @@ def main():
         con = sqlite3.connect(db)
         run_ids.append(con.execute("SELECT max(id) FROM runs").fetchone()[0])
         con.close()
-    ncu_cmd = ["ncu", "--metrics", ",".join(METRICS), "--csv", "--print-units", "base", "--clock-control", "none",
-               "--target-processes", "all"]
-    if a.kernel_name:
-        ncu_cmd += ["--kernel-name", "regex:" + a.kernel_name]
-    ncu_walls, ncu_first = [], None
-    for _ in range(a.runs):
         p, wall = timed(ncu_cmd + program, log)
         ncu_walls.append(wall)
         if ncu_first is None:
@@ -120,12 +127,13 @@ def main():
     mine = attach_launches(db, run_ids[0])
     rows, exact_ok, exact_total = [], 0, 0
     for i, (b, n) in enumerate(zip(mine, ncu_first or [])):
-        same_kernel = b["kernel"].split("<")[0].split("(")[0] in n["kernel"]
+        # ncu names a kernel by its function's base name by default: compare the last component.
+        same_kernel = b["kernel"].split("<")[0].split("::")[-1] in n["kernel"]
         for m in METRICS:
             bv, nv = b["values"].get(m), n["values"].get(m)
             rows.append({"launch": i, "kernel": b["kernel"], "ncu_kernel": n["kernel"], "metric": m,
                          "bankbench": bv, "ncu": nv, "same_kernel": same_kernel})
-            if m in EXACT and bv is not None and nv is not None:
+            if m in exact and bv is not None and nv is not None:
                 exact_total += 1
                 exact_ok += int(bv == nv)
     with open(os.path.join(a.out, "parity.csv"), "w", newline="") as f:
@@ -141,7 +149,8 @@ def main():
     lines = [
         f"# attach against ncu: {a.label or ' '.join(program)}",
         "",
-        f"- program: `{' '.join(program)}`; filter: `{a.kernel_name or 'every kernel'}`; runs: {a.runs}",
+        f"- program: `{' '.join(program)}`; filter: `{a.kernel_name or 'every kernel'}`; metrics: {a.metrics}; "
+        f"rounds: {a.runs}",
         f"- launches profiled: bankbench {len(mine)}, ncu {len(ncu_first or [])}; kernel names agree in "
         f"{sum(1 for r in rows if r['metric'] == METRICS[0] and r['same_kernel'])} of {min(len(mine), len(ncu_first or []))}",
         f"- requests and wavefronts equal to ncu's: {exact_ok} of {exact_total} values",

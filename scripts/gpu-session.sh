@@ -142,14 +142,18 @@ if [ "$mode" = attach ]; then
   echo "attach torch --nvtx-include rc=$?" | tee -a "$r"; tail -4 "$OUT/torch-nvtx.txt" | tee -a "$r"
   "$b" --db "$p" show 1 > "$OUT/torch-show.txt" 2>&1; head -40 "$OUT/torch-show.txt" >> "$r"
   if [ "${BB_ATTACH_BENCH:-1}" = 1 ]; then
-  timeout 120 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-program" --label "tests/programs/attach_program" \
-    -- build/gpu/tests/bb_attach_program > "$OUT/ncu-program.txt" 2>&1; echo "attach_ncu program rc=$?" | tee -a "$r"
-  timeout 150 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-triton" --kernel-name tile_transpose \
-    --label "Triton example, one kernel" -- python3 experiments/attach/triton_transpose.py > "$OUT/ncu-triton.txt" 2>&1
-  echo "attach_ncu triton rc=$?" | tee -a "$r"
-  timeout 200 python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-torch" --runs 2 --label "PyTorch example, every kernel" \
-    -- python3 experiments/attach/torch_model.py > "$OUT/ncu-torch.txt" 2>&1; echo "attach_ncu torch rc=$?" | tee -a "$r"
-  for x in program triton torch; do cat "$OUT/ncu-$x/summary.md" 2>/dev/null || tail -5 "$OUT/ncu-$x.txt"; done | tee -a "$r"
+    bench() { # name timeout rounds metrics [--kernel-name R] -- program...
+      local name=$1 limit=$2 rounds=$3 set=$4; shift 4
+      timeout "$limit" python3 bench/attach_ncu.py --bankbench "$b" --out "$OUT/ncu-$name" --runs "$rounds" \
+        --metrics "$set" --label "$name" "$@" > "$OUT/ncu-$name.txt" 2>&1
+      echo "attach_ncu $name rc=$?" | tee -a "$r"
+      cat "$OUT/ncu-$name/summary.md" 2>/dev/null | tee -a "$r" || tail -5 "$OUT/ncu-$name.txt" | tee -a "$r"
+    }
+    bench program-quick 60 3 quick -- build/gpu/tests/bb_attach_program
+    bench program-bank_conflicts 60 2 bank_conflicts -- build/gpu/tests/bb_attach_program
+    bench triton-one-kernel 120 3 quick --kernel-name tile_transpose -- python3 experiments/attach/triton_transpose.py
+    bench torch-every-kernel 150 2 quick -- python3 experiments/attach/torch_model.py
+    bench torch-layer-norm 120 3 quick --kernel-name layer_norm -- python3 experiments/attach/torch_model.py
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0

@@ -16,7 +16,7 @@ namespace {
 
 struct attach_options {
   attach::attach_request request;
-  std::string metrics = metrics::k_default_set;
+  std::string metrics = "quick"; // one pass: no replay, the program's memory untouched
   std::string target_processes = "all";
 };
 
@@ -67,8 +67,9 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
                  "profile only launches inside an NVTX range: RANGE or DOMAIN@RANGE, * and ? as in a shell glob "
                  "(push/pop ranges of the launching thread, start/end ranges of the process; repeatable: any of them)")
       ->allow_extra_args(false);
-  sub.add_option("--metrics", o->metrics,
-                 "a metric set (bank_conflicts, access_kinds, duration) or CUPTI names separated by commas")
+  sub.add_option(
+         "--metrics", o->metrics,
+         "a metric set (quick: one pass, no replay; bank_conflicts: as `run`, 2 passes with memory saved and restored; access_kinds; duration) or CUPTI names separated by commas")
       ->capture_default_str();
   sub.add_option("--target-processes", o->target_processes,
                  "all: every process of the program that uses CUDA (torchrun workers, subprocesses); "

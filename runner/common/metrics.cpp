@@ -33,6 +33,12 @@ const std::vector<metric_set>& named_sets() {
          "bank_conflicts plus each kind apart: ldmatrix/stmatrix, shared atomics, cp.async (LDGSTS), wgmma operand reads, TMA "
          "instructions and arbitration conflicts (more passes)",
          rich},
+        {"quick",
+         "bank_conflicts in one pass, with no replay (memory is never saved and restored; `attach`'s default): "
+         "requests are LDS/STS/LDSM/STSM instructions from the hardware counters, so generic LD/ST that reach "
+         "shared memory are not requests (their wavefronts are counted)",
+         {k_ld_conflicts, k_st_conflicts, k_ld_wavefronts, k_st_wavefronts, k_ld_requests_hw, k_st_requests_hw,
+          k_ldsm_requests, k_stsm_requests, k_gpu_time}},
         {"duration", "duration of the profiled range around each launch only", {k_gpu_time}},
     };
   }();
@@ -236,12 +242,14 @@ std::map<std::string, double> derive(const std::map<std::string, double>& raw, i
     const char* wavefronts;
     const char* conflicts;
     const char* matrix_requests;
+    const char* hw_requests; ///< where the SASS count was not collected (the quick set)
   };
-  for (const side& s : {side{"load", k_ld_requests, k_ld_wavefronts, k_ld_conflicts, k_ldsm_requests},
-                        side{"store", k_st_requests, k_st_wavefronts, k_st_conflicts, k_stsm_requests}}) {
+  for (const side& s :
+       {side{"load", k_ld_requests, k_ld_wavefronts, k_ld_conflicts, k_ldsm_requests, k_ld_requests_hw},
+        side{"store", k_st_requests, k_st_wavefronts, k_st_conflicts, k_stsm_requests, k_st_requests_hw}}) {
     const std::string p = s.prefix;
     double req = 0, wav = 0, con = 0, matrix = 0;
-    const bool has_req = get(s.requests, req);
+    const bool has_req = get(s.requests, req) || get(s.hw_requests, req);
     // op_ld/op_st wavefronts include ldmatrix/stmatrix; count their instructions as requests too
     // (Nsight Compute's rule) so a kernel mixing both kinds is not inflated.
     if (has_req && get(s.matrix_requests, matrix)) req += matrix;

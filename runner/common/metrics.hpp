@@ -14,6 +14,11 @@ inline constexpr const char* k_st_wavefronts = "l1tex__data_pipe_lsu_wavefronts_
 inline constexpr const char* k_ld_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 inline constexpr const char* k_st_conflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 inline constexpr const char* k_gpu_time = "gpu__time_duration.sum";
+// LDS/STS instructions from the hardware's instruction counters: they share one pass with the
+// l1tex counters (the SASS-instrumented k_ld_requests/k_st_requests do not), but leave out generic
+// LD/ST that reach shared memory. The `quick` set's requests.
+inline constexpr const char* k_ld_requests_hw = "smsp__inst_executed_op_shared_ld.sum";
+inline constexpr const char* k_st_requests_hw = "smsp__inst_executed_op_shared_st.sum";
 
 // Per-kind counters (docs/bank-model.md, "Access kinds"). The hardware op_ld/op_st counters
 // include ldmatrix/stmatrix, the SASS per-instruction ones separate them: LDS = op_ld - LDSM.

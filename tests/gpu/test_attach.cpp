@@ -59,17 +59,20 @@ TEST(gpu_attach, counters_equal_run_and_results_stay_right) {
   const std::string rdb = (tmp.path / "r.sqlite").string();
   const auto run = run_cli("--db '" + rdb + "' run --no-timing '" BB_TEST_DATA "/attach/transpose_1024.yaml'");
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  // attach's default set (quick) counts requests with the hardware's LDS/STS counters, run's with
+  // the SASS ones: for these kernels, which reach shared memory through LDS/STS alone, the same.
+  // Conflicts are not compared: they move a little from run to run (docs/ncu-parity.md).
+  const std::pair<const char*, const char*> pairs[] = {
+      {"smsp__inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"},
+      {"smsp__inst_executed_op_shared_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}};
   for (const char* layout : {"naive", "padded"})
-    for (const char* metric : {"smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
-                               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-                               "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-                               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}) {
-      const std::string measured = counter(db,
-                                           "c.variant = 'transpose<" + std::string(layout) +
-                                               ", 32, 8>' AND c.params_json LIKE '%\"launch\":0%'",
-                                           metric);
-      EXPECT_EQ(measured, counter(rdb, "c.variant = 'source/" + std::string(layout) + "'", metric))
-          << layout << " " << metric;
+    for (const auto& [mine, theirs] : pairs) {
+      const std::string where = "c.variant = 'transpose<" + std::string(layout) +
+                                ", 32, 8>' AND c.params_json LIKE '%\"launch\":0%'";
+      EXPECT_EQ(counter(db, where, mine), counter(rdb, "c.variant = 'source/" + std::string(layout) + "'", theirs))
+          << layout << " " << mine;
     }
   // 32-way column reads in the naive tile: 32 wavefronts per load request.
   EXPECT_EQ(one(db, "SELECT CAST(round(m.value) AS INTEGER) FROM metrics m JOIN configurations c ON c.id = "
