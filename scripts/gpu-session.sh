@@ -152,7 +152,9 @@ if [ "$mode" = attach ]; then
     bench program-quick 60 3 quick -- build/gpu/tests/bb_attach_program
     bench program-bank_conflicts 60 2 bank_conflicts -- build/gpu/tests/bb_attach_program
     bench triton-one-kernel 120 3 quick --kernel-name tile_transpose -- python3 experiments/attach/triton_transpose.py
-    bench torch-every-kernel 150 2 quick -- python3 experiments/attach/torch_model.py
+    bench torch-every-kernel 150 3 quick -- python3 experiments/attach/torch_model.py
+    BANKBENCH_ATTACH_REPLAY=user bench torch-every-kernel-user-replay 150 2 quick -- python3 experiments/attach/torch_model.py
+    BANKBENCH_ATTACH_REPLAY=user bench program-quick-user-replay 60 2 quick -- build/gpu/tests/bb_attach_program
     bench torch-layer-norm 120 3 quick --kernel-name layer_norm -- python3 experiments/attach/torch_model.py
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"

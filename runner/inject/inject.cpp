@@ -113,6 +113,11 @@ void give_up(const std::string& kind, const std::string& message) {
   if (!send({{"type", "error"}, {"kind", kind}, {"message", message}})) say(message.c_str());
 }
 
+std::string env_text(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
 std::uint64_t thread_id() { return static_cast<std::uint64_t>(syscall(SYS_gettid)); }
 
 /// bankbench's answer for one launch; false when it cannot be asked.
@@ -219,6 +224,7 @@ bb::profile::session* session_for(CUcontext ctx, int device) {
     if (g->warm_up.joinable()) g->warm_up.join();
     const double waited = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     s = bb::profile::session::create(device, ctx, g->settings.metrics);
+    s->set_single_pass_user_replay(env_text("BANKBENCH_ATTACH_REPLAY") == "user");
     const double setup = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     if (g->devices_sent.insert(device).second) {
       json d = describe_device(device, s->chip());
@@ -278,6 +284,8 @@ void on_launch_enter(CUpti_CallbackId id, const CUpti_CallbackData* cb) {
   try {
     if (cuCtxGetDevice(&device) != CUDA_SUCCESS) throw bb::api_error("cannot tell the launching context's device");
     bb::profile::session* s = session_for(cb->context, static_cast<int>(device));
+    // What the program launched before runs out first, so the range holds this launch alone.
+    bb::profile::synchronize_device("the program's earlier work failed");
     s->begin_launch();
     t_pending = {true, symbol, ordinal, shape, static_cast<int>(device), s, clock_type::now(), std::move(hold)};
   } catch (const bb::error& e) {

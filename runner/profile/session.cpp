@@ -275,7 +275,8 @@ void session::arm(std::size_t max_ranges, bool grouped) {
   cfg.counterDataImageSize = m_counter_data.size();
   cfg.pCounterDataImage = m_counter_data.data();
   cfg.range = grouped ? CUPTI_UserRange : CUPTI_AutoRange;
-  cfg.replayMode = grouped ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  // One pass needs no replay: user replay then spares the launch kernel replay's machinery.
+  cfg.replayMode = grouped || (m_single_pass_user_replay && m_passes == 1) ? CUPTI_UserReplay : CUPTI_KernelReplay;
   cfg.maxRangesPerPass = m_max_ranges;
   cfg.numNestingLevels = 1;
   cfg.minNestingLevel = 1;

@@ -68,6 +68,9 @@ public:
   /// and returns the ranges between the two calls.
   void begin_launch();
   std::vector<range_values> end_launch();
+  /// With a one-pass metric list, begin_launch() uses user replay (one Start/Stop, no replay)
+  /// rather than kernel replay. Measured in docs/attach.md.
+  void set_single_pass_user_replay(bool on) { m_single_pass_user_replay = on; }
 
   /// The ranges a session's counter data image holds unless a call needs more.
   static constexpr std::size_t k_capacity = 64;
@@ -103,6 +106,7 @@ private:
   std::vector<std::uint8_t> m_config;
   std::vector<std::uint8_t> m_counter_data;
   std::size_t m_max_ranges = 0;
+  bool m_single_pass_user_replay = false;
   bool m_grouped = false; ///< whether the enabled range profiler was set up for user ranges and user replay
   std::string m_last_breakdown;
   std::chrono::steady_clock::time_point m_launch_watch; ///< begin_launch/end_launch's laps
