@@ -74,3 +74,65 @@ TEST(cli_attach, the_time_limit_stops_the_program_and_its_children) {
 }
 
 } // namespace
+
+namespace {
+
+const std::string k_replay = "python3 '" BB_TEST_DATA "/attach/replay_client.py' '" BB_TEST_DATA
+                             "/attach/program-quick.jsonl'";
+
+// The protocol without a GPU: a client speaking for the library replays what it sent in a real
+// attach of tests/programs/attach_program on an H100; bankbench stores it as it would the library's.
+TEST(cli_attach, a_replayed_attach_is_stored_as_measured) {
+  temp_dir tmp;
+  const std::string db = (tmp.path / "a.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' attach --name program -- " + k_replay);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("replay_client: profiled _Z9transposeI5naiveLi32ELi8EEvPKfPfi#0"), std::string::npos) << r.out;
+  EXPECT_EQ(bb::test::query_text(db, "SELECT experiment_name || ' ' || kind || ' ' || status || ' ' || program_exit "
+                                     "FROM runs"),
+            "program attach completed 0");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT group_concat(variant, ', ') FROM (SELECT variant FROM configurations "
+                                     "ORDER BY seq)"),
+            "transpose<naive, 32, 8>, transpose<padded, 32, 8>, (anonymous namespace)::bump, (anonymous "
+            "namespace)::bump, (anonymous namespace)::bump, transpose<naive, 32, 8>");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT params_json FROM configurations WHERE seq = 5"),
+            R"({"block":"32x8x1","grid":"32x32x1","launch":1,"smem":0})");
+  // The measured values, and the metrics `run` derives from them (requests from the quick set's
+  // hardware counters); no excess without the access width.
+  EXPECT_EQ(bb::test::query_text(db, "SELECT CAST(value AS INTEGER) FROM metrics m JOIN configurations c ON c.id = "
+                                     "m.configuration_id WHERE c.seq = 1 AND m.name = "
+                                     "'smsp__inst_executed_op_shared_ld.sum'"),
+            "32768");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT CAST(round(value) AS INTEGER) FROM metrics m JOIN configurations c ON "
+                                     "c.id = m.configuration_id WHERE c.seq = 0 AND m.name = "
+                                     "'load_wavefronts_per_request'"),
+            "32");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT count(*) FROM metrics WHERE name LIKE '%excess%'"), "0");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT name FROM gpus"), "NVIDIA H100 80GB HBM3");
+
+  // Show and the gate read attach runs like any other.
+  const auto show = run_cli("--db '" + db + "' show 1");
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("transpose<naive, 32, 8>"), std::string::npos) << show.out;
+  const auto again = run_cli("--db '" + db + "' attach --name program -- " + k_replay);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto gate = run_cli("--db '" + db + "' regress -b 1 -c 2");
+  EXPECT_EQ(gate.exit_code, 0) << gate.out << gate.err;
+}
+
+// Skip and count are bankbench's answers: the library profiles only what it is granted.
+TEST(cli_attach, skip_and_count_are_answered_over_the_socket) {
+  temp_dir tmp;
+  const std::string db = (tmp.path / "a.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' attach --launch-skip 2 --launch-count 2 -- " + k_replay + " 3");
+  EXPECT_EQ(r.exit_code, 3) << r.err; // the program's own exit code
+  EXPECT_NE(r.out.find("profiled _ZN12_GLOBAL__N_14bumpEPii#0 _ZN12_GLOBAL__N_14bumpEPii#1\n"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(bb::test::query_text(db, "SELECT count(*) || ' ' || group_concat(json_extract(params_json, '$.launch')) "
+                                     "FROM configurations"),
+            "2 0,1");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT status || ' ' || program_exit || ' ' || note FROM runs"),
+            "failed 3 the program exited with code 3");
+}
+
+} // namespace
