@@ -222,7 +222,22 @@ public:
     bool followed = true;
   };
 
+  /// One message. A database failure stops the storing, not the program: later launches are no
+  /// longer granted, and attach exits with the store's code once the program ends.
   void handle(client& c, const json& m, pid_t root) {
+    try {
+      dispatch(c, m, root);
+    } catch (const store_error& e) {
+      if (!m_store_failed) spdlog::error("{}; the program runs on, nothing more is stored", e.what());
+      m_store_failed = true;
+      if (m_fatal.empty()) {
+        m_fatal = e.what();
+        m_fatal_code = exit_code::store;
+      }
+    }
+  }
+
+  void dispatch(client& c, const json& m, pid_t root) {
     spdlog::trace("process {}: {}", c.pid, m.dump());
     const std::string type = m.value("type", "");
     if (type == "hello") {
@@ -235,6 +250,10 @@ public:
         c.process = rank.empty() ? std::to_string(++m_other_processes) : "rank " + rank;
       }
     } else if (type == "ask") {
+      if (m_store_failed || !m_fatal.empty()) {
+        c.link->send({{"profile", false}, {"more", false}});
+        return;
+      }
       const auto a = m_quota.ask();
       c.link->send({{"profile", a.profile}, {"more", a.more}});
     } else if (type == "device") {
@@ -264,7 +283,16 @@ public:
   }
 
   void finish(run_status status, std::optional<int> program_exit, const std::string& note) {
-    if (m_run_id != 0) m_db.finish_attach(m_run_id, status, program_exit, note);
+    if (m_run_id == 0 || m_store_failed) return;
+    try {
+      m_db.finish_attach(m_run_id, status, program_exit, note);
+    } catch (const store_error& e) {
+      spdlog::error("{}", e.what());
+      if (m_fatal.empty()) {
+        m_fatal = e.what();
+        m_fatal_code = exit_code::store;
+      }
+    }
   }
 
   [[nodiscard]] std::int64_t run_id() const { return m_run_id; }
@@ -407,6 +435,7 @@ private:
   std::string m_gpu_name;
   std::string m_fatal;
   exit_code m_fatal_code = exit_code::internal;
+  bool m_store_failed = false;
   std::map<std::string, std::uint64_t> m_seen;
   std::uint64_t m_graph_launches = 0, m_captured = 0;
   int m_processes = 0, m_not_followed = 0, m_other_processes = 0, m_summaries = 0;

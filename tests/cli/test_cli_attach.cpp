@@ -136,3 +136,93 @@ TEST(cli_attach, skip_and_count_are_answered_over_the_socket) {
 }
 
 } // namespace
+
+namespace {
+
+// Every process of the program that uses CUDA is followed, named by its rank; application-only
+// follows the program's own process alone.
+TEST(cli_attach, processes_of_a_program_tree_are_told_apart_by_rank) {
+  temp_dir tmp;
+  const std::string db = (tmp.path / "a.sqlite").string();
+  const std::string tree = " -- sh -c \"RANK=0 " + k_replay + " & RANK=1 " + k_replay + "; wait\"";
+  const auto all = run_cli("--db '" + db + "' attach" + tree);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(bb::test::query_text(db, "SELECT count(*) || ' ' || count(DISTINCT json_extract(params_json, '$.process')) "
+                                     "FROM configurations"),
+            "12 2");
+  EXPECT_EQ(bb::test::query_text(db, "SELECT count(*) FROM configurations WHERE json_extract(params_json, "
+                                     "'$.process') = 'rank 1'"),
+            "6");
+  EXPECT_NE(all.err.find("2 process(es) of the program started CUDA, 2 followed"), std::string::npos) << all.err;
+  const std::string only = (tmp.path / "b.sqlite").string();
+  const auto one = run_cli("--db '" + only + "' attach --target-processes application-only" + tree);
+  EXPECT_EQ(one.exit_code, 1) << one.err;
+  EXPECT_NE(one.out.find("replay_client: not followed"), std::string::npos) << one.out;
+  EXPECT_NE(one.err.find("2 process(es) of the program started CUDA, 0 followed"), std::string::npos) << one.err;
+}
+
+// The library's own failure (another profiler holding the counters) is bankbench's exit 3, said.
+TEST(cli_attach, a_profiler_already_attached_is_exit_3) {
+  temp_dir tmp;
+  const auto r = run_cli("--db '" + (tmp.path / "a.sqlite").string() + "' attach -- " + k_replay,
+                         "REPLAY_ERROR='environment:another profiler already holds CUPTI in the program'");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("another profiler already holds CUPTI in the program"), std::string::npos) << r.err;
+}
+
+// Attach runs downstream: compare kernel by kernel, export, the report, merge.
+TEST(cli_attach, attach_runs_compare_export_report_and_merge) {
+  temp_dir tmp;
+  const std::string db = (tmp.path / "a.sqlite").string();
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(run_cli("--db '" + db + "' attach --name p -- " + k_replay).exit_code, 0);
+  const auto cmp = run_cli("--db '" + db + "' compare runs 1 2 -f csv");
+  EXPECT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_NE(cmp.out.find("transpose<naive, 32, 8>"), std::string::npos) << cmp.out;
+  const auto csv = run_cli("--db '" + db + "' export -f csv");
+  EXPECT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_NE(csv.out.find("(anonymous namespace)::bump"), std::string::npos);
+  const std::string html = (tmp.path / "r.html").string();
+  const auto report = run_cli("--db '" + db + "' report -o '" + html + "'");
+  EXPECT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(bb::test::slurp(html).find("transpose&lt;naive, 32, 8&gt;"), std::string::npos);
+  const std::string into = (tmp.path / "m.sqlite").string();
+  const auto merged = run_cli("merge '" + db + "' --into '" + into + "'");
+  EXPECT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(bb::test::query_text(into, "SELECT group_concat(kind || ' ' || program_exit) FROM runs"),
+            "attach 0,attach 0");
+}
+
+// SIGTERM to bankbench reaches the program; the run is kept, interrupted.
+TEST(cli_attach, sigterm_is_passed_to_the_program) {
+  temp_dir tmp;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string err = (tmp.path / "err").string();
+  const auto r = run_cli("--db '" + (tmp.path / "a.sqlite").string() + "' attach -- sleep 30 2>'" + err +
+                         "' & pid=$!; sleep 1; kill -TERM $pid; wait $pid");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 128 + 15) << r.err;
+  EXPECT_NE(bb::test::slurp(err).find("SIGTERM: waiting for the program to stop"), std::string::npos)
+      << bb::test::slurp(err);
+  EXPECT_LT(s, 15.0);
+}
+
+} // namespace
+
+namespace {
+
+// The database replaced under a running attach: nothing more is stored, the program is not
+// disturbed (no launch granted from then on), and attach exits 4 once it ends.
+TEST(cli_attach, a_database_lost_mid_attach_stops_the_storing_not_the_program) {
+  temp_dir tmp;
+  const std::string db = (tmp.path / "a.sqlite").string();
+  const std::string err = (tmp.path / "err").string(), out = (tmp.path / "out").string();
+  const auto r = run_cli("--db '" + db + "' attach -- " + k_replay + " >'" + out + "' 2>'" + err +
+                             "' & pid=$!; sleep 0.5; rm -f '" + db + "'; wait $pid",
+                         "REPLAY_PAUSE=1.5");
+  EXPECT_EQ(r.exit_code, 4) << bb::test::slurp(err);
+  // The first launch was granted before the run was written; none after the failure.
+  EXPECT_EQ(bb::test::slurp(out), "replay_client: profiled _Z9transposeI5naiveLi32ELi8EEvPKfPfi#0\n");
+  EXPECT_NE(bb::test::slurp(err).find("nothing more is stored"), std::string::npos) << bb::test::slurp(err);
+}
+
+} // namespace

@@ -9,11 +9,17 @@ bankbench names in BANKBENCH_ATTACH_SOCKET and speaks the protocol as the librar
 then for each launch an `ask`, and the `device` message before the first granted launch and the
 `launch` message only where bankbench said to profile; at the end a `summary` of every launch.
 It prints what it was told and exits with EXIT_CODE (default 0).
+
+As the library does, it sends RANK as its rank, and under --target-processes application-only a
+process other than the program's first says hello unfollowed and stops there. REPLAY_ERROR=KIND:TEXT
+sends the error the library sends when it cannot profile (kind environment, usage or internal)
+instead of any launch. REPLAY_PAUSE=SECONDS waits that long after hello.
 """
 import json
 import os
 import socket
 import sys
+import time
 
 
 def main():
@@ -27,7 +33,18 @@ def main():
     def send(m):
         s.sendall((json.dumps(m) + "\n").encode())
 
-    send({"type": "hello", "pid": os.getpid(), "parent": os.getppid(), "rank": "", "followed": True})
+    settings = json.loads(os.environ["BANKBENCH_ATTACH_SETTINGS"])
+    followed = not settings["application_only"] or os.environ.get("BANKBENCH_ATTACH_ROOT_PID") == str(os.getpid())
+    send({"type": "hello", "pid": os.getpid(), "parent": os.getppid(), "rank": os.environ.get("RANK", ""),
+          "followed": followed})
+    if not followed:
+        print("replay_client: not followed")
+        return 0
+    time.sleep(float(os.environ.get("REPLAY_PAUSE", "0")))
+    if os.environ.get("REPLAY_ERROR"):
+        kind, text = os.environ["REPLAY_ERROR"].split(":", 1)
+        send({"type": "error", "kind": kind, "message": text})
+        return 0
     sent_device, granted, counts = False, [], {}
     for m in launches:
         counts[m["kernel"]] = counts.get(m["kernel"], 0) + 1
