@@ -42,6 +42,22 @@ std::string base_name(const std::string& demangled) {
   return s;
 }
 
+std::string function_name(const std::string& base) {
+  // Cut the template arguments of the last component: the first '<' at depth 0 after the last
+  // top-level "::".
+  std::size_t start = 0;
+  int depth = 0;
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    const char c = base[i];
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (depth == 0 && c == ':' && i + 1 < base.size() && base[i + 1] == ':') start = i + 2;
+  }
+  std::string name = base.substr(start);
+  if (const auto angle = name.find('<'); angle != std::string::npos && angle > 0) name.erase(angle);
+  return name;
+}
+
 kernel_filter::kernel_filter(const std::string& regex) {
   if (regex.empty()) return;
   try {
@@ -53,7 +69,9 @@ kernel_filter::kernel_filter(const std::string& regex) {
   }
 }
 
-bool kernel_filter::matches(const std::string& base) const { return m_all || std::regex_search(base, m_regex); }
+bool kernel_filter::matches(const std::string& base) const {
+  return m_all || std::regex_search(base, m_regex) || std::regex_search(function_name(base), m_regex);
+}
 
 nvtx_rule nvtx_rule::parse(const std::string& text) {
   nvtx_rule r;

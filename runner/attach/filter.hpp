@@ -18,7 +18,13 @@ std::string demangle(const std::string& symbol);
 /// "void ns::tile<32>(float const*, int)" -> "ns::tile<32>".
 std::string base_name(const std::string& demangled);
 
-/// --kernel-name REGEX, searched (std::regex, ECMAScript) in the base name; "" selects every kernel.
+/// The function's own name in a base name, without namespaces and template arguments, as Nsight
+/// Compute names kernels by default: "at::native::reduce_kernel<512, 1>" -> "reduce_kernel".
+std::string function_name(const std::string& base);
+
+/// --kernel-name REGEX, searched (std::regex, ECMAScript) in the base name and in the function's own
+/// name (so `^reduce_kernel` and `at::native::reduce` both select at::native::reduce_kernel<...>);
+/// "" selects every kernel.
 class kernel_filter {
 public:
   /// Throws usage_error naming --kernel-name when `regex` is not a regular expression.

@@ -54,8 +54,10 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
   auto& r = o->request;
   sub.add_option("program", r.command, "the program and its arguments, after --")->required();
   sub.add_option("-k,--kernel-name", r.kernel_regex,
-                 "profile only kernels whose name (demangled, without its parameter list) contains a match of this "
-                 "regular expression, e.g. transpose or '^gemm_.*_kernel$'");
+                 "profile only kernels whose name (demangled, without its parameter list, e.g. "
+                 "at::native::reduce_kernel<512, 1, ...>) or whose function's own name (reduce_kernel, as Nsight "
+                 "Compute shows it) contains a match of this regular expression, e.g. transpose or "
+                 "'^gemm_.*_kernel$'");
   add_number_option(sub, "-s,--launch-skip", r.launch_skip,
                     "launches to let pass before profiling, counted over the launches that pass the filters in "
                     "every process",

@@ -29,6 +29,16 @@ TEST(attach_names, base_name_drops_parameters_and_return_type) {
       "at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<Op>(at::TensorIteratorBase&, Op const&)::{lambda(int)#1}>");
 }
 
+TEST(attach_names, function_name_as_nsight_compute_shows_it) {
+  using bb::attach::function_name;
+  EXPECT_EQ(function_name("at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
+                          "float, float, float>, unsigned int, float, 4, 4> >"),
+            "reduce_kernel");
+  EXPECT_EQ(function_name("(anonymous namespace)::bump"), "bump");
+  EXPECT_EQ(function_name("transpose<naive, 32, 8>"), "transpose");
+  EXPECT_EQ(function_name("nvjet_sm90_hsh_128x128_64x6_2x1_v_bz_NNT"), "nvjet_sm90_hsh_128x128_64x6_2x1_v_bz_NNT");
+}
+
 TEST(attach_names, kernel_filter_searches_the_base_name) {
   const bb::attach::kernel_filter all("");
   EXPECT_TRUE(all.matches("anything"));
@@ -37,7 +47,11 @@ TEST(attach_names, kernel_filter_searches_the_base_name) {
   EXPECT_FALSE(some.matches("transpose<padded, 32, 8>"));
   const bb::attach::kernel_filter anchored("^bump$");
   EXPECT_TRUE(anchored.matches("bump"));
+  EXPECT_TRUE(anchored.matches("(anonymous namespace)::bump")); // by the function's own name
   EXPECT_FALSE(anchored.matches("bump2"));
+  const bb::attach::kernel_filter scoped("^at::native::reduce");
+  EXPECT_TRUE(scoped.matches("at::native::reduce_kernel<512, 1>"));
+  EXPECT_FALSE(scoped.matches("reduce_kernel<512, 1>"));
   try {
     bb::attach::kernel_filter bad("tile[");
     FAIL() << "accepted";
