@@ -382,7 +382,7 @@ private:
       return v;
     };
     rec.params_json = params_of(shape("grid"), shape("block"), m.value("smem", std::uint64_t{0}), ordinal,
-                                m.value("device", 0), c.process);
+                                m.value("device", 0), c.process, shape("cluster"));
     rec.started_at = rec.finished_at = store::utc_now_iso8601();
     rec.smem_access_bytes = 4; // unknown: every excess metric, which needs the width, is left out below
     if (failed) {
@@ -496,7 +496,8 @@ std::string default_name(const std::vector<std::string>& command) {
 }
 
 std::string params_of(const std::vector<unsigned>& grid, const std::vector<unsigned>& block, std::uint64_t smem,
-                      std::uint64_t ordinal, int device, const std::string& process) {
+                      std::uint64_t ordinal, int device, const std::string& process,
+                      const std::vector<unsigned>& cluster) {
   const auto text = [](const std::vector<unsigned>& v) {
     std::string out;
     for (const unsigned x : v) {
@@ -506,6 +507,7 @@ std::string params_of(const std::vector<unsigned>& grid, const std::vector<unsig
     return out;
   };
   json p = {{"grid", text(grid)}, {"block", text(block)}, {"smem", smem}, {"launch", ordinal}};
+  if (!cluster.empty()) p["cluster"] = text(cluster);
   if (device != 0) p["device"] = device;
   if (!process.empty()) p["process"] = process;
   return p.dump();

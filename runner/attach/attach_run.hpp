@@ -37,8 +37,10 @@ std::string default_name(const std::vector<std::string>& command);
 std::string inject_library();
 
 /// The program's shape of a launch as stored: {"block": "32x8x1", "grid": "64x1x1", "launch": 0,
-/// "smem": 0} plus "device" when not 0 and "process" for a process other than the program's first.
+/// "smem": 0} plus "cluster" for a launch with a thread-block cluster, "device" when not 0 and
+/// "process" for a process other than the program's first.
 std::string params_of(const std::vector<unsigned>& grid, const std::vector<unsigned>& block, std::uint64_t smem,
-                      std::uint64_t ordinal, int device, const std::string& process);
+                      std::uint64_t ordinal, int device, const std::string& process,
+                      const std::vector<unsigned>& cluster = {});
 
 } // namespace bb::attach

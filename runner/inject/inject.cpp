@@ -51,6 +51,7 @@ struct launch_shape {
   unsigned smem = 0;
   CUfunction function = nullptr;
   CUstream stream = nullptr;
+  unsigned cluster[3] = {0, 0, 0}; ///< 0: no cluster dimension given
 };
 
 /// A launch being profiled by this thread, from its API entry to its exit.
@@ -207,6 +208,12 @@ bool shape_of(CUpti_CallbackId id, const void* params, launch_shape& s) {
          c->sharedMemBytes,
          p->f,
          c->hStream};
+    for (unsigned a = 0; a < c->numAttrs; ++a)
+      if (c->attrs[a].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        s.cluster[0] = c->attrs[a].value.clusterDim.x;
+        s.cluster[1] = c->attrs[a].value.clusterDim.y;
+        s.cluster[2] = c->attrs[a].value.clusterDim.z;
+      }
     return true;
   }
   default: return false;
@@ -300,9 +307,11 @@ void on_launch_enter(CUpti_CallbackId id, const CUpti_CallbackData* cb) {
 }
 
 json shape_json(const launch_shape& s) {
-  return {{"grid", {s.grid[0], s.grid[1], s.grid[2]}},
-          {"block", {s.block[0], s.block[1], s.block[2]}},
-          {"smem", s.smem}};
+  json j = {{"grid", {s.grid[0], s.grid[1], s.grid[2]}},
+            {"block", {s.block[0], s.block[1], s.block[2]}},
+            {"smem", s.smem}};
+  if (s.cluster[0] != 0) j["cluster"] = {s.cluster[0], s.cluster[1], s.cluster[2]};
+  return j;
 }
 
 void on_launch_exit(const CUpti_CallbackData* cb) {

@@ -146,6 +146,8 @@ TEST(attach_names, default_name_and_params) {
   EXPECT_EQ(default_name({"torchrun", "--nproc-per-node", "2", "train.py"}), "train.py");
   EXPECT_EQ(bb::attach::params_of({32, 32, 1}, {32, 8, 1}, 0, 1, 0, ""),
             R"({"block":"32x8x1","grid":"32x32x1","launch":1,"smem":0})");
+  EXPECT_EQ(bb::attach::params_of({132, 1, 1}, {384, 1, 1}, 232448, 3, 0, "", {2, 1, 1}),
+            R"({"block":"384x1x1","cluster":"2x1x1","grid":"132x1x1","launch":3,"smem":232448})");
   EXPECT_EQ(bb::attach::params_of({1, 1, 1}, {128, 1, 1}, 4096, 0, 1, "rank 1"),
             R"({"block":"128x1x1","device":1,"grid":"1x1x1","launch":0,"process":"rank 1","smem":4096})");
 }
