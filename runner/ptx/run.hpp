@@ -1,0 +1,68 @@
+#pragma once
+/// Runs one CTA of a kernel launch from its PTX, thread by thread, and records every
+/// shared-memory access each thread makes (docs/bank-model.md, "Predicting from the kernel's code
+/// (PTX)"). No CUDA headers.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runner/model/warp_access.hpp"
+#include "runner/ptx/parse.hpp"
+
+namespace bb::ptx {
+
+/// Global memory as the caller's buffers, each at the address the kernel's pointer arguments
+/// hold. A load or store outside every buffer stops the run.
+class global_memory {
+public:
+  /// Registers `bytes` at [address, address + size); buffers must not overlap.
+  void add(std::uint64_t address, std::vector<std::uint8_t> bytes);
+  /// The buffer that starts at `address` (throws std::out_of_range if none does).
+  [[nodiscard]] const std::vector<std::uint8_t>& buffer(std::uint64_t address) const;
+  /// The bytes at [address, address + size), or nullptr when they are not inside one buffer.
+  std::uint8_t* find(std::uint64_t address, std::size_t size);
+
+private:
+  std::map<std::uint64_t, std::vector<std::uint8_t>> m_buffers;
+};
+
+/// One launch, of which one CTA is run.
+struct launch {
+  std::array<std::uint32_t, 3> grid{1, 1, 1};
+  std::array<std::uint32_t, 3> block{1, 1, 1};
+  std::array<std::uint32_t, 3> cta{0, 0, 0}; ///< the block to run (%ctaid)
+  std::uint32_t dynamic_shared_bytes = 0;
+  std::vector<std::uint8_t> params;       ///< the parameter buffer, laid out as entry::params says
+  std::uint64_t step_budget = 10'000'000; ///< instructions over all threads of the CTA
+};
+
+/// The parameter buffer for `values`, one per parameter of `e` in order, each stored in the
+/// parameter's size (little-endian). Throws std::invalid_argument for a count that differs.
+std::vector<std::uint8_t> pack_params(const entry& e, const std::vector<std::uint64_t>& values);
+
+/// One shared-memory access of one thread.
+struct shared_event {
+  std::uint32_t warp = 0;
+  std::uint32_t instruction = 0; ///< index into entry::body
+  std::uint32_t execution = 0;   ///< the thread's n-th arrival at that instruction (from 0)
+  std::uint32_t lane = 0;
+  std::uint32_t address = 0; ///< byte offset in the shared window
+  int width = 4;             ///< bytes, all elements of a vector access together
+  model::access_kind kind = model::access_kind::load;
+};
+
+struct cta_result {
+  std::vector<shared_event> events; ///< in the order the threads made them
+  std::uint64_t steps = 0;          ///< instructions run
+  std::uint32_t shared_bytes = 0;   ///< the shared window: static variables and the dynamic part
+};
+
+/// Runs CTA `l.cta` of `e` in module `m`. Loads of inputs read `global`; stores land there.
+/// Throws ptx_error for an instruction it does not support (naming the opcode, the PTX line and
+/// the source line), an access outside shared memory or the registered buffers, or the step
+/// budget exceeded.
+cta_result run_cta(const module& m, const entry& e, const launch& l, global_memory& global);
+
+} // namespace bb::ptx
