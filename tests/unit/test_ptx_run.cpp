@@ -1,0 +1,163 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "runner/ptx/run.hpp"
+#include "runner/ptx/trace.hpp"
+#include "tests/unit/ptx_test_util.hpp"
+
+namespace bb::ptx {
+namespace {
+
+constexpr std::uint64_t k_in = 0x1000'0000, k_out = 0x2000'0000;
+constexpr int k_n = 1024;
+constexpr std::uint32_t k_poison = 0xffffffffu;
+
+/// One CTA (bx, by) of a 1024 x 1024 transpose with 32 x 8 threads: `in` holds i at element i,
+/// `out` is poisoned.
+struct transpose_run {
+  module m;
+  global_memory global;
+  cta_result result;
+  std::vector<warp_request> requests;
+
+  transpose_run(const char* name, std::uint32_t bx, std::uint32_t by, std::string ptx = "") {
+    m = parse(ptx.empty() ? test::read_fixture("transpose.ptx") : ptx);
+    std::vector<std::uint8_t> in(std::size_t{k_n} * k_n * 4), out(in.size(), 0xff);
+    for (std::uint32_t i = 0; i < k_n * k_n; ++i) {
+      const auto v = static_cast<float>(i);
+      std::memcpy(in.data() + 4 * std::size_t{i}, &v, 4);
+    }
+    global.add(k_in, std::move(in));
+    global.add(k_out, std::move(out));
+    const entry& e = m.find(name);
+    launch l;
+    l.grid = {k_n / 32, k_n / 32, 1};
+    l.block = {32, 8, 1};
+    l.cta = {bx, by, 0};
+    l.params = pack_params(e, {k_in, k_out, k_n});
+    result = run_cta(m, e, l, global);
+    requests = warp_requests(result.events);
+  }
+
+  float at(std::uint64_t base, std::size_t i) const {
+    float v = 0;
+    std::memcpy(&v, global.buffer(base).data() + 4 * i, 4);
+    return v;
+  }
+  std::uint32_t bits(std::uint64_t base, std::size_t i) const {
+    std::uint32_t v = 0;
+    std::memcpy(&v, global.buffer(base).data() + 4 * i, 4);
+    return v;
+  }
+};
+
+/// wavefronts of every request of one kind
+std::vector<int> wavefronts(const std::vector<warp_request>& requests, model::access_kind kind) {
+  std::vector<int> out;
+  for (const warp_request& r : requests)
+    if (r.access.kind == kind) {
+      EXPECT_EQ(r.access.active, 0xffffffffu);
+      out.push_back(model::evaluate(r.access).wavefronts);
+    }
+  return out;
+}
+
+TEST(PtxRun, NaiveTransposeColumnReadsAre32Way) {
+  const transpose_run run(test::k_naive, 3, 5);
+  EXPECT_EQ(run.result.shared_bytes, 4096u);
+  EXPECT_EQ(run.result.events.size(), 2u * 32 * 32); // each of 1024 elements stored once, loaded once
+  const auto loads = wavefronts(run.requests, model::access_kind::load);
+  const auto stores = wavefronts(run.requests, model::access_kind::store);
+  EXPECT_EQ(loads, std::vector<int>(32, 32)); // 8 warps x 4 iterations, each a column of the tile
+  EXPECT_EQ(stores, std::vector<int>(32, 1));
+}
+
+TEST(PtxRun, PaddedTransposeHasNoConflicts) {
+  const transpose_run run(test::k_padded, 3, 5);
+  EXPECT_EQ(run.result.shared_bytes, 4224u);
+  EXPECT_EQ(wavefronts(run.requests, model::access_kind::load), std::vector<int>(32, 1));
+  EXPECT_EQ(wavefronts(run.requests, model::access_kind::store), std::vector<int>(32, 1));
+}
+
+TEST(PtxRun, OutputHoldsTheTransposedTile) {
+  for (const char* name : {test::k_naive, test::k_padded}) {
+    const transpose_run run(name, 3, 5);
+    int written = 0;
+    for (std::size_t i = 0; i < std::size_t{k_n} * k_n; ++i) written += run.bits(k_out, i) != k_poison ? 1 : 0;
+    EXPECT_EQ(written, 32 * 32) << name; // this CTA's tile and nothing else
+    for (std::size_t r = 0; r < 32; ++r)
+      for (std::size_t c = 0; c < 32; ++c) {
+        // out[(bx*32 + r) * n + by*32 + c] = in[(by*32 + c) * n + bx*32 + r]
+        const std::size_t o = (3 * 32 + r) * k_n + 5 * 32 + c, i = (5 * 32 + c) * k_n + 3 * 32 + r;
+        ASSERT_EQ(run.at(k_out, o), run.at(k_in, i)) << name << " r " << r << " c " << c;
+      }
+  }
+}
+
+TEST(PtxRun, CostsPerInstructionAndSourceLine) {
+  const transpose_run run(test::k_naive, 0, 0);
+  const trace_costs c = cost(run.m.find(test::k_naive), run.requests);
+  ASSERT_EQ(c.per_instruction.size(), 8u); // 4 unrolled stores, 4 unrolled loads
+  for (const cost_sum& s : c.per_instruction) {
+    EXPECT_EQ(s.requests, 8u) << "PTX line " << s.ptx_line;
+    EXPECT_EQ(s.wavefronts, s.kind == model::access_kind::load ? 8u * 32 : 8u);
+  }
+  ASSERT_EQ(c.per_line.size(), 2u);
+  EXPECT_EQ(c.per_line[0].line, 30);
+  EXPECT_EQ(c.per_line[0].kind, model::access_kind::store);
+  EXPECT_EQ(c.per_line[0].requests, 32u);
+  EXPECT_EQ(c.per_line[0].excess(), 0u);
+  EXPECT_EQ(c.per_line[1].line, 38);
+  EXPECT_EQ(c.per_line[1].requests, 32u);
+  EXPECT_EQ(c.per_line[1].wavefronts, 32u * 32);
+  EXPECT_EQ(c.per_line[1].ideal_wavefronts, 32u);
+  EXPECT_EQ(c.per_line[1].excess(), 32u * 31);
+}
+
+TEST(PtxRun, UnknownOpcodeNamesItsLines) {
+  std::string ptx = test::read_fixture("transpose.ptx");
+  const std::size_t at = ptx.find("shl.b32"); // PTX line 39, after ".loc 1 25 3"
+  ASSERT_NE(at, std::string::npos);
+  ptx.replace(at, 7, "shlx.b32");
+  try {
+    const transpose_run run(test::k_naive, 0, 0, ptx);
+    FAIL() << "no error";
+  } catch (const ptx_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.ptx_line(), 39);
+    EXPECT_NE(what.find("unsupported instruction 'shlx.b32'"), std::string::npos) << what;
+    EXPECT_NE(what.find("PTX line 39"), std::string::npos) << what;
+    EXPECT_NE(what.find("transpose.cu:25"), std::string::npos) << what;
+  }
+}
+
+TEST(PtxRun, StepBudgetAndUnregisteredMemoryStopTheRun) {
+  const module m = parse(test::read_fixture("transpose.ptx"));
+  const entry& e = m.find(test::k_naive);
+  launch l;
+  l.grid = {32, 32, 1};
+  l.block = {32, 8, 1};
+  l.params = pack_params(e, {k_in, k_out, k_n});
+  global_memory none;
+  try {
+    (void)run_cta(m, e, l, none);
+    FAIL() << "no error";
+  } catch (const ptx_error& err) {
+    EXPECT_NE(std::string(err.what()).find("global address 0x10000000 (4 B) is in no buffer"), std::string::npos)
+        << err.what();
+  }
+  global_memory g;
+  g.add(k_in, std::vector<std::uint8_t>(std::size_t{k_n} * k_n * 4));
+  g.add(k_out, std::vector<std::uint8_t>(std::size_t{k_n} * k_n * 4));
+  l.step_budget = 100;
+  try {
+    (void)run_cta(m, e, l, g);
+    FAIL() << "no error";
+  } catch (const ptx_error& err) {
+    EXPECT_NE(std::string(err.what()).find("step budget of 100"), std::string::npos) << err.what();
+  }
+}
+
+} // namespace
+} // namespace bb::ptx
