@@ -7,6 +7,7 @@
 
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/config/experiment_files.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/source/sweep_kernels.hpp"
@@ -53,8 +54,9 @@ int run_compile(const compile_options& o) {
   for (std::size_t i = 0; i < experiments.size(); ++i) {
     if (experiments[i].sources.empty()) continue;
     const auto& c = counts[i];
-    fmt::print("{}: {}: {} compiled in {:.2f} s, {} from the cache in {:.1f} ms, {} failed\n", experiments[i].path,
-               plural(c.kernels, "kernel"), c.compiled, c.compile_ms / 1e3, c.cache_hits, c.cache_hit_ms, c.failed);
+    fmt::print("{}: {}: {} compiled in {:.2f} s, {} from the cache in {:.1f} ms, {} failed\n",
+               shown_path(experiments[i].path), plural(c.kernels, "kernel"), c.compiled, c.compile_ms / 1e3,
+               c.cache_hits, c.cache_hit_ms, c.failed);
   }
   const std::size_t threads = std::min<std::size_t>(options.jobs, kernels.kernels().size());
   fmt::print("{} for {} ({}) in {:.2f} s on {}: {} compiled, {} from the cache, {} failed; cache {}\n",

@@ -11,6 +11,7 @@
 
 #include "runner/cli/commands.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/config/experiment_files.hpp"
 #include "runner/query/show.hpp"
 #include "runner/session/plan.hpp"
@@ -164,8 +165,9 @@ int run_run(const run_options& o, run_plan& plan) {
       const auto& e = experiments[i];
       for (const auto& c : config::expand(e))
         if (start.done[i].count(static_cast<int>(c.index)) == 0)
-          std::cout << e.path << ": " << e.family << "/" << c.variant << " " << config::describe_params(c.params)
-                    << (session::wants_lines(plan, e, c) ? "  [lines]" : "") << "\n";
+          std::cout << shown_path(e.path) << ": " << e.family << "/" << c.variant << " "
+                    << config::describe_params(c.params) << (session::wants_lines(plan, e, c) ? "  [lines]" : "")
+                    << "\n";
     }
     return 0;
   }

@@ -8,6 +8,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/config/experiment_files.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/config/param_checks.hpp"
 #include "runner/registry/registry.hpp"
 #include "runner/source/sweep_kernels.hpp"
@@ -62,7 +63,7 @@ int run_validate(const validate_options& o) {
   }
   for (std::size_t i = 0; i < experiments.size(); ++i) {
     const auto& e = experiments[i];
-    std::printf("%s: ok (%s, %zu configurations, %zu expectations%s)\n", e.path.c_str(), e.name.c_str(),
+    std::printf("%s: ok (%s, %zu configurations, %zu expectations%s)\n", shown_path(e.path).c_str(), e.name.c_str(),
                 config::expand(e).size(), e.expectations.size(), compiled[i].c_str());
   }
   return 0;

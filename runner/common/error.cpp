@@ -1,9 +1,12 @@
 #include "runner/common/error.hpp"
 
+#include "runner/common/path_text.hpp"
+
 namespace bb {
 
 std::string diagnostic::to_string() const {
-  std::string out = file.empty() ? std::string("<input>") : file;
+  // A file name with a newline or a terminal escape is shown escaped; a plain one as it is.
+  std::string out = file.empty() ? std::string("<input>") : shown_path(file);
   if (line > 0) {
     out += ':' + std::to_string(line);
     if (column > 0) out += ':' + std::to_string(column);

@@ -19,8 +19,9 @@ experiment build_experiment(const YAML::Node& root, const family_info& family);
 /// the folder of `path`.
 void build_sources(const YAML::Node& root, const std::string& path, experiment& exp);
 
-/// Configurations expand() gives; `exact` is false when the count was too large to walk through
-/// the excludes, and `count` is then the size before exclusion.
+/// Configurations expand() gives, counted without expanding: the excludes are walked over the
+/// dimensions (and variants) they name alone. `exact` is false when those alone exceed 4,000,000
+/// combinations, and `count` is then the size before exclusion.
 struct sweep_size {
   std::uint64_t count = 0;
   bool exact = true;

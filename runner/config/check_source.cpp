@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "runner/common/path_text.hpp"
 #include "runner/config/checks.hpp"
 #include "runner/config/expression.hpp"
 #include "runner/config/yaml_adapter.hpp"
@@ -81,8 +82,12 @@ void check_path(check_context& ctx, const yaml_path& path, const YAML::Node& nod
   const fs::path p = dir / node.Scalar();
   std::error_code ec;
   const bool ok = folder ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec);
+  // A plain name in single quotes as before; one with a control byte escaped, in double quotes.
+  const std::string shown = shown_path(node.Scalar());
   if (!ok)
-    ctx.out.at_value(ctx.root, path, std::string("cannot find the ") + what + " '" + node.Scalar() + "'",
+    ctx.out.at_value(ctx.root, path,
+                     std::string("cannot find the ") + what + " " +
+                         (shown == node.Scalar() ? "'" + shown + "'" : shown),
                      "paths are relative to the experiment file's folder");
 }
 

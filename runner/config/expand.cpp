@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
@@ -173,18 +174,55 @@ std::string describe_params(const nlohmann::json& params) {
 
 namespace detail {
 
+namespace {
+
+// a * b, held at the largest value instead of wrapping.
+std::uint64_t times(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max()
+                                                                     : a * b;
+}
+
+} // namespace
+
 sweep_size count_configurations(const experiment& exp) {
   constexpr std::uint64_t k_walk_limit = 4'000'000; // about a second of walking, at worst
   const sweep_plan p = plan(exp);
   std::uint64_t total = exp.variants.size();
-  for (const std::size_t n : p.lengths)
-    total = n != 0 && total > std::numeric_limits<std::uint64_t>::max() / n ? std::numeric_limits<std::uint64_t>::max()
-                                                                            : total * n;
-  if (exp.exclude.empty()) return {total, true};
-  if (total > k_walk_limit) return {total, false};
-  std::uint64_t count = 0;
-  walk(exp, [&](std::size_t, const sweep_plan&, const std::vector<std::size_t>&) { ++count; });
-  return {count, true};
+  for (const std::size_t n : p.lengths) total = times(total, n);
+  if (exp.exclude.empty() || total == 0) return {total, true};
+  // Whether a configuration is excluded depends only on the dimensions (and the variant) that
+  // some rule names: walk those alone, and multiply by the sizes of the others.
+  const exclude_index x = index_rules(rules(exp));
+  bool by_variant = false;
+  std::vector<bool> named(p.lengths.size(), false);
+  for (const auto& g : x.groups) {
+    by_variant = by_variant || g.variant;
+    for (const auto a : g.axes) named[p.dimension_of[a]] = true;
+  }
+  std::uint64_t walked = by_variant ? exp.variants.size() : 1, others = by_variant ? 1 : exp.variants.size();
+  std::vector<std::size_t> dims;
+  for (std::size_t d = 0; d < p.lengths.size(); ++d) {
+    if (named[d]) dims.push_back(d);
+    (named[d] ? walked : others) = times(named[d] ? walked : others, p.lengths[d]);
+  }
+  if (walked > k_walk_limit) return {total, false};
+  std::uint64_t kept = 0;
+  std::vector<std::size_t> index(p.lengths.size(), 0); // the dimensions no rule names stay at 0
+  for (std::size_t v = 0; v < (by_variant ? exp.variants.size() : 1); ++v) {
+    std::fill(index.begin(), index.end(), 0);
+    for (bool more = true; more;) {
+      kept += excluded(x, p, v, index) ? 0 : 1;
+      more = false;
+      for (std::size_t k = dims.size(); k-- > 0;) {
+        if (++index[dims[k]] < p.lengths[dims[k]]) {
+          more = true;
+          break;
+        }
+        index[dims[k]] = 0;
+      }
+    }
+  }
+  return {times(kept, others), true};
 }
 
 } // namespace detail

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::config {
@@ -57,22 +58,22 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
           found.push_back(it->path().string());
       }
       if (ec)
-        throw usage_error("cannot read the folder " + (it != end ? it->path().string() : in) + ": " + ec.message() +
-                          " (fix its permissions, or name the experiment files one by one)");
+        throw usage_error("cannot read the folder " + shown_path(it != end ? it->path().string() : in) + ": " +
+                          ec.message() + " (fix its permissions, or name the experiment files one by one)");
       std::sort(found.begin(), found.end());
-      if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + in);
+      if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + shown_path(in));
       out.insert(out.end(), found.begin(), found.end());
     } else if (fs::exists(in, ec)) {
       const std::string kind = source_kind(in);
       if (!kind.empty())
         throw usage_error(fmt::format("{} is {}, not an experiment file; give the YAML file that names it (source: "
                                       "file: {})",
-                                      in, kind, fs::path(in).filename().string()));
+                                      shown_path(in), kind, shown_path(fs::path(in).filename().string())));
       out.push_back(in);
     } else {
       // The default, experiments/, is relative to the working directory: say where that is.
-      throw usage_error("no such experiment file or folder: " + in +
-                        (fs::path(in).is_relative() ? " (relative to " + fs::current_path(ec).string() +
+      throw usage_error("no such experiment file or folder: " + shown_path(in) +
+                        (fs::path(in).is_relative() ? " (relative to " + shown_path(fs::current_path(ec).string()) +
                                                           "; run bankbench from the checkout, or name the files)"
                                                     : ""));
     }
@@ -97,7 +98,7 @@ std::vector<config::experiment> load_all(const std::vector<std::string>& files) 
     const auto [first, fresh] = by_name.emplace(e.name, &e);
     if (fresh) continue;
     all.push_back({e.path, line_of_name(e.text), 1, "name",
-                   "experiment name '" + e.name + "' is already used by " + first->second->path +
+                   "experiment name '" + e.name + "' is already used by " + shown_path(first->second->path) +
                        "; names must be unique across the files one command loads",
                    "rename one of them"});
   }

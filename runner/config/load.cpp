@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -69,53 +70,86 @@ int second_document_line(const std::string& text) {
 
 // What yaml-cpp accepts but the loaded nodes no longer show where it was written: an alias used
 // as a key (the node carries its anchor's position) and a tag (a tagged scalar reads as quoted).
-// Found from the parser's events, which carry each use's own position.
+// Found from the parser's events, which carry each use's own position; the same events tell
+// `out` where each alias is used as a value, for diagnostics inside the value it stands for.
 class event_checks : public YAML::EventHandler {
 public:
   explicit event_checks(report& out) : out_(out) {}
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { node(anchor); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { node(mark, anchor, nullptr); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto found = anchors_.find(anchor);
+    const std::string name = found != anchors_.end() ? found->second.name : std::string("anchor");
     if (at_key()) {
-      const auto name = anchors_.find(anchor);
-      const std::string alias = "*" + (name != anchors_.end() ? name->second : std::string("anchor"));
-      out_.add(at(mark), {}, "the alias " + alias + " is used as a key; experiment files do not take aliases as keys",
+      out_.add(at(mark), {}, "the alias *" + name + " is used as a key; experiment files do not take aliases as keys",
                "write the key out in full");
     }
-    node(0);
+    node(mark, 0, nullptr);
+    if (const auto path = value_path(); path && found != anchors_.end())
+      out_.note_alias({*path, at(mark), name, found->second.value, found->second.line});
   }
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor, const std::string&) override {
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
     check_tag(mark, tag);
-    node(anchor);
+    node(mark, anchor, &value);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
     check_tag(mark, tag);
-    node(anchor);
-    open_.push_back(false);
+    node(mark, anchor, nullptr);
+    open_.push_back({false});
   }
   void OnSequenceEnd() override { open_.pop_back(); }
   void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
     check_tag(mark, tag);
-    node(anchor);
-    open_.push_back(true);
-    keys_.push_back(true);
+    node(mark, anchor, nullptr);
+    open_.push_back({true});
   }
-  void OnMapEnd() override {
-    open_.pop_back();
-    keys_.pop_back();
+  void OnMapEnd() override { open_.pop_back(); }
+  void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
+    anchor_name_ = name;
+    anchor_line_ = mark.line + 1;
   }
-  void OnAnchor(const YAML::Mark&, const std::string& name) override { anchor_name_ = name; }
 
 private:
+  // One open collection: for a map, whether its next node is a key and the last key (a scalar's
+  // text); for a sequence, the index of its current item.
+  struct collection {
+    bool map = false;
+    bool next_is_key = true;
+    std::string key;
+    std::size_t next_index = 0, index = 0;
+  };
+  struct anchor_info {
+    std::string name;
+    detail::position value;
+    int line = 0;
+  };
+
   static detail::position at(const YAML::Mark& mark) { return {mark.line + 1, mark.column + 1}; }
-  bool at_key() const { return !open_.empty() && open_.back() && keys_.back(); }
+  bool at_key() const { return !open_.empty() && open_.back().map && open_.back().next_is_key; }
   // Called as each node starts; inside a map, nodes alternate between key and value.
-  void node(YAML::anchor_t anchor) {
-    if (anchor != 0) anchors_[anchor] = anchor_name_;
-    if (!open_.empty() && open_.back()) keys_.back() = !keys_.back();
+  void node(const YAML::Mark& mark, YAML::anchor_t anchor, const std::string* scalar) {
+    if (anchor != 0) anchors_[anchor] = {anchor_name_, at(mark), anchor_line_};
+    if (open_.empty()) return;
+    collection& c = open_.back();
+    if (!c.map) {
+      c.index = c.next_index++;
+    } else {
+      if (c.next_is_key) c.key = scalar != nullptr ? *scalar : std::string();
+      c.next_is_key = !c.next_is_key;
+    }
+  }
+  // The path of the node that just started, if it is a value (not a key, nor inside one).
+  std::optional<detail::yaml_path> value_path() const {
+    detail::yaml_path path;
+    for (const auto& c : open_) {
+      if (c.map && !c.next_is_key) return std::nullopt; // inside a key
+      path.push_back(c.map ? detail::path_step{c.key, 0, false} : detail::path_step{{}, c.index, true});
+    }
+    return path;
   }
   void check_tag(const YAML::Mark& mark, const std::string& tag) {
     if (tag.empty() || tag == "?" || tag == "!") return; // untagged (plain or quoted)
@@ -126,10 +160,10 @@ private:
   }
 
   report& out_;
-  std::vector<bool> open_; // per open collection: true for a map
-  std::vector<bool> keys_; // per open map: whether the next node is a key
-  std::map<YAML::anchor_t, std::string> anchors_;
+  std::vector<collection> open_;
+  std::map<YAML::anchor_t, anchor_info> anchors_;
   std::string anchor_name_;
+  int anchor_line_ = 0;
 };
 
 YAML::Node parse(const std::string& text, report& out) {

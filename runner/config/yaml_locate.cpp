@@ -93,7 +93,24 @@ position value_position(const located& at) {
   return position_of(at.value);
 }
 
+bool operator==(const path_step& a, const path_step& b) {
+  return a.is_index == b.is_index && (a.is_index ? a.index == b.index : a.key == b.key);
+}
+
 void report::add(position pos, const yaml_path& path, std::string message, std::string hint) {
+  // Strictly below an alias, every position is inside the anchored text; at the alias itself,
+  // only the value's own position is (its key is written at the use).
+  const alias_use* through = nullptr;
+  for (const auto& use : m_aliases) {
+    if (use.path.size() > path.size() || !std::equal(use.path.begin(), use.path.end(), path.begin())) continue;
+    if (use.path.size() == path.size() && (pos.line != use.value.line || pos.column != use.value.column)) continue;
+    if (through == nullptr || use.path.size() < through->path.size()) through = &use;
+  }
+  if (through != nullptr) {
+    pos = through->at;
+    message += "; in the value of alias *" + through->name + ", defined at line " +
+               std::to_string(through->anchor_line);
+  }
   m_diags.push_back({m_file, pos.line, pos.column, key_text(path), std::move(message), std::move(hint)});
 }
 

@@ -52,10 +52,25 @@ position position_of(const YAML::Node& node);
 /// mark is wherever the next token happens to be).
 position value_position(const located& at);
 
+bool operator==(const path_step& a, const path_step& b);
+
+/// Where an alias (`*name`) is used as a value: yaml-cpp's nodes share the anchored value, so
+/// whatever lies in it carries the anchor's position, never the use's.
+struct alias_use {
+  yaml_path path; ///< the value the alias stands for
+  position at;    ///< the `*name` itself
+  std::string name;
+  position value;  ///< the anchored value's own position (what its node reports)
+  int anchor_line; ///< the line of `&name`
+};
+
 /// Collects the diagnostics of one file.
 class report {
 public:
   explicit report(std::string file) : m_file(std::move(file)) {}
+  /// A diagnostic inside a value reached through an alias is moved to the alias's use (the
+  /// outermost one on its path) and names the anchor's line.
+  void note_alias(alias_use use) { m_aliases.push_back(std::move(use)); }
   void add(position pos, const yaml_path& path, std::string message, std::string hint = {});
   /// At the value `path` names in `root`.
   void at_value(const YAML::Node& root, const yaml_path& path, std::string message, std::string hint = {});
@@ -69,6 +84,7 @@ public:
 private:
   std::string m_file;
   std::vector<diagnostic> m_diags;
+  std::vector<alias_use> m_aliases;
 };
 
 } // namespace bb::config::detail

@@ -1,5 +1,6 @@
 #include "runner/session/compile_phase.hpp"
 
+#include "runner/common/path_text.hpp"
 #include <algorithm>
 #include <string>
 
@@ -80,7 +81,7 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
   for (const auto& g : kernels.failures()) {
     const std::string others = g.others_text();
     spdlog::error("{}\n{}: variant '{}' ({}) fails{}; the other configurations run", g.message,
-                  experiments.at(g.first().experiment).path, g.first().variant, g.first().params,
+                  shown_path(experiments.at(g.first().experiment).path), g.first().variant, g.first().params,
                   others.empty() ? "" : " (" + others + ")");
   }
   // Quiet when every kernel came from the cache at once.

@@ -4,6 +4,7 @@
 
 #include "runner/common/error.hpp"
 #include "runner/common/host_info.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/common/process.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/config/share.hpp"
@@ -70,7 +71,7 @@ void check_resume_text(const store::database& db, std::int64_t run_id, const std
   if (detail && sha256_hex(text) != detail->run.experiment_sha256)
     refuse(run_id, fmt::format("{} is not the experiment the run was made from (its sha256 {} differs from the "
                                "run's {}); resume without a file, or start a new run",
-                               path, sha256_hex(text), detail->run.experiment_sha256));
+                               shown_path(path), sha256_hex(text), detail->run.experiment_sha256));
 }
 
 resumed_run reopen_run(const run_plan& plan, std::int64_t run_id,

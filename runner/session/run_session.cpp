@@ -18,6 +18,7 @@
 
 #include "runner/common/error.hpp"
 #include "runner/common/host_info.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/launch/device_memory.hpp"
 #include "runner/launch/profiler_warmup.hpp"
@@ -231,8 +232,8 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
       if (s) continue;
       s = profile::session::create(plan.cuda_ordinal(), e.metrics.names());
       if (const auto& absent = s->absent(); !absent.empty())
-        spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)", e.path,
-                     absent.size(), e.metrics.set_name(), s->chip());
+        spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)",
+                     shown_path(e.path), absent.size(), e.metrics.set_name(), s->chip());
     }
     const auto created = std::chrono::steady_clock::now();
     profile::session& first = *b.sessions.at(experiments.front().metrics);
@@ -498,7 +499,7 @@ void group_by_metric_list(std::vector<config::experiment>& experiments) {
 std::size_t skip_unavailable(std::vector<config::experiment>& experiments) {
   const auto before = experiments.size();
   for (const auto& e : experiments)
-    if (!e.skip_reason.empty()) spdlog::warn("{}: skipped: {}", e.path, e.skip_reason);
+    if (!e.skip_reason.empty()) spdlog::warn("{}: skipped: {}", shown_path(e.path), e.skip_reason);
   experiments.erase(std::remove_if(experiments.begin(), experiments.end(),
                                    [](const config::experiment& e) { return !e.skip_reason.empty(); }),
                     experiments.end());

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/common/suggest.hpp"
 #include "runner/source/float16.hpp"
 
@@ -113,14 +114,15 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
   if (a.init == "zeros") return out;
   if (a.init == "file") {
     std::ifstream in(a.file, std::ios::binary);
-    if (!in) throw error(exit_code::usage, "buffer '" + a.name + "': cannot read " + a.file);
+    if (!in) throw error(exit_code::usage, "buffer '" + a.name + "': cannot read " + shown_path(a.file));
     std::ostringstream ss;
     ss << in.rdbuf();
     const std::string bytes = ss.str();
     if (bytes.size() != out.size())
-      throw error(exit_code::usage, "buffer '" + a.name + "': " + a.file + " holds " + std::to_string(bytes.size()) +
-                                        " bytes, the buffer " + std::to_string(out.size()) + " (" +
-                                        std::to_string(count) + " x " + t.name + ")");
+      throw error(exit_code::usage, "buffer '" + a.name + "': " + shown_path(a.file) + " holds " +
+                                        std::to_string(bytes.size()) + " bytes, the buffer " +
+                                        std::to_string(out.size()) + " (" + std::to_string(count) + " x " + t.name +
+                                        ")");
     std::memcpy(out.data(), bytes.data(), out.size());
     return out;
   }

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "kernels/common/readback.cuh"
+#include "runner/common/path_text.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/config/expression.hpp"
 #include "runner/launch/cuda_call.hpp"
@@ -321,8 +322,8 @@ private:
     bool same = l.param_sizes.size() == m_values.size();
     for (std::size_t i = 0; same && i < m_values.size(); ++i) same = l.param_sizes[i] == m_values[i].size();
     if (!same)
-      throw error(exit_code::usage, where + ": kernel '" + k.lowered_name + "' in " + m_variant.file + " takes " +
-                                        std::to_string(l.param_sizes.size()) + " parameter(s) of " +
+      throw error(exit_code::usage, where + ": kernel '" + k.lowered_name + "' in " + shown_path(m_variant.file) +
+                                        " takes " + std::to_string(l.param_sizes.size()) + " parameter(s) of " +
                                         (got.empty() ? "-" : got) + " bytes; args: lists " +
                                         std::to_string(m_values.size()) + " of " + (want.empty() ? "-" : want) +
                                         " bytes (a buffer is a pointer, 8 bytes)");
@@ -353,7 +354,7 @@ private:
                       "output '" + b.arg->name + "' of '" + m_variant.name + "' and its reference differ in size");
     } else {
       std::ifstream in(c.file, std::ios::binary);
-      if (!in) throw error(exit_code::usage, "cannot read the check file " + c.file);
+      if (!in) throw error(exit_code::usage, "cannot read the check file " + shown_path(c.file));
       std::ostringstream ss;
       ss << in.rdbuf();
       const std::string bytes = ss.str();
@@ -361,7 +362,7 @@ private:
           shared_bytes::blocks{std::vector<unsigned char>(bytes.begin(), bytes.end())});
       for (const auto& b : m_buffers)
         if (b.arg->output && b.bytes != bytes.size())
-          throw error(exit_code::usage, "check file " + c.file + " holds " + std::to_string(bytes.size()) +
+          throw error(exit_code::usage, "check file " + shown_path(c.file) + " holds " + std::to_string(bytes.size()) +
                                             " bytes; output '" + b.arg->name + "' has " + std::to_string(b.bytes));
     }
   }

@@ -13,6 +13,7 @@
 
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/common/sha256.hpp"
 #include "runner/source/compile.hpp"
 
@@ -178,11 +179,12 @@ void write_manifest(const std::string& path, const scan_state& st, const std::st
 std::string read_source(const std::string& path) {
   std::error_code ec;
   if (!fs::exists(path, ec))
-    throw compile_error(path +
+    throw compile_error(shown_path(path) +
                         ": cannot read the kernel source: no such file (the path is relative to the experiment file)");
-  if (fs::is_directory(path, ec)) throw compile_error(path + ": cannot read the kernel source: it is a folder");
+  if (fs::is_directory(path, ec))
+    throw compile_error(shown_path(path) + ": cannot read the kernel source: it is a folder");
   std::string text;
-  if (!read_whole_file(path, text)) throw compile_error(path + ": cannot read the kernel source");
+  if (!read_whole_file(path, text)) throw compile_error(shown_path(path) + ": cannot read the kernel source");
   return text;
 }
 

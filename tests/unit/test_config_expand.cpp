@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "runner/common/error.hpp"
+#include "runner/config/build.hpp"
 #include "runner/config/experiment.hpp"
 
 namespace bb_test {
@@ -137,6 +138,38 @@ TEST(config_expand, excludes_count_towards_the_limit) {
     EXPECT_EQ(err.diagnostics()[0].message,
               "the sweep expands to 180000 configurations, more than the limit of 100000");
   }
+}
+
+// The message of the one diagnostic loading the sweep gives; "" when it loads.
+std::string limit_message(const std::string& variants, const std::string& rest) {
+  try {
+    (void)load("transpose", variants, rest);
+  } catch (const bb::config_error& err) {
+    return err.diagnostics().size() == 1 ? err.diagnostics()[0].message : err.what();
+  }
+  return "";
+}
+
+TEST(config_expand, the_limit_is_counted_after_exclusions_past_four_million_combinations) {
+  // 3000 x 2000 = 6,000,000 before exclusion. Excluding 2950 values of n leaves 50 x 2000 =
+  // 100000: allowed, though the product is past what the count used to walk.
+  const std::string axes = "axes:\n  n: " + values(3000) + "\n  tile: " + values(2000) + "\n";
+  std::string exclude = "exclude:\n";
+  for (int n = 1; n <= 2950; ++n) exclude += "  - {n: " + std::to_string(n) + "}\n";
+  const auto e = load("transpose", "[naive]", axes + exclude);
+  EXPECT_EQ(bb::config::detail::count_configurations(e).count, 100000U);
+  EXPECT_TRUE(bb::config::detail::count_configurations(e).exact);
+  EXPECT_EQ(expand(e).size(), bb::config::k_max_configurations);
+  // One value fewer excluded: the exact count is over, and said without "before exclusions".
+  EXPECT_EQ(limit_message("[naive, padded]", axes + "exclude:\n  - {variant: padded}\n  - {n: 1}\n"),
+            "the sweep expands to 5998000 configurations, more than the limit of 100000");
+}
+
+TEST(config_expand, the_limit_is_counted_before_exclusions_only_when_the_named_axes_alone_are_too_many) {
+  // An entry naming both axes makes 6,000,000 combinations to walk: held to the product.
+  const std::string axes = "axes:\n  n: " + values(3000) + "\n  tile: " + values(2000) + "\n";
+  EXPECT_EQ(limit_message("[naive]", axes + "exclude:\n  - {n: 1, tile: 1}\n"),
+            "the sweep expands to 6000000 configurations before exclusions, more than the limit of 100000");
 }
 
 } // namespace
