@@ -10,6 +10,7 @@
 
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/store/samples.hpp"
 
 namespace bb::cluster::sweep {
@@ -25,16 +26,6 @@ std::string read_text(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string quote(const std::string& word) {
-  if (!word.empty() &&
-      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=%@+") ==
-          std::string::npos)
-    return word;
-  std::string q = "'";
-  for (const char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
 }
 
 std::string task_script(const spec& s) {
@@ -74,7 +65,7 @@ if [ "$rc" -le 1 ]; then marker=done; elif [ "$rc" -gt 128 ]; then marker=stoppe
 printf '%s\n' "$rc" > "$sweep/markers/$i.$marker.tmp" && mv "$sweep/markers/$i.$marker.tmp" "$sweep/markers/$i.$marker"
 exit "$rc"
 )sh",
-                     fmt::arg("tasks", s.tasks), fmt::arg("folder", quote(s.folder)), fmt::arg("run", line));
+                     fmt::arg("tasks", s.tasks), fmt::arg("folder", shell_word(s.folder)), fmt::arg("run", line));
 }
 
 std::string merge_script(const spec& s) {
@@ -115,7 +106,7 @@ std::string shell_line(const std::vector<std::string>& argv) {
   std::string line;
   for (const auto& w : argv) {
     if (!line.empty()) line += ' ';
-    line += quote(w);
+    line += shell_word(w);
   }
   return line;
 }

@@ -38,4 +38,14 @@ std::string file_type_words(mode_t mode) {
   return "a special file";
 }
 
+std::string shell_word(std::string_view word) {
+  if (!word.empty() &&
+      word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=%@+") ==
+          std::string_view::npos)
+    return std::string(word);
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 } // namespace bb

@@ -12,6 +12,10 @@ namespace bb {
 /// name can neither forge a line of output nor drive the terminal.
 std::string shown_path(std::string_view path);
 
+/// `word` as a POSIX shell reads it back as one word: unchanged when it holds only characters a
+/// shell leaves alone, else in single quotes (a quote inside as '\'').
+std::string shell_word(std::string_view word);
+
 /// What a file of this st_mode is, in words: "a folder", "a FIFO", "a character device", "a block
 /// device", "a socket"; "" for a regular file.
 std::string file_type_words(mode_t mode);

@@ -175,29 +175,26 @@ json describe_device(int ordinal, const std::string& chip) {
           {"cuda_driver_version", driver}};
 }
 
+/// cuLaunchKernel's and cuLaunchCooperativeKernel's parameters name their fields alike.
+template <class Params> launch_shape plain_shape(const Params* p) {
+  return {{p->gridDimX, p->gridDimY, p->gridDimZ},
+          {p->blockDimX, p->blockDimY, p->blockDimZ},
+          p->sharedMemBytes,
+          p->f,
+          p->hStream};
+}
+
 /// The launch's shape from the API's parameters; false for an API that launches no single kernel.
 bool shape_of(CUpti_CallbackId id, const void* params, launch_shape& s) {
   switch (id) {
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-    const auto* p = static_cast<const cuLaunchKernel_params*>(params);
-    s = {{p->gridDimX, p->gridDimY, p->gridDimZ},
-         {p->blockDimX, p->blockDimY, p->blockDimZ},
-         p->sharedMemBytes,
-         p->f,
-         p->hStream};
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    s = plain_shape(static_cast<const cuLaunchKernel_params*>(params));
     return true;
-  }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
-    const auto* p = static_cast<const cuLaunchCooperativeKernel_params*>(params);
-    s = {{p->gridDimX, p->gridDimY, p->gridDimZ},
-         {p->blockDimX, p->blockDimY, p->blockDimZ},
-         p->sharedMemBytes,
-         p->f,
-         p->hStream};
+  case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+    s = plain_shape(static_cast<const cuLaunchCooperativeKernel_params*>(params));
     return true;
-  }
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
   case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
     const auto* p = static_cast<const cuLaunchKernelEx_params*>(params);
