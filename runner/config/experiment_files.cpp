@@ -51,15 +51,18 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
     if (fs::is_directory(in, ec)) {
       std::vector<std::string> found;
       // An unreadable sub-folder is the user's to fix, named, not an internal error.
+      // A failed step leaves the iterator at its end: the folder is the last one it was to enter.
+      std::string entering = in;
       fs::recursive_directory_iterator it(in, ec), end;
       for (; !ec && it != end; it.increment(ec)) {
         std::error_code kind;
+        if (it->is_directory(kind)) entering = it->path().string();
         if (it->is_regular_file(kind) && (it->path().extension() == ".yaml" || it->path().extension() == ".yml"))
           found.push_back(it->path().string());
       }
       if (ec)
-        throw usage_error("cannot read the folder " + shown_path(it != end ? it->path().string() : in) + ": " +
-                          ec.message() + " (fix its permissions, or name the experiment files one by one)");
+        throw usage_error("cannot read the folder " + shown_path(entering) + ": " + ec.message() +
+                          " (fix its permissions, or name the experiment files one by one)");
       std::sort(found.begin(), found.end());
       if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + shown_path(in));
       out.insert(out.end(), found.begin(), found.end());
