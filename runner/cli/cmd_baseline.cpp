@@ -13,6 +13,7 @@
 #include "runner/cli/commands.hpp"
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/query/baseline_doc.hpp"
 #include "runner/query/cells.hpp"
 #include "runner/query/compare.hpp"
@@ -98,7 +99,7 @@ int list(const baseline_options& o, const global_options& g) {
         {b.name, b.created_at, b.source, b.experiments, b.architectures, query::count(static_cast<std::int64_t>(n))});
   }
   if (t.rows() == 0 && !query::for_programs(format))
-    std::cout << "no baselines in " << db.path() << " yet; `bankbench baseline save NAME` makes one\n";
+    std::cout << "no baselines in " << shown_path(db.path()) << " yet; `bankbench baseline save NAME` makes one\n";
   else
     t.write(std::cout, format);
   return 0;
@@ -132,12 +133,12 @@ int export_baseline(const baseline_options& o, const global_options& g) {
 
 int import_baseline(const baseline_options& o, const global_options& g) {
   std::ifstream in(o.file, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read {}", o.file));
+  if (!in) throw usage_error(fmt::format("cannot read {}", shown_path(o.file)));
   std::stringstream text;
   text << in.rdbuf();
   auto doc = nlohmann::json::parse(text.str(), nullptr, false);
   if (doc.is_discarded())
-    throw usage_error(fmt::format("{}: not JSON; `bankbench baseline export` writes the format", o.file));
+    throw usage_error(fmt::format("{}: not JSON; `bankbench baseline export` writes the format", shown_path(o.file)));
   query::check_baseline_document(doc, o.file);
   if (!o.rename.empty()) doc["name"] = o.rename;
   const std::string name = doc["name"];
@@ -146,7 +147,7 @@ int import_baseline(const baseline_options& o, const global_options& g) {
   if (!store::save_baseline(db, query::baseline_entry_of(doc, "file " + o.file), o.replace))
     throw usage_error(
         fmt::format("baseline '{}' exists in {}; pass --replace to overwrite it, or --name", name, db.path()));
-  std::cout << fmt::format("imported baseline {} from {}: {} configurations\n", name, o.file,
+  std::cout << fmt::format("imported baseline {} from {}: {} configurations\n", name, shown_path(o.file),
                            doc["configurations"].size());
   return 0;
 }

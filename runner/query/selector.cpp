@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
 #include "runner/query/baseline_doc.hpp"
 #include "runner/store/baselines.hpp"
 
@@ -52,7 +53,7 @@ side baseline_side(const store::baseline_entry& entry) {
   throw usage_error(fmt::format("no run, session, baseline, experiment or commit '{}' in {}; give a run id (`bankbench "
                                 "list runs`), `latest`, session:N, a baseline name (`bankbench baseline list`), "
                                 "experiment:NAME or a commit",
-                                spec, db.path()));
+                                spec, shown_path(db.path())));
 }
 
 // A baseline's runs that this database holds: the same GPU, start, experiment and host.
@@ -147,7 +148,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
   const auto runs = store::run_infos(db);
   if (spec == "latest" && anchor == nullptr) {
     auto session = latest_session(runs);
-    if (session.empty()) throw usage_error(db.path() + " holds no runs yet; run `bankbench run` first");
+    if (session.empty()) throw usage_error(shown_path(db.path()) + " holds no runs yet; run `bankbench run` first");
     const std::string label = label_of(session, fmt::format("session {}", session.front().session_id));
     return {label, std::move(session), "", std::nullopt};
   }
@@ -155,7 +156,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     auto before = runs_before(runs, anchor->runs);
     if (before.empty())
       throw usage_error(fmt::format("no earlier run of the same experiment on the same architecture as {} in {}",
-                                    anchor->label, db.path()));
+                                    anchor->label, shown_path(db.path())));
     const std::string label = label_of(before, "previous runs");
     return {label, std::move(before), "", std::nullopt};
   }
@@ -167,20 +168,21 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     for (const auto& r : runs)
       if (r.session_id == *id) session.push_back(r);
     if (session.empty())
-      throw usage_error(
-          fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id, db.path()));
+      throw usage_error(fmt::format("no session {} in {}; `bankbench list runs` shows each run's session", *id,
+                                    shown_path(db.path())));
     return {fmt::format("session {}", *id), std::move(session), "", std::nullopt};
   }
   if (spec.rfind("run:", 0) == 0 || as_run_id(spec)) {
-    auto run = select_run(runs, spec, db.path());
+    auto run = select_run(runs, spec, shown_path(db.path()));
     return {fmt::format("run {}", run.id), {std::move(run)}, "", std::nullopt};
   }
   if (spec.rfind("experiment:", 0) == 0) {
     const std::string name = spec.substr(11);
     auto newest = latest_per_gpu(runs, name);
     if (newest.empty())
-      throw usage_error(fmt::format(
-          "no run of experiment '{}' in {}; `bankbench list runs` names the experiments there", name, db.path()));
+      throw usage_error(
+          fmt::format("no run of experiment '{}' in {}; `bankbench list runs` names the experiments there", name,
+                      shown_path(db.path())));
     std::sort(newest.begin(), newest.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
     const std::string label = label_of(newest, "experiment " + name);
     return {label, std::move(newest), "", std::nullopt};
@@ -194,7 +196,8 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     return {std::move(label), std::move(saved_from), entry->name, std::move(b)};
   }
   if (explicit_baseline)
-    throw usage_error(fmt::format("no baseline '{}' in {}; `bankbench baseline list` lists them", name, db.path()));
+    throw usage_error(
+        fmt::format("no baseline '{}' in {}; `bankbench baseline list` lists them", name, shown_path(db.path())));
   const bool explicit_commit = spec.rfind("commit:", 0) == 0;
   const std::string prefix = explicit_commit ? spec.substr(7) : spec;
   if (is_hex(prefix) && (prefix.size() >= 4 || explicit_commit)) {
@@ -203,7 +206,7 @@ selection resolve_spec(const store::database& db, const std::string& spec, const
     for (const auto& r : at) commits.insert(r.git_commit);
     if (commits.size() > 1)
       throw usage_error(fmt::format("commit '{}' is ambiguous in {}: it begins {} commits; give more digits", prefix,
-                                    db.path(), commits.size()));
+                                    shown_path(db.path()), commits.size()));
     if (!at.empty()) {
       const std::string label = "commit " + at.front().git_commit.substr(0, 12);
       return {label, std::move(at), "", std::nullopt};
@@ -217,7 +220,7 @@ std::vector<store::run_info> select_runs(const store::database& db, const std::s
   if (s.baseline && s.runs.empty())
     throw usage_error(fmt::format("{} was saved from runs that {} does not hold; `bankbench baseline show {}` prints "
                                   "it",
-                                  s.label, db.path(), s.baseline_name));
+                                  s.label, shown_path(db.path()), s.baseline_name));
   return std::move(s.runs);
 }
 

@@ -71,3 +71,21 @@ TEST(cli_experiment_file_names, the_summary_of_a_valid_file_so_named_shows_the_n
   EXPECT_EQ(r.out.rfind(name.shown + ": ok (transpose, ", 0), 0u) << r.out;
   EXPECT_FALSE(has_escape_byte(r.out));
 }
+
+// A database or baseline file so named: the query commands' messages show it escaped too.
+TEST(cli_experiment_file_names, a_database_and_a_baseline_file_so_named_are_named_escaped) {
+  bb::test::temp_dir tmp;
+  const std::string db = (tmp.path / "db\nx\x1b[31m.sqlite").string();
+  fs::copy_file(BB_SOURCE_DIR "/tests/data/lines/h100-transpose-regression.sqlite", db);
+  const auto show = bb::test::run_cli("--db '" + db + "' show 999");
+  EXPECT_EQ(show.exit_code, 2) << show.err;
+  EXPECT_NE(show.err.find("no run 999 in \"" + tmp.path.string() + "/db\\nx\\x1b[31m.sqlite\""), std::string::npos)
+      << show.err;
+  EXPECT_FALSE(has_escape_byte(show.err));
+  const std::string file = (tmp.path / "base\nx\x1b[31m.json").string();
+  { std::ofstream(file) << "not json"; }
+  const auto import = bb::test::run_cli("--db '" + db + "' baseline import '" + file + "'");
+  EXPECT_EQ(import.exit_code, 2) << import.err;
+  EXPECT_NE(import.err.find("base\\nx\\x1b[31m.json\": not JSON"), std::string::npos) << import.err;
+  EXPECT_FALSE(has_escape_byte(import.err));
+}
