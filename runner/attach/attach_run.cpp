@@ -148,11 +148,12 @@ std::string signal_name(int sig) {
   return abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-std::string dims(const json& v) {
+/// "32x8x1".
+std::string dims(const std::vector<unsigned>& v) {
   std::string out;
-  for (const auto& x : v) {
+  for (const unsigned x : v) {
     if (!out.empty()) out += 'x';
-    out += std::to_string(x.get<unsigned>());
+    out += std::to_string(x);
   }
   return out;
 }
@@ -239,7 +240,7 @@ public:
         c.process = rank.empty() ? std::to_string(++m_other_processes) : "rank " + rank;
       }
     } else if (type == "ask") {
-      if (m_store_failed || !m_fatal.empty()) {
+      if (!m_fatal.empty()) { // a store failure is one too
         c.link->send({{"profile", false}, {"more", false}});
         return;
       }
@@ -287,7 +288,6 @@ public:
   [[nodiscard]] std::int64_t run_id() const { return m_run_id; }
   [[nodiscard]] std::size_t profiled() const { return m_profiled; }
   [[nodiscard]] std::size_t failed() const { return m_failed; }
-  [[nodiscard]] std::uint64_t asked() const { return m_quota.asked(); }
   [[nodiscard]] const std::string& fatal() const { return m_fatal; }
   [[nodiscard]] exit_code fatal_code() const { return m_fatal_code; }
   [[nodiscard]] const std::map<std::string, std::uint64_t>& seen() const { return m_seen; }
@@ -386,7 +386,8 @@ private:
         if (v.is_number() && std::isfinite(v.get<double>())) raw[name] = v.get<double>();
       for (const auto& [name, v] : raw)
         launch.values.push_back({name, name == metrics::k_gpu_time ? "nsecond" : "", v, false});
-      for (const auto& [name, v] : metrics::derive(raw, rec.smem_access_bytes)) {
+      const auto derived = metrics::derive(raw, rec.smem_access_bytes);
+      for (const auto& [name, v] : derived) {
         if (name.find("excess") != std::string::npos || !std::isfinite(v)) continue;
         const auto* d = metrics::find_metric(name);
         launch.values.push_back({name, d != nullptr ? d->unit : "", v, true});
@@ -395,20 +396,20 @@ private:
       if (m.value("ranges", 1) != 1)
         rec.reason = fmt::format("{} ranges were profiled around the launch; the first is kept", m.value("ranges", 0));
       ++m_profiled;
-      report(rec, raw, m);
+      report(rec, derived, shape("grid"), shape("block"), m);
       spdlog::debug("  where the time went: {}", m.value("breakdown", ""));
     }
     m_db.add_configuration(m_run_id, rec);
   }
 
-  void report(const store::configuration_record& rec, const std::map<std::string, double>& raw, const json& m) {
-    const auto derived = metrics::derive(raw, 4);
+  void report(const store::configuration_record& rec, const std::map<std::string, double>& derived,
+              const std::vector<unsigned>& grid, const std::vector<unsigned>& block, const json& m) {
     const auto per_request = [&](const char* name) {
       const auto it = derived.find(name);
       return it == derived.end() ? std::string("-") : fmt::format("{:.2f}", it->second);
     };
     spdlog::info("[{}] {} launch {} grid {} block {}: load {} wf/req, store {} wf/req ({:.1f} ms)", m_profiled,
-                 rec.variant, m.value("ordinal", 0), dims(field(m, "grid")), dims(field(m, "block")),
+                 rec.variant, m.value("ordinal", 0), dims(grid), dims(block),
                  per_request("load_wavefronts_per_request"), per_request("store_wavefronts_per_request"),
                  m.value("profile_ms", 0.0));
   }
@@ -487,16 +488,8 @@ std::string default_name(const std::vector<std::string>& command) {
 std::string params_of(const std::vector<unsigned>& grid, const std::vector<unsigned>& block, std::uint64_t smem,
                       std::uint64_t ordinal, int device, const std::string& process,
                       const std::vector<unsigned>& cluster) {
-  const auto text = [](const std::vector<unsigned>& v) {
-    std::string out;
-    for (const unsigned x : v) {
-      if (!out.empty()) out += 'x';
-      out += std::to_string(x);
-    }
-    return out;
-  };
-  json p = {{"grid", text(grid)}, {"block", text(block)}, {"smem", smem}, {"launch", ordinal}};
-  if (!cluster.empty()) p["cluster"] = text(cluster);
+  json p = {{"grid", dims(grid)}, {"block", dims(block)}, {"smem", smem}, {"launch", ordinal}};
+  if (!cluster.empty()) p["cluster"] = dims(cluster);
   if (device != 0) p["device"] = device;
   if (!process.empty()) p["process"] = process;
   return p.dump();

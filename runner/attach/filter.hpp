@@ -77,7 +77,6 @@ public:
     bool more = true; ///< false once no later launch can be profiled
   };
   answer ask();
-  [[nodiscard]] std::uint64_t asked() const { return m_asked; }
   [[nodiscard]] std::uint64_t granted() const { return m_granted; }
 
 private:

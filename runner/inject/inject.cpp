@@ -114,7 +114,7 @@ void give_up(const std::string& kind, const std::string& message) {
   if (!send({{"type", "error"}, {"kind", kind}, {"message", message}})) say(message.c_str());
 }
 
-std::string env_text(const char* name) {
+std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr ? "" : v;
 }
@@ -228,7 +228,7 @@ bb::profile::session* session_for(CUcontext ctx, int device) {
     if (g->warm_up.joinable()) g->warm_up.join();
     const double waited = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     s = bb::profile::session::create(device, ctx, g->settings.metrics);
-    s->set_single_pass_user_replay(env_text("BANKBENCH_ATTACH_REPLAY") == "user");
+    s->set_single_pass_user_replay(env("BANKBENCH_ATTACH_REPLAY") == "user");
     const double setup = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     if (g->devices_sent.insert(device).second) {
       json d = describe_device(device, s->chip());
@@ -441,11 +441,6 @@ void send_summary() {
 void forget_link_in_child() {
   // A fork (a DataLoader worker) shares the parent's socket: it must never write to it.
   if (g != nullptr) g->forked = true;
-}
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
 }
 
 /// The rank a launcher gave this process, where one did.
