@@ -2,724 +2,858 @@
 
 #include <algorithm>
 #include <bit>
+#include <cfenv>
 #include <cmath>
 #include <cstring>
-#include <set>
-#include <unordered_map>
+#include <limits>
+
+#include "runner/ptx/numbers.hpp"
 
 namespace bb::ptx {
 
 namespace {
 
-/// Where generic addresses (cvta.shared, ld without a state space) see the shared window: far
-/// above any buffer a caller registers, so that one address is never both.
+/// Where generic addresses (cvta.shared, ld without a state space) see the shared window and the
+/// parameter buffer: far above any buffer a caller registers, so that one address is never both.
 constexpr std::uint64_t k_generic_shared = 0x7e00'0000'0000ull;
+constexpr std::uint64_t k_generic_param = 0x7f00'0000'0000ull;
+constexpr std::uint64_t k_window = 1ull << 32;
+constexpr std::uint32_t k_nsmid = 132; // an H100 SXM's SM count, for %nsmid
 
-struct type_info {
-  int bits = 0;
-  bool is_signed = false;
-  bool is_float = false;
-};
-
-type_info type_of(std::string_view t) {
-  const int bytes = type_bytes(t);
-  if (bytes == 0 || t == "f16" || t == "f16x2" || t == "bf16x2" || t == "b128") return {};
-  return {t == "pred" ? 1 : bytes * 8, t.front() == 's', t.front() == 'f'};
-}
-
-/// The high 64 bits of the 128-bit product a x b.
-std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b, bool is_signed) {
-  const std::uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
-  const std::uint64_t mid = a1 * b0 + ((a0 * b0) >> 32), mid2 = a0 * b1 + (mid & 0xffffffffu);
-  std::uint64_t hi = a1 * b1 + (mid >> 32) + (mid2 >> 32);
-  if (is_signed) hi -= (static_cast<std::int64_t>(a) < 0 ? b : 0) + (static_cast<std::int64_t>(b) < 0 ? a : 0);
-  return hi;
-}
-
-std::uint64_t mask_of(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
-std::int64_t sext(std::uint64_t v, int bits) {
-  if (bits >= 64) return static_cast<std::int64_t>(v);
-  const std::uint64_t sign = 1ull << (bits - 1);
-  return static_cast<std::int64_t>(((v & mask_of(bits)) ^ sign) - sign);
-}
-double to_float(std::uint64_t v, int bits) {
-  return bits == 32 ? static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(v)))
-                    : std::bit_cast<double>(v);
-}
-std::uint64_t from_float(double d, int bits) {
-  return bits == 32 ? std::bit_cast<std::uint32_t>(static_cast<float>(d)) : std::bit_cast<std::uint64_t>(d);
-}
-
-enum class thread_state : std::uint8_t { running, at_barrier, exited };
+enum class thread_state : std::uint8_t { running, at_barrier, at_warp, exited };
 
 struct thread {
-  std::array<std::uint32_t, 3> tid{};
-  std::uint32_t linear = 0;
   std::uint32_t pc = 0;
   thread_state state = thread_state::running;
-  std::vector<std::uint64_t> regs;
-  std::vector<std::uint32_t> arrivals; ///< per instruction
 };
-
-enum class space : std::uint8_t { generic, param, global, shared, local, constant };
 
 class cta_runner {
 public:
-  cta_runner(const module& m, const entry& e, const launch& l, global_memory& g) : m_m(m), m_e(e), m_l(l), m_global(g) {
-    lay_out_shared();
+  cta_runner(const program& p, const launch& l, global_memory& g) : m_p(p), m_l(l), m_global(g) {
+    if (l.params.size() < static_cast<std::size_t>(p.param_bytes))
+      throw ptx_error("the parameter buffer has " + std::to_string(l.params.size()) + " bytes; " + p.name + " takes " +
+                          std::to_string(p.param_bytes),
+                      p.ptx_line);
+    m_result.shared_bytes = p.static_shared_bytes + l.dynamic_shared_bytes;
     m_shared.assign(m_result.shared_bytes, 0);
-    for (const parameter& p : e.params) m_params[p.name] = &p;
-    if (l.params.size() < static_cast<std::size_t>(e.param_bytes()))
-      throw ptx_error("the parameter buffer has " + std::to_string(l.params.size()) + " bytes; " + e.name + " takes " +
-                          std::to_string(e.param_bytes()),
-                      e.ptx_line);
   }
 
   cta_result run() {
     const auto& b = m_l.block;
-    const std::uint32_t n = b[0] * b[1] * b[2];
-    m_threads.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-      thread& t = m_threads[i];
-      t.linear = i;
-      t.tid = {i % b[0], i / b[0] % b[1], i / (b[0] * b[1])};
-      t.arrivals.assign(m_e.body.size(), 0);
-    }
+    m_n = b[0] * b[1] * b[2];
+    m_threads.assign(m_n, thread{});
+    m_regs.assign(std::size_t{m_n} * m_p.registers, 0);
+    m_arrivals.assign(std::size_t{m_n} * m_p.traced, 0);
+    for (std::uint32_t i = 0; i < m_n; ++i) start(i);
+    const std::uint32_t warps = (m_n + model::k_warp_lanes - 1) / model::k_warp_lanes;
     for (;;) {
-      for (thread& t : m_threads)
-        while (t.state == thread_state::running) step(t);
+      for (std::uint32_t w = 0; w < warps; ++w) {
+        const std::uint32_t first = w * model::k_warp_lanes, end = std::min(m_n, first + model::k_warp_lanes);
+        do {
+          for (std::uint32_t t = first; t < end; ++t)
+            if (m_threads[t].state == thread_state::running) run_thread(t);
+        } while (resolve(w));
+      }
       bool any = false;
-      for (thread& t : m_threads)
-        if (t.state == thread_state::at_barrier) {
-          t.state = thread_state::running;
-          any = true;
-        }
+      for (std::uint32_t t = 0; t < m_n; ++t) {
+        if (m_threads[t].state == thread_state::at_warp) stuck(t);
+        any = any || m_threads[t].state == thread_state::at_barrier;
+      }
       if (!any) break;
+      for (thread& t : m_threads)
+        if (t.state == thread_state::at_barrier) t.state = thread_state::running;
     }
+    m_result.steps = m_steps;
     return std::move(m_result);
   }
 
 private:
-  void lay_out_shared() {
-    std::uint32_t end = 0, dynamic_align = 16;
-    auto place = [&](const shared_variable& v) {
-      if (v.dynamic) {
-        dynamic_align = std::max(dynamic_align, static_cast<std::uint32_t>(v.align));
+  void start(std::uint32_t i) {
+    const auto& b = m_l.block;
+    std::uint64_t* r = regs(i);
+    const std::uint32_t lane = i % model::k_warp_lanes;
+    for (const auto& [index, s] : m_p.specials) {
+      std::uint64_t v = 0;
+      switch (s) {
+      case special_register::tid_x: v = i % b[0]; break;
+      case special_register::tid_y: v = i / b[0] % b[1]; break;
+      case special_register::tid_z: v = i / (b[0] * b[1]); break;
+      case special_register::ntid_x: v = b[0]; break;
+      case special_register::ntid_y: v = b[1]; break;
+      case special_register::ntid_z: v = b[2]; break;
+      case special_register::ctaid_x: v = m_l.cta[0]; break;
+      case special_register::ctaid_y: v = m_l.cta[1]; break;
+      case special_register::ctaid_z: v = m_l.cta[2]; break;
+      case special_register::nctaid_x: v = m_l.grid[0]; break;
+      case special_register::nctaid_y: v = m_l.grid[1]; break;
+      case special_register::nctaid_z: v = m_l.grid[2]; break;
+      case special_register::laneid: v = lane; break;
+      case special_register::warpid: v = i / model::k_warp_lanes; break;
+      case special_register::nwarpid: v = (m_n + model::k_warp_lanes - 1) / model::k_warp_lanes; break;
+      case special_register::smid: v = 0; break;
+      case special_register::nsmid: v = k_nsmid; break;
+      case special_register::gridid: v = 0; break;
+      case special_register::lanemask_eq: v = 1u << lane; break;
+      case special_register::lanemask_lt: v = (1u << lane) - 1u; break;
+      case special_register::lanemask_le: v = (2ull << lane) - 1u; break;
+      case special_register::lanemask_gt: v = ~((2ull << lane) - 1u) & 0xffffffffu; break;
+      case special_register::lanemask_ge: v = ~((1u << lane) - 1u); break;
+      case special_register::dynamic_smem_size: v = m_l.dynamic_shared_bytes; break;
+      case special_register::total_smem_size: v = m_result.shared_bytes; break;
+      }
+      r[index] = v;
+    }
+  }
+
+  std::uint64_t* regs(std::uint32_t t) { return m_regs.data() + std::size_t{t} * m_p.registers; }
+
+  [[noreturn]] void fail(std::uint32_t pc, const std::string& what) const {
+    const std::size_t i = std::min<std::size_t>(pc, m_p.location.size() - 1);
+    const auto& [ptx_line, file, line] = m_p.location[i];
+    std::string where = "PTX line " + std::to_string(ptx_line);
+    if (line > 0) {
+      const auto f = m_p.files.find(file);
+      where += " (" + (f == m_p.files.end() ? "file " + std::to_string(file) : f->second) + ":" + std::to_string(line) +
+               ")";
+    }
+    throw ptx_error(where + ": " + what, ptx_line);
+  }
+
+  [[noreturn]] void stuck(std::uint32_t t) const {
+    const std::uint32_t pc = m_threads[t].pc;
+    fail(pc, "lane " + std::to_string(t % model::k_warp_lanes) + " of warp " + std::to_string(t / model::k_warp_lanes) +
+                 " waits at '" + m_p.opcodes[pc] + "' for lanes that never reach it");
+  }
+
+  // --- operands -----------------------------------------------------------------------------
+
+  /// Registers and immediates inline, the rest out of line: the interpreter's hottest path.
+  [[gnu::always_inline]] std::uint64_t get(const std::uint64_t* r, const decoded_operand& o, int bits) const {
+    if (o.type == operand_type::reg) return r[o.index];
+    if (o.type == operand_type::imm) return static_cast<std::uint64_t>(o.imm);
+    return get_other(r, o, bits);
+  }
+  [[gnu::noinline]] std::uint64_t get_other(const std::uint64_t* r, const decoded_operand& o, int bits) const {
+    switch (o.type) {
+    case operand_type::clock: return m_steps;
+    case operand_type::vec: {
+      const int each = bits / static_cast<int>(o.count);
+      std::uint64_t v = 0;
+      for (std::uint32_t i = 0; i < o.count; ++i)
+        v |= (get(r, m_p.elements[o.index + i], each) & mask_of(each)) << (static_cast<int>(i) * each);
+      return v;
+    }
+    default: return 0;
+    }
+  }
+  /// A source value in the instruction's type: masked, and sign-extended for signed types.
+  [[gnu::always_inline]] std::uint64_t src(const std::uint64_t* r, const decoded_instruction& in,
+                                           const decoded_operand& o) const {
+    const std::uint64_t v = get(r, o, in.type.bits) & in.mask;
+    return in.type.cls == type_class::sint ? static_cast<std::uint64_t>(sext(v, in.type.bits)) : v;
+  }
+  [[gnu::always_inline]] void set(std::uint64_t* r, const decoded_operand& o, std::uint64_t v, int bits) {
+    if (o.type == operand_type::reg)
+      r[o.index] = v & o.mask;
+    else
+      set_other(r, o, v, bits);
+  }
+  [[gnu::noinline]] void set_other(std::uint64_t* r, const decoded_operand& o, std::uint64_t v, int bits) {
+    if (o.type == operand_type::vec) {
+      const int each = bits / static_cast<int>(o.count);
+      for (std::uint32_t i = 0; i < o.count; ++i)
+        set(r, m_p.elements[o.index + i], (v >> (static_cast<int>(i) * each)) & mask_of(each), each);
+    }
+  }
+  std::uint32_t arrival(std::uint32_t t, const decoded_instruction& in) const {
+    return m_arrivals[std::size_t{t} * m_p.traced + in.trace_slot] - 1;
+  }
+
+  // --- the interpreter loop -----------------------------------------------------------------
+
+  void run_thread(std::uint32_t t) {
+    thread& th = m_threads[t];
+    std::uint64_t* r = regs(t);
+    std::uint32_t* arrivals = m_arrivals.data() + std::size_t{t} * m_p.traced;
+    const decoded_instruction* code = m_p.code.data();
+    const auto size = static_cast<std::uint32_t>(m_p.code.size());
+    std::uint32_t pc = th.pc;
+    for (;;) {
+      if (m_steps++ >= m_l.step_budget)
+        fail(pc, "the step budget of " + std::to_string(m_l.step_budget) +
+                     " instructions per CTA is spent (a loop that does not end?)");
+      if (pc >= size) {
+        th.state = thread_state::exited; // fell off the end: as ret
+        break;
+      }
+      const decoded_instruction& in = code[pc];
+      if (in.trace_slot != k_no_register) ++arrivals[in.trace_slot];
+      if (in.guard != k_no_register && (r[in.guard] != 0) == in.guard_negated) {
+        ++pc;
+        continue;
+      }
+      if (in.code == opcode::bra) {
+        pc = in.target;
+        continue;
+      }
+      if (in.code == opcode::exit) {
+        th.state = thread_state::exited;
+        break;
+      }
+      if (in.code == opcode::bar) {
+        th.state = thread_state::at_barrier;
+        th.pc = pc + 1;
         return;
       }
-      const auto a = static_cast<std::uint32_t>(std::max(v.align, 1));
-      end = (end + a - 1) / a * a;
-      m_shared_at[v.name] = end;
-      end += static_cast<std::uint32_t>(v.size);
-    };
-    for (const shared_variable& v : m_m.shared) place(v);
-    for (const shared_variable& v : m_e.shared) place(v);
-    end = (end + dynamic_align - 1) / dynamic_align * dynamic_align;
-    for (const auto* list : {&m_m.shared, &m_e.shared})
-      for (const shared_variable& v : *list)
-        if (v.dynamic) m_shared_at[v.name] = end;
-    m_result.shared_bytes = end + m_l.dynamic_shared_bytes;
-  }
-
-  [[noreturn]] void fail(const instruction& in, const std::string& what) const {
-    std::string where = "PTX line " + std::to_string(in.ptx_line);
-    if (in.line > 0) {
-      const auto f = m_m.files.find(in.file);
-      where += " (" + (f == m_m.files.end() ? "file " + std::to_string(in.file) : f->second) + ":" +
-               std::to_string(in.line) + ")";
-    }
-    throw ptx_error(where + ": " + what, in.ptx_line);
-  }
-  [[noreturn]] void unsupported(const instruction& in) const {
-    fail(in, "unsupported instruction '" + in.opcode + "'");
-  }
-
-  int reg_index(const std::string& name) {
-    const auto [it, added] = m_reg_index.try_emplace(name, static_cast<int>(m_reg_index.size()));
-    return it->second;
-  }
-  std::uint64_t& reg(thread& t, const std::string& name) {
-    const auto i = static_cast<std::size_t>(reg_index(name));
-    if (t.regs.size() <= i) t.regs.resize(m_reg_index.size(), 0);
-    return t.regs[i];
-  }
-
-  std::uint64_t special(const thread& t, const instruction& in, const std::string& name) const {
-    static const std::map<std::string, int> k_names = {{"%tid", 0}, {"%ntid", 1}, {"%ctaid", 2}, {"%nctaid", 3}};
-    const std::size_t dot = name.find('.');
-    if (name == "%laneid") return t.linear % model::k_warp_lanes;
-    if (name == "%warpid") return t.linear / model::k_warp_lanes;
-    if (name == "%nwarpid")
-      return (m_l.block[0] * m_l.block[1] * m_l.block[2] + model::k_warp_lanes - 1) / model::k_warp_lanes;
-    if (dot == std::string::npos || dot + 2 != name.size()) fail(in, "unsupported register '" + name + "'");
-    const auto k = k_names.find(name.substr(0, dot));
-    const int axis = name[dot + 1] - 'x';
-    if (k == k_names.end() || axis < 0 || axis > 2) fail(in, "unsupported register '" + name + "'");
-    const auto a = static_cast<std::size_t>(axis);
-    switch (k->second) {
-    case 0: return t.tid[a];
-    case 1: return m_l.block[a];
-    case 2: return m_l.cta[a];
-    default: return m_l.grid[a];
-    }
-  }
-
-  bool is_special(const std::string& name) const {
-    return name.rfind("%tid.", 0) == 0 || name.rfind("%ntid.", 0) == 0 || name.rfind("%ctaid.", 0) == 0 ||
-           name.rfind("%nctaid.", 0) == 0 || name == "%laneid" || name == "%warpid" || name == "%nwarpid";
-  }
-
-  /// The value of a source operand, in `bits` bits.
-  std::uint64_t value(thread& t, const instruction& in, const operand& o, int bits) {
-    std::uint64_t v = 0;
-    switch (o.kind) {
-    case operand_kind::reg: v = is_special(o.name) ? special(t, in, o.name) : reg(t, o.name); break;
-    case operand_kind::immediate: v = static_cast<std::uint64_t>(o.value); break;
-    case operand_kind::symbol: {
-      const auto s = m_shared_at.find(o.name);
-      if (s == m_shared_at.end()) fail(in, "the address of '" + o.name + "' is not known (only shared variables)");
-      v = s->second;
-      break;
-    }
-    case operand_kind::vector: { // packing: the elements from the lowest bits up
-      const int each = bits / static_cast<int>(o.elements.size());
-      for (std::size_t i = 0; i < o.elements.size(); ++i)
-        v |= value(t, in, o.elements[i], each) << (static_cast<int>(i) * each);
-      break;
-    }
-    default: fail(in, "an operand of " + in.opcode + " is not a value");
-    }
-    return v & mask_of(bits);
-  }
-
-  void set(thread& t, const instruction& in, const operand& o, std::uint64_t v, int bits) {
-    if (o.kind == operand_kind::sink) return;
-    if (o.kind == operand_kind::vector) {
-      const int each = bits / static_cast<int>(o.elements.size());
-      for (std::size_t i = 0; i < o.elements.size(); ++i)
-        set(t, in, o.elements[i], v >> (static_cast<int>(i) * each), each);
-      return;
-    }
-    if (o.kind != operand_kind::reg || is_special(o.name))
-      fail(in, "the destination of " + in.opcode + " is not a register");
-    reg(t, o.name) = v & mask_of(bits);
-  }
-
-  const operand& arg(const instruction& in, std::size_t i) const {
-    if (i >= in.operands.size()) fail(in, in.opcode + " has too few operands");
-    return in.operands[i];
-  }
-
-  /// The type named by the last part of the opcode.
-  type_info last_type(const instruction& in) const {
-    const type_info ty = type_of(in.parts.back());
-    if (ty.bits == 0) unsupported(in);
-    return ty;
-  }
-
-  /// Stops on any part between the first and the last that is not in `allowed`.
-  void only(const instruction& in, std::initializer_list<std::string_view> allowed) const {
-    for (std::size_t i = 1; i + 1 < in.parts.size(); ++i)
-      if (std::find(allowed.begin(), allowed.end(), in.parts[i]) == allowed.end()) unsupported(in);
-  }
-  bool has(const instruction& in, std::string_view part) const {
-    return std::find(in.parts.begin() + 1, in.parts.end(), part) != in.parts.end();
-  }
-
-  void step(thread& t) {
-    if (m_result.steps++ >= m_l.step_budget)
-      fail(m_e.body[t.pc], "the step budget of " + std::to_string(m_l.step_budget) +
-                               " instructions per CTA is spent (a loop that does not end?)");
-    if (t.pc >= m_e.body.size()) {
-      t.state = thread_state::exited; // fell off the end: as ret
-      return;
-    }
-    const instruction& in = m_e.body[t.pc];
-    const std::uint32_t n = t.arrivals[t.pc]++;
-    if (!in.guard.empty() && ((reg(t, in.guard) != 0) == in.guard_negated)) {
-      ++t.pc;
-      return;
-    }
-    const std::string& op = in.parts[0];
-    if (op == "bra") {
-      only(in, {});
-      const operand& target = arg(in, 0);
-      const auto label = m_e.labels.find(target.name);
-      if (label == m_e.labels.end()) fail(in, "no label '" + target.name + "'");
-      t.pc = static_cast<std::uint32_t>(label->second);
-      return;
-    }
-    ++t.pc;
-    if (op == "ret" || op == "exit") {
-      t.state = thread_state::exited;
-    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 && in.parts[1] == "sync") {
-      if (in.parts.size() > 3 || (in.parts.size() == 3 && in.parts[2] != "aligned") || in.operands.size() > 1)
-        unsupported(in); // barriers for part of the CTA
-      t.state = thread_state::at_barrier;
-    } else if (op == "membar" || op == "fence") {
-      // memory order: threads run one at a time, every store is seen at once
-    } else if (op == "ld" || op == "st" || op == "atom" || op == "red") {
-      memory(t, in, n);
-    } else {
-      arithmetic(t, in);
-    }
-  }
-
-  void arithmetic(thread& t, const instruction& in) {
-    const std::string& op = in.parts[0];
-    if (op == "mov") {
-      only(in, {});
-      const int bits = last_type(in).bits;
-      set(t, in, arg(in, 0), value(t, in, arg(in, 1), bits), bits);
-    } else if (op == "setp") {
-      setp(t, in);
-    } else if (op == "selp") {
-      only(in, {});
-      const int bits = last_type(in).bits;
-      const std::uint64_t c = value(t, in, arg(in, 3), 1);
-      set(t, in, arg(in, 0), value(t, in, arg(in, c != 0 ? 1 : 2), bits), bits);
-    } else if (op == "cvt") {
-      convert(t, in);
-    } else if (op == "cvta") {
-      // cvta.shared / cvta.to.shared move between the generic and the shared window; global
-      // addresses are generic ones.
-      const bool to = in.parts.size() > 1 && in.parts[1] == "to";
-      const std::size_t at = to ? 2 : 1;
-      if (in.parts.size() != at + 2) unsupported(in);
-      const std::string& where = in.parts[at];
-      const int bits = last_type(in).bits;
-      std::uint64_t v = value(t, in, arg(in, 1), bits);
-      if (where == "shared")
-        v = to ? v - k_generic_shared : v + k_generic_shared;
-      else if (where != "global")
-        unsupported(in);
-      set(t, in, arg(in, 0), v, bits);
-    } else if (op == "and" || op == "or" || op == "xor" || op == "not" || op == "cnot" || op == "shl" || op == "shr") {
-      only(in, {});
-      bitwise(t, in);
-    } else if (op == "fma" || op == "add" || op == "sub" || op == "mul" || op == "mad" || op == "div" || op == "rem" ||
-               op == "min" || op == "max" || op == "neg" || op == "abs") {
-      const type_info ty = last_type(in);
-      if (ty.is_float)
-        floating(t, in, ty);
-      else
-        integer(t, in, ty);
-    } else {
-      unsupported(in);
-    }
-  }
-
-  void bitwise(thread& t, const instruction& in) {
-    const std::string& op = in.parts[0];
-    const type_info ty = last_type(in);
-    const int bits = ty.bits;
-    const std::uint64_t a = value(t, in, arg(in, 1), bits);
-    std::uint64_t r = 0;
-    if (op == "not")
-      r = ~a;
-    else if (op == "cnot")
-      r = a == 0 ? 1 : 0;
-    else if (op == "shl" || op == "shr") {
-      const std::uint64_t s = value(t, in, arg(in, 2), 32);
-      if (op == "shl")
-        r = s >= static_cast<std::uint64_t>(bits) ? 0 : a << s;
-      else if (ty.is_signed)
-        r = static_cast<std::uint64_t>(sext(a, bits) >> std::min<std::uint64_t>(s, 63));
-      else
-        r = s >= static_cast<std::uint64_t>(bits) ? 0 : a >> s;
-    } else {
-      const std::uint64_t b = value(t, in, arg(in, 2), bits);
-      r = op == "and" ? a & b : op == "or" ? a | b : a ^ b;
-    }
-    set(t, in, arg(in, 0), r, bits);
-  }
-
-  void integer(thread& t, const instruction& in, type_info ty) {
-    const std::string& op = in.parts[0];
-    const int bits = ty.bits;
-    const bool wide = has(in, "wide"), hi = has(in, "hi");
-    if (op == "mul" || op == "mad")
-      only(in, {"lo", "hi", "wide"});
-    else
-      only(in, {});
-    auto get = [&](std::size_t i) {
-      const std::uint64_t v = value(t, in, arg(in, i), bits);
-      return ty.is_signed ? static_cast<std::uint64_t>(sext(v, bits)) : v;
-    };
-    const std::uint64_t a = get(1);
-    std::uint64_t r = 0;
-    int out_bits = bits;
-    if (op == "neg")
-      r = 0 - a;
-    else if (op == "abs")
-      r = ty.is_signed && static_cast<std::int64_t>(a) < 0 ? 0 - a : a;
-    else {
-      const std::uint64_t b = get(2);
-      if (op == "add")
-        r = a + b;
-      else if (op == "sub")
-        r = a - b;
-      else if (op == "min" || op == "max") {
-        const bool less = ty.is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
-        r = (op == "min") == less ? a : b;
-      } else if (op == "div" || op == "rem") {
-        if ((b & mask_of(bits)) == 0) fail(in, "division by zero");
-        if (ty.is_signed) {
-          const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
-          r = static_cast<std::uint64_t>(op == "div" ? sa / sb : sa % sb);
-        } else {
-          r = op == "div" ? a / b : a % b;
-        }
-      } else { // mul, mad
-        if (wide && bits > 32) unsupported(in);
-        if (hi) {
-          r = bits == 64 ? mul_hi64(a, b, ty.is_signed)
-                         : (ty.is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(a * b) >> bits)
-                                         : (a * b) >> bits); // the product of two 32-bit values fits
-        } else {
-          r = a * b; // the operands are sign- or zero-extended, so the wide product is exact
-        }
-        if (wide) out_bits = 2 * bits;
-        if (op == "mad") {
-          const std::uint64_t c = value(t, in, arg(in, 3), out_bits);
-          r += c;
-        }
+      if (in.code >= opcode::shfl) {
+        th.state = thread_state::at_warp; // runs when the lanes it names are all here
+        th.pc = pc;
+        return;
       }
+      if (in.code == opcode::unsupported) fail(pc, m_p.errors[pc]);
+      execute(t, r, in, pc);
+      ++pc;
     }
-    set(t, in, arg(in, 0), r, out_bits);
+    th.pc = pc;
   }
 
-  void floating(thread& t, const instruction& in, type_info ty) {
-    const std::string& op = in.parts[0];
-    only(in, {"rn", "rz", "rm", "rp", "ftz", "approx", "full"});
-    const int bits = ty.bits;
-    auto get = [&](std::size_t i) { return to_float(value(t, in, arg(in, i), bits), bits); };
-    auto round = [&](double d) { return bits == 32 ? static_cast<double>(static_cast<float>(d)) : d; };
-    const double a = get(1);
-    double r = 0;
-    if (op == "neg")
-      r = -a;
-    else if (op == "abs")
-      r = std::fabs(a);
-    else {
-      const double b = get(2);
-      if (op == "add")
-        r = a + b;
-      else if (op == "sub")
-        r = a - b;
-      else if (op == "mul")
-        r = a * b;
-      else if (op == "div")
-        r = a / b;
-      else if (op == "min")
-        r = std::fmin(a, b);
-      else if (op == "max")
-        r = std::fmax(a, b);
-      else if (op == "fma" || op == "mad") {
-        const double c = get(3);
-        r = bits == 32
-                ? static_cast<double>(std::fma(static_cast<float>(a), static_cast<float>(b), static_cast<float>(c)))
-                : std::fma(a, b, c);
-      } else {
-        unsupported(in);
+  void execute(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const int bits = in.type.bits;
+    const bool is_signed = in.type.cls == type_class::sint;
+    switch (in.code) {
+    case opcode::nop: return;
+    case opcode::mov: set(r, in.op[0], get(r, in.op[1], bits) & in.mask, bits); return;
+    case opcode::add: set(r, in.op[0], src(r, in, in.op[1]) + src(r, in, in.op[2]), bits); return;
+    case opcode::sub: set(r, in.op[0], src(r, in, in.op[1]) - src(r, in, in.op[2]), bits); return;
+    case opcode::mul_lo: set(r, in.op[0], src(r, in, in.op[1]) * src(r, in, in.op[2]), bits); return;
+    case opcode::mul_hi:
+      set(r, in.op[0], mul_hi(src(r, in, in.op[1]), src(r, in, in.op[2]), bits, is_signed), bits);
+      return;
+    case opcode::mul_wide: // the operands are extended, so the product of two 32-bit values is exact
+      set(r, in.op[0], (src(r, in, in.op[1]) * src(r, in, in.op[2])) & mask_of(2 * bits), 2 * bits);
+      return;
+    case opcode::mad_lo:
+      set(r, in.op[0], src(r, in, in.op[1]) * src(r, in, in.op[2]) + src(r, in, in.op[3]), bits);
+      return;
+    case opcode::mad_hi:
+      set(r, in.op[0], mul_hi(src(r, in, in.op[1]), src(r, in, in.op[2]), bits, is_signed) + src(r, in, in.op[3]),
+          bits);
+      return;
+    case opcode::mad_wide:
+      set(r, in.op[0], (src(r, in, in.op[1]) * src(r, in, in.op[2]) + get(r, in.op[3], 2 * bits)) & mask_of(2 * bits),
+          2 * bits);
+      return;
+    case opcode::div:
+    case opcode::rem: set(r, in.op[0], divide(in, pc, src(r, in, in.op[1]), src(r, in, in.op[2])), bits); return;
+    case opcode::min:
+    case opcode::max: {
+      const std::uint64_t a = src(r, in, in.op[1]), b = src(r, in, in.op[2]);
+      const bool less = is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
+      set(r, in.op[0], (in.code == opcode::min) == less ? a : b, bits);
+      return;
+    }
+    case opcode::neg: set(r, in.op[0], 0 - src(r, in, in.op[1]), bits); return;
+    case opcode::abs: {
+      const std::uint64_t a = src(r, in, in.op[1]);
+      set(r, in.op[0], is_signed && static_cast<std::int64_t>(a) < 0 ? 0 - a : a, bits);
+      return;
+    }
+    case opcode::band: set(r, in.op[0], get(r, in.op[1], bits) & get(r, in.op[2], bits) & in.mask, bits); return;
+    case opcode::bor: set(r, in.op[0], (get(r, in.op[1], bits) | get(r, in.op[2], bits)) & in.mask, bits); return;
+    case opcode::bxor: set(r, in.op[0], (get(r, in.op[1], bits) ^ get(r, in.op[2], bits)) & in.mask, bits); return;
+    case opcode::bnot: set(r, in.op[0], ~get(r, in.op[1], bits) & in.mask, bits); return;
+    case opcode::cnot: set(r, in.op[0], (get(r, in.op[1], bits) & in.mask) == 0 ? 1 : 0, bits); return;
+    case opcode::shl: {
+      const std::uint64_t s = get(r, in.op[2], 32) & 0xffffffffu;
+      set(r, in.op[0], s >= static_cast<std::uint64_t>(bits) ? 0 : (get(r, in.op[1], bits) << s) & in.mask, bits);
+      return;
+    }
+    case opcode::shr: {
+      const std::uint64_t s = get(r, in.op[2], 32) & 0xffffffffu, a = src(r, in, in.op[1]);
+      if (is_signed)
+        set(r, in.op[0],
+            static_cast<std::uint64_t>(static_cast<std::int64_t>(a) >> std::min<std::uint64_t>(s, 63)) & in.mask, bits);
+      else
+        set(r, in.op[0], s >= static_cast<std::uint64_t>(bits) ? 0 : a >> s, bits);
+      return;
+    }
+    case opcode::shf_l:
+    case opcode::shf_r: {
+      const std::uint64_t a = get(r, in.op[1], 32) & 0xffffffffu, b = get(r, in.op[2], 32) & 0xffffffffu;
+      const std::uint64_t c = get(r, in.op[3], 32) & 0xffffffffu;
+      const std::uint64_t n = in.flag ? std::min<std::uint64_t>(c, 32) : c & 31, both = b << 32 | a;
+      set(r, in.op[0], in.code == opcode::shf_l ? (both << n) >> 32 : (both >> n) & 0xffffffffu, 32);
+      return;
+    }
+    case opcode::bfe: {
+      const std::uint64_t a = get(r, in.op[1], bits) & in.mask;
+      const std::uint64_t pos = get(r, in.op[2], 32) & 0xff, len = get(r, in.op[3], 32) & 0xff;
+      const auto msb = static_cast<std::uint64_t>(bits - 1);
+      const std::uint64_t sbit = is_signed && len != 0 ? a >> std::min(pos + len - 1, msb) & 1 : 0;
+      std::uint64_t d = 0;
+      for (std::uint64_t i = 0; i <= msb; ++i) d |= ((i < len && pos + i <= msb) ? a >> (pos + i) & 1 : sbit) << i;
+      set(r, in.op[0], d, bits);
+      return;
+    }
+    case opcode::bfi: {
+      const std::uint64_t f = get(r, in.op[1], bits), pos = get(r, in.op[3], 32) & 0xff;
+      const std::uint64_t len = get(r, in.op[4], 32) & 0xff;
+      std::uint64_t d = get(r, in.op[2], bits) & in.mask;
+      for (std::uint64_t i = 0; i < len && pos + i < static_cast<std::uint64_t>(bits); ++i)
+        d = (d & ~(1ull << (pos + i))) | ((f >> i & 1) << (pos + i));
+      set(r, in.op[0], d, bits);
+      return;
+    }
+    case opcode::prmt: {
+      const std::uint64_t both = (get(r, in.op[2], 32) & 0xffffffffu) << 32 | (get(r, in.op[1], 32) & 0xffffffffu);
+      const std::uint64_t c = get(r, in.op[3], 32);
+      std::uint64_t d = 0;
+      for (int i = 0; i < 4; ++i) {
+        const std::uint64_t sel = c >> (4 * i) & 0xf;
+        std::uint64_t byte = both >> (8 * (sel & 7)) & 0xff;
+        if ((sel & 8) != 0) byte = (byte & 0x80) != 0 ? 0xff : 0;
+        d |= byte << (8 * i);
       }
+      set(r, in.op[0], d, 32);
+      return;
     }
-    set(t, in, arg(in, 0), from_float(round(r), bits), bits);
+    case opcode::popc:
+      set(r, in.op[0], static_cast<std::uint64_t>(std::popcount(get(r, in.op[1], bits) & in.mask)), 32);
+      return;
+    case opcode::clz:
+      set(r, in.op[0], static_cast<std::uint64_t>(std::countl_zero(get(r, in.op[1], bits) & in.mask) - (64 - bits)),
+          32);
+      return;
+    case opcode::brev: {
+      const std::uint64_t a = get(r, in.op[1], bits);
+      std::uint64_t d = 0;
+      for (int i = 0; i < bits; ++i) d |= (a >> i & 1) << (bits - 1 - i);
+      set(r, in.op[0], d, bits);
+      return;
+    }
+    case opcode::lop3: {
+      const std::uint64_t a = get(r, in.op[1], bits), b = get(r, in.op[2], bits), c = get(r, in.op[3], bits);
+      const std::uint64_t lut = get(r, in.op[4], 32);
+      std::uint64_t d = 0;
+      for (int k = 0; k < 8; ++k)
+        if ((lut >> k & 1) != 0) d |= ((k & 4) != 0 ? a : ~a) & ((k & 2) != 0 ? b : ~b) & ((k & 1) != 0 ? c : ~c);
+      set(r, in.op[0], d & in.mask, bits);
+      return;
+    }
+    case opcode::setp: setp(r, in); return;
+    case opcode::selp:
+      set(r, in.op[0], get(r, in.op[(get(r, in.op[3], 1) & 1) != 0 ? 1 : 2], bits) & in.mask, bits);
+      return;
+    case opcode::slct: {
+      const std::uint64_t c = get(r, in.op[3], 32) & 0xffffffffu;
+      const bool first = in.type2.cls == type_class::flt ? std::bit_cast<float>(static_cast<std::uint32_t>(c)) >= 0.0f
+                                                         : static_cast<std::int32_t>(c) >= 0;
+      set(r, in.op[0], get(r, in.op[first ? 1 : 2], bits) & in.mask, bits);
+      return;
+    }
+    case opcode::cvt:
+      set(r, in.op[0], convert(in, get(r, in.op[1], in.type2.bits) & mask_of(in.type2.bits)), in.type.bits);
+      return;
+    case opcode::cvta: {
+      const std::uint64_t base = window_base(in.space), v = get(r, in.op[1], bits);
+      set(r, in.op[0], (in.flag ? v - base : v + base) & in.mask, bits);
+      return;
+    }
+    case opcode::isspacep: {
+      const std::uint64_t v = get(r, in.op[1], 64);
+      const bool shared = v >= k_generic_shared && v < k_generic_shared + k_window;
+      const bool param = v >= k_generic_param && v < k_generic_param + k_window;
+      set(r, in.op[0],
+          in.space == state_space::shared  ? shared
+          : in.space == state_space::param ? param
+                                           : !shared && !param,
+          1);
+      return;
+    }
+    case opcode::ld:
+    case opcode::st:
+    case opcode::atom:
+    case opcode::red: memory(t, r, in, pc); return;
+    case opcode::cp_async: copy_async(t, r, in, pc); return;
+    default: floating(r, in); return;
+    }
   }
 
-  void setp(thread& t, const instruction& in) {
-    // setp.CMP[.BOOLOP].TYPE p[|q], a, b[, c]
-    if (in.parts.size() < 3 || in.parts.size() > 4) unsupported(in);
-    const type_info ty = last_type(in);
-    const std::string& cmp = in.parts[1];
-    const std::string bool_op = in.parts.size() == 4 ? in.parts[2] : "";
-    // With p|q the parser gives four operands before c: p, q, a, b.
-    const bool two = (bool_op.empty() && in.operands.size() == 4) || (!bool_op.empty() && in.operands.size() == 5);
-    const std::size_t ai = two ? 2 : 1;
-    const std::uint64_t a = value(t, in, arg(in, ai), ty.bits), b = value(t, in, arg(in, ai + 1), ty.bits);
-    bool r = false;
-    if (ty.is_float) {
-      const double x = to_float(a, ty.bits), y = to_float(b, ty.bits);
+  static std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b, int bits, bool is_signed) {
+    if (bits == 64) {
+      const std::uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+      const std::uint64_t mid = a1 * b0 + ((a0 * b0) >> 32), mid2 = a0 * b1 + (mid & 0xffffffffu);
+      std::uint64_t hi = a1 * b1 + (mid >> 32) + (mid2 >> 32);
+      if (is_signed) hi -= (static_cast<std::int64_t>(a) < 0 ? b : 0) + (static_cast<std::int64_t>(b) < 0 ? a : 0);
+      return hi;
+    }
+    return is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(a * b) >> bits) : (a * b) >> bits;
+  }
+
+  std::uint64_t divide(const decoded_instruction& in, std::uint32_t pc, std::uint64_t a, std::uint64_t b) const {
+    const bool div = in.code == opcode::div;
+    if ((b & in.mask) == 0) fail(pc, "division by zero");
+    if (in.type.cls != type_class::sint) return div ? a / b : a % b;
+    const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+    if (sb == -1) return div ? 0 - a : 0; // also the most negative value over -1, which wraps
+    return static_cast<std::uint64_t>(div ? sa / sb : sa % sb);
+  }
+
+  void setp(std::uint64_t* r, const decoded_instruction& in) {
+    const std::uint64_t a = src(r, in, in.op[2]), b = src(r, in, in.op[3]);
+    bool p = false;
+    const type_class cls = in.type.cls;
+    if (cls == type_class::flt || cls == type_class::f16 || cls == type_class::bf16) {
+      const double x = to_double(a, in.type), y = to_double(b, in.type);
       const bool nan = std::isnan(x) || std::isnan(y);
-      const bool unordered = cmp.size() == 3 && cmp.back() == 'u'; // equ, neu, ltu, ...
-      const std::string base = unordered ? cmp.substr(0, 2) : cmp;
-      if (base == "eq")
-        r = x == y;
-      else if (base == "ne")
-        r = x != y && !nan;
-      else if (base == "lt")
-        r = x < y;
-      else if (base == "le")
-        r = x <= y;
-      else if (base == "gt")
-        r = x > y;
-      else if (base == "ge")
-        r = x >= y;
-      else if (cmp == "num")
-        r = !nan;
-      else if (cmp == "nan")
-        r = nan;
-      else
-        unsupported(in);
-      if (unordered) r = r || nan;
-    } else {
-      const std::int64_t sa = sext(a, ty.bits), sb = sext(b, ty.bits);
-      const bool s = ty.is_signed;
-      if (cmp == "eq")
-        r = a == b;
-      else if (cmp == "ne")
-        r = a != b;
-      else if (cmp == "lt")
-        r = s ? sa < sb : a < b;
-      else if (cmp == "le")
-        r = s ? sa <= sb : a <= b;
-      else if (cmp == "gt")
-        r = s ? sa > sb : a > b;
-      else if (cmp == "ge")
-        r = s ? sa >= sb : a >= b;
-      else if (cmp == "lo")
-        r = a < b;
-      else if (cmp == "ls")
-        r = a <= b;
-      else if (cmp == "hi")
-        r = a > b;
-      else if (cmp == "hs")
-        r = a >= b;
-      else
-        unsupported(in);
-    }
-    bool q = !r;
-    if (!bool_op.empty()) {
-      const bool c = value(t, in, arg(in, ai + 2), 1) != 0;
-      if (bool_op == "and")
-        r = r && c, q = q && c;
-      else if (bool_op == "or")
-        r = r || c, q = q || c;
-      else if (bool_op == "xor")
-        r = r != c, q = q != c;
-      else
-        unsupported(in);
-    }
-    set(t, in, arg(in, 0), r ? 1 : 0, 1);
-    if (two) set(t, in, arg(in, 1), q ? 1 : 0, 1);
-  }
-
-  void convert(thread& t, const instruction& in) {
-    // cvt[.rounding][.ftz][.sat].DST.SRC
-    if (in.parts.size() < 3) unsupported(in);
-    const type_info dst = type_of(in.parts[in.parts.size() - 2]), src = type_of(in.parts.back());
-    if (dst.bits == 0 || src.bits == 0) unsupported(in);
-    bool to_integer_rounding = false;
-    for (std::size_t i = 1; i + 2 < in.parts.size(); ++i) {
-      const std::string& p = in.parts[i];
-      if (p == "rzi" || p == "rni" || p == "rmi" || p == "rpi")
-        to_integer_rounding = true;
-      else if (p != "rn" && p != "rz" && p != "rm" && p != "rp" && p != "ftz")
-        unsupported(in);
-    }
-    const std::uint64_t v = value(t, in, arg(in, 1), src.bits);
-    std::uint64_t r = 0;
-    if (!dst.is_float && !src.is_float) {
-      r = src.is_signed ? static_cast<std::uint64_t>(sext(v, src.bits)) : v;
-    } else if (dst.is_float && src.is_float) {
-      double d = to_float(v, src.bits);
-      if (to_integer_rounding) d = std::nearbyint(d);
-      r = from_float(d, dst.bits);
-    } else if (dst.is_float) {
-      r = from_float(src.is_signed ? static_cast<double>(sext(v, src.bits)) : static_cast<double>(v), dst.bits);
-    } else {
-      const double d = to_float(v, src.bits);
-      const std::string& mode = in.parts[1];
-      const double rounded = mode == "rni"   ? std::nearbyint(d)
-                             : mode == "rmi" ? std::floor(d)
-                             : mode == "rpi" ? std::ceil(d)
-                                             : std::trunc(d);
-      r = dst.is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(rounded))
-                        : static_cast<std::uint64_t>(rounded);
-    }
-    set(t, in, arg(in, 0), r, dst.bits);
-  }
-
-  /// ld / st / atom / red: state space, vector count, element type; the shared ones traced.
-  void memory(thread& t, const instruction& in, std::uint32_t n) {
-    const std::string& op = in.parts[0];
-    static const std::set<std::string_view> k_ignored = {"nc",
-                                                         "ca",
-                                                         "cg",
-                                                         "cs",
-                                                         "lu",
-                                                         "cv",
-                                                         "volatile",
-                                                         "relaxed",
-                                                         "acquire",
-                                                         "release",
-                                                         "acq_rel",
-                                                         "weak",
-                                                         "cta",
-                                                         "gpu",
-                                                         "sys",
-                                                         "L1::no_allocate",
-                                                         "L1::evict_last",
-                                                         "L1::evict_first",
-                                                         "L1::evict_normal"};
-    space where = space::generic;
-    int count = 1;
-    std::string atom_op;
-    for (std::size_t i = 1; i + 1 < in.parts.size(); ++i) {
-      const std::string& p = in.parts[i];
-      if (p == "param")
-        where = space::param;
-      else if (p == "global")
-        where = space::global;
-      else if (p == "shared")
-        where = space::shared;
-      else if (p == "local")
-        where = space::local;
-      else if (p == "const")
-        where = space::constant;
-      else if (p == "v2")
-        count = 2;
-      else if (p == "v4")
-        count = 4;
-      else if ((op == "atom" || op == "red") && atom_op.empty() &&
-               (p == "add" || p == "and" || p == "or" || p == "xor" || p == "exch" || p == "cas" || p == "min" ||
-                p == "max" || p == "inc" || p == "dec"))
-        atom_op = p;
-      else if (k_ignored.count(p) == 0)
-        unsupported(in);
-    }
-    if (where == space::local || where == space::constant) unsupported(in);
-    if ((op == "atom" || op == "red") && (atom_op.empty() || count != 1)) unsupported(in);
-    const type_info ty = last_type(in);
-    const int bytes = ty.bits == 1 ? 1 : ty.bits / 8, total = bytes * count;
-    const operand& mem = arg(in, op == "ld" || op == "atom" ? 1 : 0);
-    if (mem.kind != operand_kind::memory) fail(in, "expected a [address] operand");
-
-    // The address, and the bytes behind it.
-    std::uint64_t address = static_cast<std::uint64_t>(mem.value);
-    std::uint8_t* at = nullptr;
-    if (where == space::param) {
-      const auto p = m_params.find(mem.name);
-      if (p == m_params.end()) fail(in, "'" + mem.name + "' is not a parameter of " + m_e.name);
-      address += static_cast<std::uint64_t>(p->second->offset);
-      if (address + static_cast<std::uint64_t>(total) > m_l.params.size()) fail(in, "a load past the parameters");
-      if (op != "ld") unsupported(in);
-      at = const_cast<std::uint8_t*>(m_l.params.data()) + address; // read only
-    } else {
-      if (!mem.name.empty()) {
-        const auto s = m_shared_at.find(mem.name);
-        if (s != m_shared_at.end())
-          address += s->second + (where == space::generic ? k_generic_shared : 0);
-        else if (mem.name.front() == '%')
-          address += reg(t, mem.name);
-        else
-          fail(in, "the address of '" + mem.name + "' is not known");
+      const int m = in.mode >= 10 && in.mode < 16 ? in.mode - 10 : in.mode;
+      switch (m) {
+      case 0: p = x == y; break;
+      case 1: p = x != y && !nan; break;
+      case 2: p = x < y; break;
+      case 3: p = x <= y; break;
+      case 4: p = x > y; break;
+      case 5: p = x >= y; break;
+      case 16: p = !nan; break;
+      default: p = nan; break;
       }
-      if (where == space::generic && address >= k_generic_shared &&
-          address < k_generic_shared + m_result.shared_bytes) {
-        where = space::shared;
+      if (in.mode >= 10 && in.mode < 16) p = p || nan;
+    } else {
+      const bool s = cls == type_class::sint;
+      const auto sa = static_cast<std::int64_t>(a), sb = static_cast<std::int64_t>(b);
+      switch (in.mode) {
+      case 0: p = a == b; break;
+      case 1: p = a != b; break;
+      case 2: p = s ? sa < sb : a < b; break;
+      case 3: p = s ? sa <= sb : a <= b; break;
+      case 4: p = s ? sa > sb : a > b; break;
+      case 5: p = s ? sa >= sb : a >= b; break;
+      case 6: p = a < b; break;
+      case 7: p = a <= b; break;
+      case 8: p = a > b; break;
+      default: p = a >= b; break;
+      }
+    }
+    bool q = !p;
+    if (in.mode2 != 0) {
+      const bool c = (get(r, in.op[4], 1) & 1) != 0;
+      if (in.mode2 == 1)
+        p = p && c, q = q && c;
+      else if (in.mode2 == 2)
+        p = p || c, q = q || c;
+      else
+        p = p != c, q = q != c;
+    }
+    set(r, in.op[0], p ? 1 : 0, 1);
+    if (in.flag) set(r, in.op[1], q ? 1 : 0, 1);
+  }
+
+  void floating(std::uint64_t* r, const decoded_instruction& in) {
+    const value_type ty = in.type;
+    const int bits = ty.bits;
+    auto arg = [&](int i) { return get(r, in.op[static_cast<std::size_t>(i)], bits) & in.mask; };
+    std::uint64_t out = 0;
+    if (ty.cls == type_class::flt && bits == 32) {
+      auto f = [&](int i) { return std::bit_cast<float>(static_cast<std::uint32_t>(arg(i))); };
+      out = std::bit_cast<std::uint32_t>(saturate(in, float_op(in.code, f)));
+    } else if (ty.cls == type_class::flt) {
+      auto f = [&](int i) { return std::bit_cast<double>(arg(i)); };
+      out = std::bit_cast<std::uint64_t>(saturate(in, float_op(in.code, f)));
+    } else { // f16 and bf16: computed in f32 and rounded once
+      auto f = [&](int i) { return static_cast<float>(to_double(arg(i), ty)); };
+      out = from_double(saturate(in, float_op(in.code, f)), ty, 1);
+    }
+    set(r, in.op[0], out, bits);
+  }
+
+  template <class F> static auto float_op(opcode code, F f) -> decltype(f(1)) {
+    using T = decltype(f(1));
+    const T a = f(1);
+    switch (code) {
+    case opcode::fadd: return a + f(2);
+    case opcode::fsub: return a - f(2);
+    case opcode::fmul: return a * f(2);
+    case opcode::fdiv: return a / f(2);
+    case opcode::fma: return std::fma(a, f(2), f(3));
+    case opcode::fmin: return std::fmin(a, f(2));
+    case opcode::fmax: return std::fmax(a, f(2));
+    case opcode::fneg: return -a;
+    case opcode::fabs: return std::fabs(a);
+    case opcode::frcp: return T(1) / a;
+    case opcode::fsqrt: return std::sqrt(a);
+    case opcode::frsqrt: return T(1) / std::sqrt(a);
+    case opcode::fex2: return std::exp2(a);
+    case opcode::flg2: return std::log2(a);
+    case opcode::fsin: return std::sin(a);
+    default: return std::cos(a);
+    }
+  }
+  template <class T> static T saturate(const decoded_instruction& in, T v) {
+    if (!in.flag) return v;
+    return std::isnan(v) ? T(0) : std::clamp(v, T(0), T(1));
+  }
+
+  std::uint64_t convert(const decoded_instruction& in, std::uint64_t v) const {
+    const value_type dst = in.type, from = in.type2;
+    const bool dst_float = dst.cls == type_class::flt || dst.cls == type_class::f16 || dst.cls == type_class::bf16;
+    const bool src_float = from.cls == type_class::flt || from.cls == type_class::f16 || from.cls == type_class::bf16;
+    const int mode = in.mode; // 0 none, 1 rn, 2 rz, 3 rm, 4 rp, 5 rni, 6 rzi, 7 rmi, 8 rpi
+    if (!dst_float && !src_float) {
+      const bool s = from.cls == type_class::sint;
+      const std::int64_t sv = s ? sext(v, from.bits) : 0;
+      if (in.mode2 != 0) { // .sat: clamp to the destination's range
+        const bool ds = dst.cls == type_class::sint;
+        const std::int64_t lo = ds ? -(std::int64_t{1} << (dst.bits - 1)) : 0;
+        const std::uint64_t hi = ds ? (1ull << (dst.bits - 1)) - 1 : mask_of(dst.bits);
+        if (s && sv < lo) return static_cast<std::uint64_t>(lo);
+        if (s ? (sv >= 0 && static_cast<std::uint64_t>(sv) > hi) : v > hi) return hi;
+      }
+      const std::uint64_t wide = s ? static_cast<std::uint64_t>(sv) : v;
+      return dst.cls == type_class::sint ? static_cast<std::uint64_t>(sext(wide, dst.bits)) : wide;
+    }
+    if (src_float && !dst_float) return float_to_integer(to_double(v, from), dst, mode);
+    const int rounding = mode >= 5 ? mode - 4 : mode == 0 ? 1 : mode;
+    if (src_float) {
+      double d = to_double(v, from);
+      if (mode >= 5) d = round_integer(d, mode - 4);
+      return from_double(in.mode2 != 0 ? (std::isnan(d) ? 0.0 : std::clamp(d, 0.0, 1.0)) : d, dst, rounding);
+    }
+    // integer to float: 64-bit integers can need rounding to f64 too
+    const int old = std::fegetround();
+    std::fesetround(rounding == 2   ? FE_TOWARDZERO
+                    : rounding == 3 ? FE_DOWNWARD
+                    : rounding == 4 ? FE_UPWARD
+                                    : FE_TONEAREST);
+    std::uint64_t out = 0;
+    if (dst.cls == type_class::flt && dst.bits == 64)
+      out = std::bit_cast<std::uint64_t>(from.cls == type_class::sint ? static_cast<double>(sext(v, from.bits))
+                                                                      : static_cast<double>(v));
+    else {
+      const float f = from.cls == type_class::sint ? static_cast<float>(sext(v, from.bits)) : static_cast<float>(v);
+      out = dst.cls == type_class::flt ? std::bit_cast<std::uint32_t>(f) : from_double(f, dst, rounding);
+    }
+    std::fesetround(old);
+    return out;
+  }
+
+  // --- memory -------------------------------------------------------------------------------
+
+  static std::uint64_t window_base(state_space s) {
+    return s == state_space::shared ? k_generic_shared : s == state_space::param ? k_generic_param : 0;
+  }
+
+  /// The bytes behind an access of `bytes` at `address` in `space` (generic resolved first); for
+  /// shared memory also its offset in the window.
+  std::uint8_t* locate(std::uint32_t pc, state_space& space, std::uint64_t& address, int bytes, bool write) {
+    if (space == state_space::generic) {
+      if (address - k_generic_shared < k_window) {
+        space = state_space::shared;
         address -= k_generic_shared;
-      }
-      if (where == space::shared) {
-        address &= 0xffffffffull;
-        if (address + static_cast<std::uint64_t>(total) > m_shared.size())
-          fail(in, "shared address " + std::to_string(address) + " + " + std::to_string(total) + " B is outside the " +
-                       std::to_string(m_shared.size()) + " B of shared memory");
-        if (address % static_cast<std::uint64_t>(total) != 0)
-          fail(in, "shared address " + std::to_string(address) + " is not a multiple of " + std::to_string(total));
-        at = m_shared.data() + address;
-        shared_event ev;
-        ev.warp = t.linear / model::k_warp_lanes;
-        ev.lane = t.linear % model::k_warp_lanes;
-        ev.instruction = t.pc - 1;
-        ev.execution = n;
-        ev.address = static_cast<std::uint32_t>(address);
-        ev.width = total;
-        ev.kind = op == "ld"   ? model::access_kind::load
-                  : op == "st" ? model::access_kind::store
-                               : model::access_kind::atom;
-        m_result.events.push_back(ev);
+      } else if (address - k_generic_param < k_window) {
+        space = state_space::param;
+        address -= k_generic_param;
       } else {
-        at = m_global.find(address, static_cast<std::size_t>(total));
-        if (at == nullptr)
-          fail(in, "global address 0x" + hex(address) + " (" + std::to_string(total) +
-                       " B) is in no buffer given to the run");
+        space = state_space::global;
       }
     }
+    const auto total = static_cast<std::uint64_t>(bytes);
+    if (space == state_space::shared) {
+      address &= 0xffffffffull;
+      if (address + total > m_shared.size())
+        fail(pc, "shared address " + std::to_string(address) + " + " + std::to_string(total) + " B is outside the " +
+                     std::to_string(m_shared.size()) + " B of shared memory");
+      if (address % total != 0)
+        fail(pc, "shared address " + std::to_string(address) + " is not a multiple of " + std::to_string(total));
+      return m_shared.data() + address;
+    }
+    if (space == state_space::param) {
+      if (write) fail(pc, "a store to the parameters");
+      if (address + total > m_l.params.size()) fail(pc, "a load past the parameters");
+      return const_cast<std::uint8_t*>(m_l.params.data()) + address; // read only
+    }
+    std::uint8_t* at = write ? m_global.find_for_write(address, bytes) : m_global.find(address, bytes);
+    if (at == nullptr)
+      fail(pc,
+           "global address 0x" + hex(address) + " (" + std::to_string(total) + " B) is in no buffer given to the run");
+    return at;
+  }
 
+  void event(std::uint32_t t, const decoded_instruction& in, std::uint32_t pc, std::uint64_t address, int width,
+             model::access_kind kind) {
+    shared_event ev;
+    ev.warp = t / model::k_warp_lanes;
+    ev.lane = t % model::k_warp_lanes;
+    ev.instruction = pc;
+    ev.execution = arrival(t, in);
+    ev.address = static_cast<std::uint32_t>(address);
+    ev.width = width;
+    ev.kind = kind;
+    m_result.events.push_back(ev);
+  }
+
+  void memory(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const int bits = in.type.bits, bytes = bits / 8, total = bytes * in.count;
+    const bool atomic = in.code == opcode::atom || in.code == opcode::red;
+    std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
+    if (in.op[1].index != k_no_register) address += r[in.op[1].index];
+    state_space space = in.space;
+    std::uint8_t* at = locate(pc, space, address, total, in.code != opcode::ld);
+    if (space == state_space::shared)
+      event(t, in, pc, address, total,
+            in.code == opcode::ld   ? model::access_kind::load
+            : in.code == opcode::st ? model::access_kind::store
+                                    : model::access_kind::atom);
+    else if (atomic && space == state_space::global)
+      ++m_result.global_atomics;
     auto load = [&](int i) {
       std::uint64_t v = 0;
       std::memcpy(&v, at + i * bytes, static_cast<std::size_t>(bytes));
-      return v;
+      return in.type.cls == type_class::sint ? static_cast<std::uint64_t>(sext(v, bits)) : v;
     };
     auto store = [&](int i, std::uint64_t v) { std::memcpy(at + i * bytes, &v, static_cast<std::size_t>(bytes)); };
-    const int bits = bytes * 8;
-    if (op == "ld") {
-      const operand& d = arg(in, 0);
-      if (count == 1)
-        set(t, in, d, ty.is_signed ? static_cast<std::uint64_t>(sext(load(0), bits)) : load(0),
-            d.kind == operand_kind::reg && ty.bits < 32 ? 32 : bits);
-      else if (d.kind != operand_kind::vector || d.elements.size() != static_cast<std::size_t>(count))
-        fail(in, "expected " + std::to_string(count) + " destinations");
+    if (in.code == opcode::ld) {
+      if (in.count == 1)
+        set(r, in.op[0], load(0), 64);
       else
-        for (int i = 0; i < count; ++i) set(t, in, d.elements[static_cast<std::size_t>(i)], load(i), bits);
-    } else if (op == "st") {
-      const operand& s = arg(in, 1);
-      if (count == 1)
-        store(0, value(t, in, s, bits));
-      else if (s.kind != operand_kind::vector || s.elements.size() != static_cast<std::size_t>(count))
-        fail(in, "expected " + std::to_string(count) + " values");
+        for (std::uint32_t i = 0; i < in.count; ++i)
+          set(r, m_p.elements[in.op[0].index + i], load(static_cast<int>(i)), 64);
+      return;
+    }
+    if (in.code == opcode::st) {
+      if (in.count == 1)
+        store(0, get(r, in.op[2], bits));
       else
-        for (int i = 0; i < count; ++i) store(i, value(t, in, s.elements[static_cast<std::size_t>(i)], bits));
-    } else {
-      const std::size_t first = op == "atom" ? 2 : 1;
-      const std::uint64_t old = load(0), b = value(t, in, arg(in, first), bits);
-      std::uint64_t r = 0;
-      if (atom_op == "add")
-        r = ty.is_float ? from_float(to_float(old, bits) + to_float(b, bits), bits) : old + b;
-      else if (atom_op == "and")
-        r = old & b;
-      else if (atom_op == "or")
-        r = old | b;
-      else if (atom_op == "xor")
-        r = old ^ b;
-      else if (atom_op == "exch")
-        r = b;
-      else if (atom_op == "cas")
-        r = old == b ? value(t, in, arg(in, first + 1), bits) : old;
-      else if (atom_op == "inc")
-        r = old >= b ? 0 : old + 1;
-      else if (atom_op == "dec")
-        r = old == 0 || old > b ? b : old - 1;
-      else if (ty.is_float)
-        unsupported(in);
-      else {
-        const bool less = ty.is_signed ? sext(old, bits) < sext(b, bits) : old < b;
-        r = (atom_op == "min") == less ? old : b;
+        for (std::uint32_t i = 0; i < in.count; ++i)
+          store(static_cast<int>(i), get(r, m_p.elements[in.op[2].index + i], bits));
+      return;
+    }
+    const std::uint64_t raw = load(0), old = raw & in.mask, b = src(r, in, in.op[2]) & in.mask;
+    std::uint64_t d = 0;
+    switch (in.mode) { // add, and, or, xor, exch, cas, min, max, inc, dec
+    case 0:
+      d = in.type.cls == type_class::flt ? from_double(to_double(old, in.type) + to_double(b, in.type), in.type, 1)
+                                         : old + b;
+      break;
+    case 1: d = old & b; break;
+    case 2: d = old | b; break;
+    case 3: d = old ^ b; break;
+    case 4: d = b; break;
+    case 5: d = old == b ? src(r, in, in.op[3]) : old; break;
+    case 8: d = old >= b ? 0 : old + 1; break;
+    case 9: d = old == 0 || old > b ? b : old - 1; break;
+    default: {
+      const bool less = in.type.cls == type_class::sint ? sext(old, bits) < sext(b, bits) : old < b;
+      d = (in.mode == 6) == less ? old : b;
+    }
+    }
+    store(0, d);
+    if (in.code == opcode::atom) set(r, in.op[0], raw, 64);
+  }
+
+  void copy_async(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const int size = in.count;
+    std::uint64_t dst = static_cast<std::uint64_t>(in.op[0].imm), from = static_cast<std::uint64_t>(in.op[1].imm);
+    if (in.op[0].index != k_no_register) dst += r[in.op[0].index];
+    if (in.op[1].index != k_no_register) from += r[in.op[1].index];
+    state_space shared = state_space::shared, global = state_space::global;
+    std::uint8_t* to = locate(pc, shared, dst, size, true);
+    const auto keep = static_cast<int>(
+        std::min<std::uint64_t>(get(r, in.op[2], 32) & 0xffffffffu, static_cast<std::uint64_t>(size)));
+    std::memset(to, 0, static_cast<std::size_t>(size));
+    if (keep > 0) std::memcpy(to, locate(pc, global, from, keep, false), static_cast<std::size_t>(keep));
+    event(t, in, pc, dst, size, model::access_kind::ldgsts);
+    m_result.events.back().global_address = from;
+    m_result.events.back().l1_bypass = in.flag;
+  }
+
+  // --- warp-wide instructions ---------------------------------------------------------------
+
+  /// Runs one warp-wide instruction that lanes of warp `w` wait at, if the lanes it names are all
+  /// there; false when none can run.
+  bool resolve(std::uint32_t w) {
+    const std::uint32_t first = w * model::k_warp_lanes, end = std::min(m_n, first + model::k_warp_lanes);
+    std::uint32_t waiting = 0, live = 0;
+    for (std::uint32_t t = first; t < end; ++t) {
+      const std::uint32_t bit = 1u << (t - first);
+      if (m_threads[t].state != thread_state::exited) live |= bit;
+      if (m_threads[t].state == thread_state::at_warp) waiting |= bit;
+    }
+    std::uint32_t tried = 0;
+    for (std::uint32_t lane = 0; lane < end - first; ++lane) {
+      if ((waiting >> lane & 1) == 0 || (tried >> lane & 1) != 0) continue;
+      const std::uint32_t pc = m_threads[first + lane].pc;
+      std::uint32_t group = 0;
+      for (std::uint32_t l = lane; l < end - first; ++l)
+        if ((waiting >> l & 1) != 0 && m_threads[first + l].pc == pc) group |= 1u << l;
+      tried |= group;
+      const decoded_instruction& in = m_p.code[pc];
+      std::uint32_t required = group;
+      if (in.code == opcode::ldmatrix || in.code == opcode::stmatrix) {
+        required = live;
+      } else if (in.code != opcode::activemask) {
+        const std::size_t member = in.code == opcode::shfl        ? 5
+                                   : in.code == opcode::match     ? 3
+                                   : in.code == opcode::warp_sync ? 0
+                                                                  : 2;
+        for (std::uint32_t l = 0; l < 32; ++l)
+          if ((group >> l & 1) != 0) required |= static_cast<std::uint32_t>(get(regs(first + l), in.op[member], 32));
+        required &= live;
       }
-      store(0, r);
-      if (op == "atom") set(t, in, arg(in, 0), old, bits);
+      if ((required & ~group) != 0) continue;
+      warp_wide(in, pc, first, group);
+      for (std::uint32_t l = 0; l < 32; ++l)
+        if ((group >> l & 1) != 0) {
+          m_threads[first + l].pc = pc + 1;
+          m_threads[first + l].state = thread_state::running;
+        }
+      return true;
+    }
+    return false;
+  }
+
+  void warp_wide(const decoded_instruction& in, std::uint32_t pc, std::uint32_t first, std::uint32_t group) {
+    if (in.code == opcode::unsupported) fail(pc, m_p.errors[pc]);
+    std::array<std::uint64_t, 32> a{};
+    auto lanes = [&](auto f) {
+      for (std::uint32_t l = 0; l < 32; ++l)
+        if ((group >> l & 1) != 0) f(l, regs(first + l));
+    };
+    switch (in.code) {
+    case opcode::shfl: {
+      lanes([&](std::uint32_t l, std::uint64_t* r) { a[l] = get(r, in.op[2], 32) & 0xffffffffu; });
+      std::array<std::uint64_t, 32> out{};
+      std::array<bool, 32> valid{};
+      lanes([&](std::uint32_t l, std::uint64_t* r) {
+        const auto b = static_cast<std::int64_t>(get(r, in.op[3], 32) & 0x1f);
+        const std::uint64_t c = get(r, in.op[4], 32);
+        const auto clamp = static_cast<std::int64_t>(c & 0x1f), segment = static_cast<std::int64_t>(c >> 8 & 0x1f);
+        const auto lane = static_cast<std::int64_t>(l);
+        const std::int64_t max_lane = (lane & segment) | (clamp & ~segment), min_lane = lane & segment;
+        std::int64_t j = 0;
+        bool p = false;
+        switch (in.mode) {
+        case 0: j = lane - b, p = j >= max_lane; break;
+        case 1: j = lane + b, p = j <= max_lane; break;
+        case 2: j = lane ^ b, p = j <= max_lane; break;
+        default: j = min_lane | (b & ~segment), p = j <= max_lane; break;
+        }
+        if (!p) j = lane;
+        out[l] = (group >> j & 1) != 0 ? a[static_cast<std::size_t>(j)] : a[l];
+        valid[l] = p;
+      });
+      lanes([&](std::uint32_t l, std::uint64_t* r) {
+        set(r, in.op[0], out[l], 32);
+        if (in.flag) set(r, in.op[1], valid[l] ? 1 : 0, 1);
+      });
+      return;
+    }
+    case opcode::vote: {
+      std::uint32_t ballot = 0;
+      lanes([&](std::uint32_t l, std::uint64_t* r) {
+        ballot |= static_cast<std::uint32_t>(get(r, in.op[1], 1) & 1) << l;
+      });
+      const std::uint64_t v = in.mode == 0   ? ballot == group
+                              : in.mode == 1 ? ballot != 0
+                              : in.mode == 2 ? ballot == 0 || ballot == group
+                                             : ballot;
+      lanes([&](std::uint32_t, std::uint64_t* r) { set(r, in.op[0], v, in.mode == 3 ? 32 : 1); });
+      return;
+    }
+    case opcode::match: {
+      lanes([&](std::uint32_t l, std::uint64_t* r) { a[l] = get(r, in.op[2], in.type.bits) & in.mask; });
+      std::uint32_t all_same = group;
+      lanes([&](std::uint32_t l, std::uint64_t*) {
+        if (a[l] != a[static_cast<std::size_t>(std::countr_zero(group))]) all_same = 0;
+      });
+      lanes([&](std::uint32_t l, std::uint64_t* r) {
+        std::uint32_t same = 0;
+        for (std::uint32_t k = 0; k < 32; ++k)
+          if ((group >> k & 1) != 0 && a[k] == a[l]) same |= 1u << k;
+        set(r, in.op[0], in.mode == 1 ? all_same : same, 32);
+        if (in.flag) set(r, in.op[1], all_same != 0 ? 1 : 0, 1);
+      });
+      return;
+    }
+    case opcode::activemask: lanes([&](std::uint32_t, std::uint64_t* r) { set(r, in.op[0], group, 32); }); return;
+    case opcode::redux: {
+      const bool s = in.type.cls == type_class::sint;
+      std::uint64_t acc = 0;
+      bool seen = false;
+      lanes([&](std::uint32_t, std::uint64_t* r) {
+        const std::uint64_t v = src(r, in, in.op[1]);
+        if (!seen) {
+          acc = v;
+          seen = true;
+          return;
+        }
+        const bool less = s ? static_cast<std::int64_t>(v) < static_cast<std::int64_t>(acc) : v < acc;
+        switch (in.mode) {
+        case 0: acc += v; break;
+        case 1: acc = less ? v : acc; break;
+        case 2: acc = less || v == acc ? acc : v; break;
+        case 3: acc &= v; break;
+        case 4: acc |= v; break;
+        default: acc ^= v; break;
+        }
+      });
+      lanes([&](std::uint32_t, std::uint64_t* r) { set(r, in.op[0], acc & in.mask, 32); });
+      return;
+    }
+    case opcode::ldmatrix:
+    case opcode::stmatrix: matrix(in, pc, first, group); return;
+    default: return; // bar.warp.sync
     }
   }
 
-  static std::string hex(std::uint64_t v) {
-    static const char* k_digits = "0123456789abcdef";
-    std::string s;
-    do {
-      s.insert(s.begin(), k_digits[v & 15]);
-      v >>= 4;
-    } while (v != 0);
-    return s;
+  /// ldmatrix / stmatrix .m8n8 .b16: lanes 8i..8i+7 give the 16-byte rows of matrix i; lane l holds
+  /// elements (l / 4, 2 (l % 4)) and (l / 4, 2 (l % 4) + 1) of each matrix in one 32-bit register
+  /// (.trans: (2 (l % 4), l / 4) and (2 (l % 4) + 1, l / 4)).
+  void matrix(const decoded_instruction& in, std::uint32_t pc, std::uint32_t first, std::uint32_t group) {
+    const std::uint32_t rows = 8u * in.count;
+    const std::uint32_t need = rows >= 32 ? ~0u : (1u << rows) - 1;
+    if ((group & need) != need) fail(pc, m_p.opcodes[pc] + " needs lanes 0 to " + std::to_string(rows - 1));
+    std::array<std::uint8_t*, 32> row{};
+    for (std::uint32_t l = 0; l < rows; ++l) {
+      std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
+      if (in.op[1].index != k_no_register) address += regs(first + l)[in.op[1].index];
+      state_space space = in.space;
+      row[l] = locate(pc, space, address, 16, in.code == opcode::stmatrix);
+      if (space != state_space::shared)
+        fail(pc, "the row address of lane " + std::to_string(l) + " is not shared memory");
+      event(first + l, in, pc, address, 16,
+            in.code == opcode::ldmatrix ? model::access_kind::ldsm : model::access_kind::stsm);
+    }
+    auto element = [&](std::uint32_t i, std::uint32_t r, std::uint32_t c) { return row[8 * i + r] + 2 * c; };
+    for (std::uint32_t l = 0; l < 32; ++l) {
+      if ((group >> l & 1) == 0) continue;
+      std::uint64_t* r = regs(first + l);
+      for (std::uint32_t i = 0; i < in.count; ++i) {
+        const decoded_operand& reg = m_p.elements[in.op[0].index + i];
+        std::uint8_t* lo = in.flag ? element(i, 2 * (l % 4), l / 4) : element(i, l / 4, 2 * (l % 4));
+        std::uint8_t* hi = in.flag ? element(i, 2 * (l % 4) + 1, l / 4) : element(i, l / 4, 2 * (l % 4) + 1);
+        if (in.code == opcode::ldmatrix) {
+          std::uint16_t a = 0, b = 0;
+          std::memcpy(&a, lo, 2);
+          std::memcpy(&b, hi, 2);
+          set(r, reg, std::uint64_t{a} | std::uint64_t{b} << 16, 32);
+        } else {
+          const std::uint64_t v = get(r, reg, 32);
+          const auto a = static_cast<std::uint16_t>(v), b = static_cast<std::uint16_t>(v >> 16);
+          std::memcpy(lo, &a, 2);
+          std::memcpy(hi, &b, 2);
+        }
+      }
+    }
   }
 
-  const module& m_m;
-  const entry& m_e;
+  const program& m_p;
   const launch& m_l;
   global_memory& m_global;
+  std::uint32_t m_n = 0;
+  std::uint64_t m_steps = 0;
   std::vector<std::uint8_t> m_shared;
-  std::map<std::string, std::uint32_t> m_shared_at;
-  std::map<std::string, const parameter*> m_params;
-  std::unordered_map<std::string, int> m_reg_index;
+  std::vector<std::uint64_t> m_regs;
+  std::vector<std::uint32_t> m_arrivals;
   std::vector<thread> m_threads;
   cta_result m_result;
 };
@@ -730,19 +864,40 @@ void global_memory::add(std::uint64_t address, std::vector<std::uint8_t> bytes) 
   const auto next = m_buffers.lower_bound(address);
   if (next != m_buffers.end() && next->first < address + bytes.size())
     throw std::invalid_argument("global buffers overlap");
-  if (next != m_buffers.begin() && std::prev(next)->first + std::prev(next)->second.size() > address)
+  if (next != m_buffers.begin() && std::prev(next)->first + std::prev(next)->second.bytes.size() > address)
     throw std::invalid_argument("global buffers overlap");
-  m_buffers[address] = std::move(bytes);
+  buffer_bytes& b = m_buffers[address];
+  b.written.assign(bytes.size(), 0);
+  b.bytes = std::move(bytes);
 }
 
-const std::vector<std::uint8_t>& global_memory::buffer(std::uint64_t address) const { return m_buffers.at(address); }
+const std::vector<std::uint8_t>& global_memory::buffer(std::uint64_t address) const {
+  return m_buffers.at(address).bytes;
+}
+
+const std::vector<std::uint8_t>& global_memory::written(std::uint64_t buffer_address) const {
+  return m_buffers.at(buffer_address).written;
+}
+
+void global_memory::clear_written() {
+  for (auto& [address, b] : m_buffers) std::fill(b.written.begin(), b.written.end(), 0);
+}
 
 std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
   auto it = m_buffers.upper_bound(address);
   if (it == m_buffers.begin()) return nullptr;
   --it;
-  if (address + size > it->first + it->second.size()) return nullptr;
-  return it->second.data() + (address - it->first);
+  if (address + size > it->first + it->second.bytes.size()) return nullptr;
+  return it->second.bytes.data() + (address - it->first);
+}
+
+std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t size) {
+  auto it = m_buffers.upper_bound(address);
+  if (it == m_buffers.begin()) return nullptr;
+  --it;
+  if (address + size > it->first + it->second.bytes.size()) return nullptr;
+  std::fill_n(it->second.written.begin() + static_cast<std::ptrdiff_t>(address - it->first), size, 1);
+  return it->second.bytes.data() + (address - it->first);
 }
 
 std::vector<std::uint8_t> pack_params(const entry& e, const std::vector<std::uint64_t>& values) {
@@ -757,8 +912,10 @@ std::vector<std::uint8_t> pack_params(const entry& e, const std::vector<std::uin
   return out;
 }
 
+cta_result run_cta(const program& p, const launch& l, global_memory& global) { return cta_runner(p, l, global).run(); }
+
 cta_result run_cta(const module& m, const entry& e, const launch& l, global_memory& global) {
-  return cta_runner(m, e, l, global).run();
+  return run_cta(prepare(m, e), l, global);
 }
 
 } // namespace bb::ptx

@@ -10,6 +10,7 @@
 
 #include "runner/model/warp_access.hpp"
 #include "runner/ptx/parse.hpp"
+#include "runner/ptx/program.hpp"
 
 namespace bb::ptx {
 
@@ -23,9 +24,19 @@ public:
   [[nodiscard]] const std::vector<std::uint8_t>& buffer(std::uint64_t address) const;
   /// The bytes at [address, address + size), or nullptr when they are not inside one buffer.
   std::uint8_t* find(std::uint64_t address, std::size_t size);
+  /// As find, and marks the bytes written (stores, atomics, cp.async never: its target is shared).
+  std::uint8_t* find_for_write(std::uint64_t address, std::size_t size);
+  /// 1 for each byte of the buffer at `address` that a store or atomic wrote since it was added or
+  /// since clear_written() (throws std::out_of_range if no buffer starts there).
+  [[nodiscard]] const std::vector<std::uint8_t>& written(std::uint64_t buffer_address) const;
+  /// Forgets which bytes were written, in every buffer.
+  void clear_written();
 
 private:
-  std::map<std::uint64_t, std::vector<std::uint8_t>> m_buffers;
+  struct buffer_bytes {
+    std::vector<std::uint8_t> bytes, written;
+  };
+  std::map<std::uint64_t, buffer_bytes> m_buffers;
 };
 
 /// One launch, of which one CTA is run.
@@ -51,18 +62,28 @@ struct shared_event {
   std::uint32_t address = 0; ///< byte offset in the shared window
   int width = 4;             ///< bytes, all elements of a vector access together
   model::access_kind kind = model::access_kind::load;
+  std::uint64_t global_address = 0; ///< cp.async (ldgsts): the global address it reads
+  bool l1_bypass = false;           ///< cp.async.cg
 };
 
 struct cta_result {
   std::vector<shared_event> events; ///< in the order the threads made them
   std::uint64_t steps = 0;          ///< instructions run
   std::uint32_t shared_bytes = 0;   ///< the shared window: static variables and the dynamic part
+  std::uint64_t global_atomics = 0; ///< atom/red on global memory run (their outputs need every CTA)
 };
 
-/// Runs CTA `l.cta` of `e` in module `m`. Loads of inputs read `global`; stores land there.
+/// Decodes `e` of module `m` once for run_cta. Never throws for an instruction it cannot run: that
+/// fails when a thread reaches it.
+program prepare(const module& m, const entry& e);
+
+/// Runs CTA `l.cta` of the prepared entry. Loads of inputs read `global`; stores land there.
 /// Throws ptx_error for an instruction it does not support (naming the opcode, the PTX line and
-/// the source line), an access outside shared memory or the registered buffers, or the step
-/// budget exceeded.
+/// the source line), an access outside shared memory or the registered buffers, lanes of a warp
+/// that wait at a warp-wide instruction for lanes that never come, or the step budget exceeded.
+cta_result run_cta(const program& p, const launch& l, global_memory& global);
+
+/// prepare(m, e), then run_cta of it.
 cta_result run_cta(const module& m, const entry& e, const launch& l, global_memory& global);
 
 } // namespace bb::ptx

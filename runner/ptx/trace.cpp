@@ -1,12 +1,15 @@
 #include "runner/ptx/trace.hpp"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
 namespace bb::ptx {
 
 std::vector<warp_request> warp_requests(const std::vector<shared_event>& events) {
-  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, warp_request> by_key;
+  using request_key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
+  std::map<request_key, warp_request> by_key;
+  std::map<request_key, std::vector<std::uint64_t>> lines; // cp.async: the 128-byte global lines read
   for (const shared_event& ev : events) {
     auto [it, added] = by_key.try_emplace({ev.warp, ev.instruction, ev.execution});
     warp_request& r = it->second;
@@ -17,11 +20,17 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
       r.access.active = 0;
       r.access.width = ev.width;
       r.access.kind = ev.kind;
+      r.access.l1_bypass = ev.l1_bypass;
     } else if (r.access.width != ev.width || r.access.kind != ev.kind) {
       throw ptx_error("instruction " + std::to_string(ev.instruction) + " made accesses of two widths or kinds", 0);
     }
     r.access.active |= 1u << ev.lane;
     r.access.address[ev.lane] = ev.address;
+    if (ev.kind == model::access_kind::ldgsts) lines[it->first].push_back(ev.global_address / 128);
+  }
+  for (auto& [k, l] : lines) {
+    std::sort(l.begin(), l.end());
+    by_key[k].access.source_lines = static_cast<int>(std::unique(l.begin(), l.end()) - l.begin());
   }
   std::vector<warp_request> out;
   out.reserve(by_key.size());

@@ -18,7 +18,8 @@ struct warp_request {
 };
 
 /// Groups events by (warp, instruction, n-th execution), in that order. Lanes that did not make
-/// that execution are inactive. Throws ptx_error when one request mixes widths or kinds.
+/// that execution are inactive. cp.async requests get `source_lines` (distinct 128-byte global
+/// lines their lanes read) and `l1_bypass` (.cg) as kernels/cp_async's access plans set them. Throws ptx_error when one request mixes widths or kinds.
 std::vector<warp_request> warp_requests(const std::vector<shared_event>& events);
 
 /// Requests, wavefronts and ideal wavefronts of one instruction or one source line.

@@ -1,0 +1,682 @@
+// Decodes an entry once into program form: every opcode, modifier and operand is read here, so
+// that run.cpp only computes. What cannot be decoded becomes opcode::unsupported with its message,
+// raised only when a thread reaches it.
+#include <algorithm>
+#include <unordered_map>
+
+#include "runner/ptx/run.hpp"
+
+namespace bb::ptx {
+
+namespace {
+
+struct unsupported_here {
+  std::string what;
+};
+
+[[noreturn]] void reject(std::string what) { throw unsupported_here{std::move(what)}; }
+
+std::uint64_t mask_bits(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+
+const std::unordered_map<std::string, special_register>& special_names() {
+  static const std::unordered_map<std::string, special_register> k = {
+      {"%tid.x", special_register::tid_x},
+      {"%tid.y", special_register::tid_y},
+      {"%tid.z", special_register::tid_z},
+      {"%ntid.x", special_register::ntid_x},
+      {"%ntid.y", special_register::ntid_y},
+      {"%ntid.z", special_register::ntid_z},
+      {"%ctaid.x", special_register::ctaid_x},
+      {"%ctaid.y", special_register::ctaid_y},
+      {"%ctaid.z", special_register::ctaid_z},
+      {"%nctaid.x", special_register::nctaid_x},
+      {"%nctaid.y", special_register::nctaid_y},
+      {"%nctaid.z", special_register::nctaid_z},
+      {"%laneid", special_register::laneid},
+      {"%warpid", special_register::warpid},
+      {"%nwarpid", special_register::nwarpid},
+      {"%smid", special_register::smid},
+      {"%nsmid", special_register::nsmid},
+      {"%gridid", special_register::gridid},
+      {"%lanemask_eq", special_register::lanemask_eq},
+      {"%lanemask_lt", special_register::lanemask_lt},
+      {"%lanemask_le", special_register::lanemask_le},
+      {"%lanemask_gt", special_register::lanemask_gt},
+      {"%lanemask_ge", special_register::lanemask_ge},
+      {"%dynamic_smem_size", special_register::dynamic_smem_size},
+      {"%total_smem_size", special_register::total_smem_size}};
+  return k;
+}
+
+class decoder {
+public:
+  decoder(const module& m, const entry& e, program& p) : m_m(m), m_e(e), m_p(p) {
+    for (const register_declaration& r : e.registers) {
+      const int bits = r.type == "pred" ? 1 : type_bytes(r.type) * 8;
+      if (r.count == 0)
+        m_declared[r.name] = bits;
+      else
+        for (int i = 0; i < r.count; ++i) m_declared[r.name + std::to_string(i)] = bits;
+    }
+    lay_out_shared();
+    for (const parameter& q : e.params) m_params[q.name] = q.offset;
+  }
+
+  void run() {
+    m_p.name = m_e.name;
+    m_p.ptx_line = m_e.ptx_line;
+    m_p.files = m_m.files;
+    m_p.param_bytes = m_e.param_bytes();
+    for (const instruction& in : m_e.body) {
+      decoded_instruction d;
+      std::string error;
+      try {
+        d = decode(in);
+      } catch (const unsupported_here& u) {
+        d = decoded_instruction{};
+        error = u.what;
+      }
+      m_p.code.push_back(d);
+      m_p.errors.push_back(error);
+      m_p.opcodes.push_back(in.opcode);
+      m_p.location.push_back({in.ptx_line, in.file, in.line});
+    }
+    m_p.registers = static_cast<std::uint32_t>(m_regs.size());
+  }
+
+private:
+  void lay_out_shared() {
+    std::uint32_t end = 0, dynamic_align = 16;
+    auto place = [&](const shared_variable& v) {
+      if (v.dynamic) {
+        dynamic_align = std::max(dynamic_align, static_cast<std::uint32_t>(v.align));
+        return;
+      }
+      const auto a = static_cast<std::uint32_t>(std::max(v.align, 1));
+      end = (end + a - 1) / a * a;
+      m_shared_at[v.name] = end;
+      end += static_cast<std::uint32_t>(v.size);
+    };
+    for (const shared_variable& v : m_m.shared) place(v);
+    for (const shared_variable& v : m_e.shared) place(v);
+    end = (end + dynamic_align - 1) / dynamic_align * dynamic_align;
+    for (const auto* list : {&m_m.shared, &m_e.shared})
+      for (const shared_variable& v : *list)
+        if (v.dynamic) m_shared_at[v.name] = end;
+    m_p.static_shared_bytes = end;
+  }
+
+  std::uint32_t reg_index(const std::string& name) {
+    const auto [it, added] = m_regs.try_emplace(name, static_cast<std::uint32_t>(m_regs.size()));
+    if (added) {
+      const auto s = special_names().find(name);
+      if (s != special_names().end())
+        m_p.specials.emplace_back(it->second, s->second);
+      else if (name.rfind("%envreg", 0) == 0 || name.rfind("%pm", 0) == 0 || name == "%globaltimer_lo" ||
+               name == "%globaltimer_hi")
+        reject("unsupported register '" + name + "'");
+    }
+    return it->second;
+  }
+  bool is_special(const std::string& name) const {
+    return special_names().count(name) != 0 || name == "%clock" || name == "%clock64" || name == "%globaltimer";
+  }
+
+  /// A source operand.
+  decoded_operand source(const operand& o) {
+    decoded_operand d;
+    switch (o.kind) {
+    case operand_kind::reg:
+      if (o.name == "%clock" || o.name == "%clock64" || o.name == "%globaltimer") {
+        d.type = operand_type::clock;
+      } else {
+        d.type = operand_type::reg;
+        d.index = reg_index(o.name);
+      }
+      break;
+    case operand_kind::immediate:
+      d.type = operand_type::imm;
+      d.imm = o.value;
+      break;
+    case operand_kind::symbol: {
+      d.type = operand_type::imm;
+      if (const auto s = m_shared_at.find(o.name); s != m_shared_at.end())
+        d.imm = s->second;
+      else if (const auto q = m_params.find(o.name); q != m_params.end())
+        d.imm = q->second;
+      else
+        reject("the address of '" + o.name + "' is not known (only shared variables and parameters)");
+      break;
+    }
+    case operand_kind::vector: d = vector(o, false); break;
+    default: reject("an operand is not a value");
+    }
+    return d;
+  }
+
+  decoded_operand destination(const operand& o) {
+    if (o.kind == operand_kind::sink) {
+      decoded_operand d;
+      d.type = operand_type::sink;
+      return d;
+    }
+    if (o.kind == operand_kind::vector) return vector(o, true);
+    if (o.kind != operand_kind::reg || is_special(o.name)) reject("the destination is not a register");
+    decoded_operand d;
+    d.type = operand_type::reg;
+    d.index = reg_index(o.name);
+    const auto w = m_declared.find(o.name);
+    d.mask = w == m_declared.end() ? ~0ull : mask_bits(w->second);
+    return d;
+  }
+
+  decoded_operand vector(const operand& o, bool dest) {
+    std::vector<decoded_operand> parts;
+    for (const operand& e : o.elements) parts.push_back(dest ? destination(e) : source(e));
+    decoded_operand d;
+    d.type = operand_type::vec;
+    d.index = static_cast<std::uint32_t>(m_p.elements.size());
+    d.count = static_cast<std::uint32_t>(parts.size());
+    m_p.elements.insert(m_p.elements.end(), parts.begin(), parts.end());
+    return d;
+  }
+
+  /// [name + offset], [%r + offset], [offset]; shared variables and parameters resolved.
+  decoded_operand address(const operand& o, state_space& space) {
+    if (o.kind != operand_kind::memory) reject("expected a [address] operand");
+    decoded_operand d;
+    d.type = operand_type::mem;
+    d.index = k_no_register;
+    d.imm = o.value;
+    if (o.name.empty()) return d;
+    if (const auto s = m_shared_at.find(o.name); s != m_shared_at.end()) {
+      d.imm += s->second;
+      if (space == state_space::generic) space = state_space::shared;
+    } else if (const auto q = m_params.find(o.name); q != m_params.end()) {
+      d.imm += q->second;
+      if (space == state_space::generic) space = state_space::param;
+    } else if (o.name.front() == '%' && !is_special(o.name)) {
+      d.index = reg_index(o.name);
+    } else {
+      reject("the address of '" + o.name + "' is not known");
+    }
+    return d;
+  }
+
+  static value_type type_of(const std::string& t) {
+    if (t == "pred") return {1, type_class::pred};
+    if (t == "f16") return {16, type_class::f16};
+    if (t == "bf16") return {16, type_class::bf16};
+    if (t == "f32" || t == "f64") return {static_cast<std::uint8_t>(t == "f32" ? 32 : 64), type_class::flt};
+    const int bytes = type_bytes(t);
+    if (bytes == 0 || bytes > 8 || t == "f16x2" || t == "bf16x2") return {};
+    return {static_cast<std::uint8_t>(bytes * 8), t.front() == 's' ? type_class::sint : type_class::bits};
+  }
+
+  value_type last_type(const instruction& in) const {
+    const value_type t = type_of(in.parts.back());
+    if (t.bits == 0) reject_opcode(in);
+    return t;
+  }
+  [[noreturn]] static void reject_opcode(const instruction& in) {
+    reject("unsupported instruction '" + in.opcode + "'");
+  }
+  static bool has(const instruction& in, std::string_view part) {
+    return std::find(in.parts.begin() + 1, in.parts.end(), part) != in.parts.end();
+  }
+  /// Stops on any part between the first and the last that is not in `allowed`.
+  static void only(const instruction& in, std::initializer_list<std::string_view> allowed) {
+    for (std::size_t i = 1; i + 1 < in.parts.size(); ++i)
+      if (std::find(allowed.begin(), allowed.end(), in.parts[i]) == allowed.end()) reject_opcode(in);
+  }
+  static const operand& arg(const instruction& in, std::size_t i) {
+    if (i >= in.operands.size()) reject(in.opcode + " has too few operands");
+    return in.operands[i];
+  }
+  /// d, a, b, ...: the first `n` operands, the first a destination.
+  void plain(const instruction& in, decoded_instruction& d, std::size_t n) {
+    if (in.operands.size() != n) reject(in.opcode + " takes " + std::to_string(n) + " operands");
+    d.op[0] = destination(in.operands[0]);
+    for (std::size_t i = 1; i < n; ++i) d.op[i] = source(in.operands[i]);
+    d.operands = static_cast<std::uint8_t>(n);
+  }
+  void traced(decoded_instruction& d) { d.trace_slot = m_p.traced++; }
+
+  decoded_instruction decode(const instruction& in) {
+    decoded_instruction d;
+    if (!in.guard.empty()) {
+      d.guard = reg_index(in.guard);
+      d.guard_negated = in.guard_negated;
+    }
+    const std::string& op = in.parts[0];
+    auto typed = [&](opcode c, std::size_t n) {
+      d.code = c;
+      d.type = last_type(in);
+      d.mask = mask_bits(d.type.bits);
+      plain(in, d, n);
+    };
+    if (op == "bra") {
+      only(in, {});
+      if (in.parts.size() > 2 || (in.parts.size() == 2 && in.parts[1] != "uni")) reject_opcode(in);
+      const auto label = m_e.labels.find(arg(in, 0).name);
+      if (label == m_e.labels.end()) reject("no label '" + arg(in, 0).name + "'");
+      d.code = opcode::bra;
+      d.target = static_cast<std::uint32_t>(label->second);
+    } else if (op == "ret" || op == "exit") {
+      d.code = opcode::exit;
+    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 && in.parts[1] == "warp") {
+      if (in.opcode != "bar.warp.sync") reject_opcode(in);
+      d.code = opcode::warp_sync;
+      d.op[0] = source(arg(in, 0)); // the member mask
+    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 && in.parts[1] == "sync") {
+      const bool aligned = in.parts.size() == 3 && in.parts[2] == "aligned";
+      if (in.parts.size() > 3 || (in.parts.size() == 3 && !aligned) || in.operands.size() > 1 ||
+          (in.operands.size() == 1 && (in.operands[0].kind != operand_kind::immediate || in.operands[0].value != 0)))
+        reject_opcode(in); // named barriers and barriers for part of the CTA
+      d.code = opcode::bar;
+    } else if (op == "membar" || op == "fence" || op == "prefetch" || op == "prefetchu" ||
+               (op == "cp" && in.parts.size() >= 3 && in.parts[1] == "async" &&
+                (in.parts[2] == "commit_group" || in.parts[2] == "wait_group" || in.parts[2] == "wait_all"))) {
+      d.code = opcode::nop; // one thread runs at a time, and cp.async copies at once
+    } else if (op == "cp") {
+      decode_cp_async(in, d);
+    } else if (op == "ld" || op == "st" || op == "atom" || op == "red") {
+      decode_memory(in, d);
+    } else if (op == "ldmatrix" || op == "stmatrix") {
+      decode_matrix(in, d);
+    } else if (op == "mov") {
+      only(in, {});
+      typed(opcode::mov, 2);
+    } else if (op == "setp") {
+      decode_setp(in, d);
+    } else if (op == "selp") {
+      only(in, {});
+      typed(opcode::selp, 4);
+    } else if (op == "slct") {
+      // slct[.ftz].DTYPE.CTYPE d, a, b, c
+      if (in.parts.size() < 3) reject_opcode(in);
+      d.code = opcode::slct;
+      d.type = type_of(in.parts[in.parts.size() - 2]);
+      d.type2 = type_of(in.parts.back());
+      if (d.type.bits == 0 || d.type2.bits != 32) reject_opcode(in);
+      d.mask = mask_bits(d.type.bits);
+      plain(in, d, 4);
+    } else if (op == "cvt") {
+      decode_cvt(in, d);
+    } else if (op == "cvta" || op == "isspacep") {
+      const bool to = in.parts.size() > 1 && in.parts[1] == "to";
+      const std::size_t at = to ? 2 : 1;
+      if (in.parts.size() != at + (op == "cvta" ? 2 : 1)) reject_opcode(in);
+      const std::string& where = in.parts[at];
+      if (where == "shared")
+        d.space = state_space::shared;
+      else if (where == "global")
+        d.space = state_space::global;
+      else if (where == "param")
+        d.space = state_space::param;
+      else
+        reject_opcode(in);
+      d.flag = to;
+      if (op == "cvta") {
+        typed(opcode::cvta, 2);
+      } else {
+        d.code = opcode::isspacep;
+        d.type = {64, type_class::bits};
+        d.mask = ~0ull;
+        plain(in, d, 2);
+      }
+    } else if (op == "and" || op == "or" || op == "xor" || op == "not" || op == "cnot") {
+      only(in, {});
+      const bool unary = op == "not" || op == "cnot";
+      typed(op == "and"   ? opcode::band
+            : op == "or"  ? opcode::bor
+            : op == "xor" ? opcode::bxor
+            : op == "not" ? opcode::bnot
+                          : opcode::cnot,
+            unary ? 2 : 3);
+    } else if (op == "shl" || op == "shr") {
+      only(in, {});
+      typed(op == "shl" ? opcode::shl : opcode::shr, 3);
+    } else if (op == "shf") {
+      // shf.l|r.wrap|clamp.b32 d, a, b, c
+      if (in.parts.size() != 4 || in.parts[3] != "b32" || (in.parts[1] != "l" && in.parts[1] != "r") ||
+          (in.parts[2] != "wrap" && in.parts[2] != "clamp"))
+        reject_opcode(in);
+      typed(in.parts[1] == "l" ? opcode::shf_l : opcode::shf_r, 4);
+      d.flag = in.parts[2] == "clamp";
+    } else if (op == "bfe" || op == "bfi" || op == "prmt" || op == "popc" || op == "clz" || op == "brev" ||
+               op == "lop3") {
+      if (op == "prmt" && in.parts.size() != 2) reject_opcode(in); // only the default mode
+      only(in, {});
+      const std::size_t n = op == "bfe" ? 4 : op == "bfi" || op == "lop3" ? 5 : op == "prmt" ? 4 : 2;
+      typed(op == "bfe"    ? opcode::bfe
+            : op == "bfi"  ? opcode::bfi
+            : op == "prmt" ? opcode::prmt
+            : op == "popc" ? opcode::popc
+            : op == "clz"  ? opcode::clz
+            : op == "brev" ? opcode::brev
+                           : opcode::lop3,
+            n);
+      if ((op == "popc" || op == "clz") && d.op[0].type == operand_type::reg) d.op[0].mask &= 0xffffffffu;
+    } else if (op == "fma" || op == "add" || op == "sub" || op == "mul" || op == "mad" || op == "div" || op == "rem" ||
+               op == "min" || op == "max" || op == "neg" || op == "abs" || op == "rcp" || op == "sqrt" ||
+               op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos") {
+      const value_type t = last_type(in);
+      if (t.cls == type_class::flt || t.cls == type_class::f16 || t.cls == type_class::bf16)
+        decode_float(in, d);
+      else
+        decode_integer(in, d);
+    } else if (op == "shfl" || op == "vote" || op == "match" || op == "activemask" || op == "redux") {
+      decode_warp(in, d);
+    } else {
+      reject_opcode(in);
+    }
+    return d;
+  }
+
+  void decode_integer(const instruction& in, decoded_instruction& d) {
+    const std::string& op = in.parts[0];
+    const bool wide = has(in, "wide"), hi = has(in, "hi");
+    if (op == "mul" || op == "mad")
+      only(in, {"lo", "hi", "wide"});
+    else
+      only(in, {});
+    const bool unary = op == "neg" || op == "abs";
+    opcode c = opcode::add;
+    if (op == "add")
+      c = opcode::add;
+    else if (op == "sub")
+      c = opcode::sub;
+    else if (op == "mul")
+      c = wide ? opcode::mul_wide : hi ? opcode::mul_hi : opcode::mul_lo;
+    else if (op == "mad")
+      c = wide ? opcode::mad_wide : hi ? opcode::mad_hi : opcode::mad_lo;
+    else if (op == "div")
+      c = opcode::div;
+    else if (op == "rem")
+      c = opcode::rem;
+    else if (op == "min")
+      c = opcode::min;
+    else if (op == "max")
+      c = opcode::max;
+    else if (op == "neg")
+      c = opcode::neg;
+    else if (op == "abs")
+      c = opcode::abs;
+    else
+      reject_opcode(in);
+    d.code = c;
+    d.type = last_type(in);
+    if (d.type.cls == type_class::pred || (wide && d.type.bits > 32)) reject_opcode(in);
+    d.mask = mask_bits(d.type.bits);
+    plain(in, d, unary ? 2 : op == "mad" ? 4 : 3);
+  }
+
+  void decode_float(const instruction& in, decoded_instruction& d) {
+    const std::string& op = in.parts[0];
+    only(in, {"rn", "rz", "rm", "rp", "ftz", "approx", "full", "sat"});
+    d.type = last_type(in);
+    if (d.type.cls != type_class::flt && op != "add" && op != "sub" && op != "mul" && op != "fma" && op != "neg" &&
+        op != "abs" && op != "min" && op != "max")
+      reject_opcode(in);
+    d.mask = mask_bits(d.type.bits);
+    d.flag = has(in, "sat");
+    static const std::unordered_map<std::string, opcode> k = {
+        {"add", opcode::fadd},     {"sub", opcode::fsub}, {"mul", opcode::fmul}, {"div", opcode::fdiv},
+        {"fma", opcode::fma},      {"mad", opcode::fma},  {"min", opcode::fmin}, {"max", opcode::fmax},
+        {"neg", opcode::fneg},     {"abs", opcode::fabs}, {"rcp", opcode::frcp}, {"sqrt", opcode::fsqrt},
+        {"rsqrt", opcode::frsqrt}, {"ex2", opcode::fex2}, {"lg2", opcode::flg2}, {"sin", opcode::fsin},
+        {"cos", opcode::fcos}};
+    const auto c = k.find(op);
+    if (c == k.end()) reject_opcode(in);
+    d.code = c->second;
+    const bool unary = d.code == opcode::fneg || d.code == opcode::fabs || d.code >= opcode::frcp;
+    plain(in, d, unary ? 2 : d.code == opcode::fma ? 4 : 3);
+  }
+
+  void decode_setp(const instruction& in, decoded_instruction& d) {
+    // setp.CMP[.BOOLOP][.ftz].TYPE p[|q], a, b[, c]
+    std::vector<std::string> parts(in.parts.begin(), in.parts.end());
+    parts.erase(std::remove(parts.begin(), parts.end(), "ftz"), parts.end());
+    if (parts.size() < 3 || parts.size() > 4) reject_opcode(in);
+    d.code = opcode::setp;
+    d.type = last_type(in);
+    d.mask = mask_bits(d.type.bits);
+    static const std::vector<std::string> k_cmp = {"eq", "ne",  "lt",  "le",  "gt",  "ge",  "lo",  "ls",  "hi",
+                                                   "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+    const auto c = std::find(k_cmp.begin(), k_cmp.end(), parts[1]);
+    if (c == k_cmp.end()) reject_opcode(in);
+    d.mode = static_cast<std::uint8_t>(c - k_cmp.begin());
+    const bool is_float = d.type.cls == type_class::flt || d.type.cls == type_class::f16 ||
+                          d.type.cls == type_class::bf16;
+    if ((d.mode >= 6 && d.mode < 10 && is_float) || (d.mode >= 10 && !is_float)) reject_opcode(in);
+    if (parts.size() == 4) {
+      const std::string& b = parts[2];
+      d.mode2 = b == "and" ? 1 : b == "or" ? 2 : b == "xor" ? 3 : 0;
+      if (d.mode2 == 0) reject_opcode(in);
+    }
+    // With p|q the parser gives both before a: p, q, a, b[, c].
+    const std::size_t sources = d.mode2 != 0 ? 3 : 2;
+    const bool two = in.operands.size() == sources + 2;
+    if (!two && in.operands.size() != sources + 1) reject(in.opcode + " has the wrong number of operands");
+    d.flag = two;
+    d.op[0] = destination(in.operands[0]);
+    d.op[1] = two ? destination(in.operands[1]) : decoded_operand{operand_type::sink};
+    for (std::size_t i = 0; i < sources; ++i) d.op[2 + i] = source(in.operands[(two ? 2 : 1) + i]);
+  }
+
+  void decode_cvt(const instruction& in, decoded_instruction& d) {
+    // cvt[.rounding][.ftz][.sat].DST.SRC
+    if (in.parts.size() < 3) reject_opcode(in);
+    d.code = opcode::cvt;
+    d.type = type_of(in.parts[in.parts.size() - 2]);
+    d.type2 = type_of(in.parts.back());
+    if (d.type.bits == 0 || d.type2.bits == 0 || d.type.cls == type_class::pred || d.type2.cls == type_class::pred)
+      reject_opcode(in);
+    static const std::vector<std::string> k_modes = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
+    for (std::size_t i = 1; i + 2 < in.parts.size(); ++i) {
+      const std::string& p = in.parts[i];
+      const auto m = std::find(k_modes.begin(), k_modes.end(), p);
+      if (m != k_modes.end())
+        d.mode = static_cast<std::uint8_t>(m - k_modes.begin());
+      else if (p == "sat")
+        d.mode2 = 1;
+      else if (p != "ftz" && p != "relu")
+        reject_opcode(in);
+    }
+    d.mask = mask_bits(d.type.bits);
+    plain(in, d, 2);
+  }
+
+  void decode_memory(const instruction& in, decoded_instruction& d) {
+    const std::string& op = in.parts[0];
+    static const std::vector<std::string_view> k_ignored = {"nc",      "ca",       "cg",      "cs",      "lu",
+                                                            "cv",      "volatile", "relaxed", "acquire", "release",
+                                                            "acq_rel", "weak",     "cta",     "gpu",     "sys",
+                                                            "cluster", "noftz"};
+    d.code = op == "ld" ? opcode::ld : op == "st" ? opcode::st : op == "atom" ? opcode::atom : opcode::red;
+    const bool atomic = d.code == opcode::atom || d.code == opcode::red;
+    static const std::vector<std::string> k_ops = {"add", "and", "or",  "xor", "exch",
+                                                   "cas", "min", "max", "inc", "dec"};
+    bool has_op = false;
+    for (std::size_t i = 1; i + 1 < in.parts.size(); ++i) {
+      const std::string& p = in.parts[i];
+      if (p == "param")
+        d.space = state_space::param;
+      else if (p == "global")
+        d.space = state_space::global;
+      else if (p == "shared" || p == "shared::cta")
+        d.space = state_space::shared;
+      else if (p == "const")
+        d.space = state_space::constant;
+      else if (p == "v2" || p == "v4")
+        d.count = p == "v2" ? 2 : 4;
+      else if (atomic && !has_op && std::find(k_ops.begin(), k_ops.end(), p) != k_ops.end()) {
+        d.mode = static_cast<std::uint8_t>(std::find(k_ops.begin(), k_ops.end(), p) - k_ops.begin());
+        has_op = true;
+      } else if (p.rfind("L1::", 0) != 0 && p.rfind("L2::", 0) != 0 &&
+                 std::find(k_ignored.begin(), k_ignored.end(), p) == k_ignored.end())
+        reject_opcode(in);
+    }
+    if (d.space == state_space::constant) reject_opcode(in);
+    if (atomic && (!has_op || d.count != 1)) reject_opcode(in);
+    d.type = last_type(in);
+    if (d.type.cls == type_class::pred || (atomic && (d.type.cls == type_class::f16 || d.type.cls == type_class::bf16)))
+      reject_opcode(in);
+    if (atomic && d.type.cls == type_class::flt && d.mode != 0 && d.mode != 4) reject_opcode(in); // add, exch
+    if (d.space == state_space::param && d.code != opcode::ld) reject_opcode(in);
+    d.mask = mask_bits(d.type.bits);
+    const std::size_t at = d.code == opcode::ld || d.code == opcode::atom ? 1 : 0;
+    d.op[1] = address(arg(in, at), d.space);
+    if (d.code == opcode::ld || d.code == opcode::atom) d.op[0] = destination(arg(in, 0));
+    if (d.code == opcode::st || d.code == opcode::red) d.op[2] = source(arg(in, 1));
+    if (d.code == opcode::atom) {
+      d.op[2] = source(arg(in, 2));
+      if (d.mode == 5) d.op[3] = source(arg(in, 3));
+    }
+    if (d.count > 1) {
+      const decoded_operand& v = d.code == opcode::ld ? d.op[0] : d.op[2];
+      if (v.type != operand_type::vec || v.count != d.count)
+        reject("expected " + std::to_string(d.count) + (d.code == opcode::ld ? " destinations" : " values"));
+    }
+    if (d.space == state_space::shared || d.space == state_space::generic) traced(d);
+  }
+
+  void decode_cp_async(const instruction& in, decoded_instruction& d) {
+    // cp.async.ca|cg.shared{::cta}.global{.L2::...} [dst], [src], cp-size{, src-size}{, cache-policy}
+    if (in.parts.size() < 5 || in.parts[1] != "async" || (in.parts[2] != "ca" && in.parts[2] != "cg") ||
+        (in.parts[3] != "shared" && in.parts[3] != "shared::cta") || in.parts[4] != "global")
+      reject_opcode(in);
+    for (std::size_t i = 5; i < in.parts.size(); ++i)
+      if (in.parts[i].rfind("L2::", 0) != 0) reject_opcode(in);
+    d.code = opcode::cp_async;
+    d.flag = in.parts[2] == "cg";
+    d.space = state_space::shared;
+    state_space global = state_space::global;
+    d.op[0] = address(arg(in, 0), d.space);
+    d.op[1] = address(arg(in, 1), global);
+    const operand& size = arg(in, 2);
+    if (size.kind != operand_kind::immediate || (size.value != 4 && size.value != 8 && size.value != 16) ||
+        (d.flag && size.value != 16))
+      reject("cp.async copies 4, 8 or 16 bytes (.cg: 16)");
+    d.count = static_cast<std::uint8_t>(size.value);
+    // a fourth operand is the source size unless .L2::cache_hint makes it the policy
+    const bool hint = has(in, "L2::cache_hint");
+    if (in.operands.size() >= 4 && !(hint && in.operands.size() == 4)) {
+      d.op[2] = source(in.operands[3]);
+    } else {
+      d.op[2].type = operand_type::imm;
+      d.op[2].imm = size.value;
+    }
+    traced(d);
+  }
+
+  void decode_matrix(const instruction& in, decoded_instruction& d) {
+    // ldmatrix.sync.aligned.m8n8.x1|x2|x4{.trans}{.shared{::cta}}.b16 d, [a]
+    // stmatrix.sync.aligned.m8n8.x1|x2|x4{.trans}{.shared{::cta}}.b16 [a], s
+    const bool load = in.parts[0] == "ldmatrix";
+    if (in.parts.size() < 6 || in.parts[1] != "sync" || in.parts[2] != "aligned" || in.parts[3] != "m8n8" ||
+        in.parts.back() != "b16")
+      reject_opcode(in);
+    const std::string& x = in.parts[4];
+    if (x != "x1" && x != "x2" && x != "x4") reject_opcode(in);
+    d.count = static_cast<std::uint8_t>(x[1] - '0');
+    for (std::size_t i = 5; i + 1 < in.parts.size(); ++i) {
+      if (in.parts[i] == "trans")
+        d.flag = true;
+      else if (in.parts[i] != "shared" && in.parts[i] != "shared::cta")
+        reject_opcode(in);
+    }
+    d.code = load ? opcode::ldmatrix : opcode::stmatrix;
+    d.space = has(in, "shared") || has(in, "shared::cta") ? state_space::shared : state_space::generic;
+    d.op[1] = address(arg(in, load ? 1 : 0), d.space);
+    d.op[0] = load ? destination(arg(in, 0)) : source(arg(in, 1));
+    if (d.op[0].type != operand_type::vec) {
+      if (d.count != 1) reject("expected " + std::to_string(d.count) + " registers");
+      m_p.elements.push_back(d.op[0]);
+      d.op[0] = decoded_operand{operand_type::vec, static_cast<std::uint32_t>(m_p.elements.size() - 1), 1};
+    }
+    if (d.op[0].count != d.count) reject("expected " + std::to_string(d.count) + " registers");
+    traced(d);
+  }
+
+  void decode_warp(const instruction& in, decoded_instruction& d) {
+    const std::string& op = in.parts[0];
+    if (op == "activemask") {
+      if (in.opcode != "activemask.b32") reject_opcode(in);
+      d.code = opcode::activemask;
+      d.type = {32, type_class::bits};
+      d.mask = 0xffffffffu;
+      plain(in, d, 1);
+      return;
+    }
+    if (in.parts.size() < 3 || in.parts[1] != "sync") reject_opcode(in);
+    d.type = last_type(in);
+    d.mask = mask_bits(d.type.bits);
+    const std::string& mode = in.parts[2];
+    if (op == "shfl") {
+      // shfl.sync.MODE.b32 d[|p], a, b, c, membermask
+      static const std::vector<std::string> k = {"up", "down", "bfly", "idx"};
+      const auto m = std::find(k.begin(), k.end(), mode);
+      if (m == k.end() || in.parts.size() != 4 || d.type.bits != 32) reject_opcode(in);
+      d.code = opcode::shfl;
+      d.mode = static_cast<std::uint8_t>(m - k.begin());
+      const bool two = in.operands.size() == 6;
+      if (!two && in.operands.size() != 5) reject(in.opcode + " has the wrong number of operands");
+      d.flag = two;
+      d.op[0] = destination(in.operands[0]);
+      d.op[1] = two ? destination(in.operands[1]) : decoded_operand{operand_type::sink};
+      for (std::size_t i = 0; i < 4; ++i) d.op[2 + i] = source(in.operands[(two ? 2 : 1) + i]);
+    } else if (op == "vote") {
+      // vote.sync.all|any|uni.pred d, {!}a, membermask; vote.sync.ballot.b32 d, {!}a, membermask
+      static const std::vector<std::string> k = {"all", "any", "uni", "ballot"};
+      const auto m = std::find(k.begin(), k.end(), mode);
+      if (m == k.end() || in.parts.size() != 4) reject_opcode(in);
+      d.code = opcode::vote;
+      d.mode = static_cast<std::uint8_t>(m - k.begin());
+      if (in.operands.size() != 3) reject(in.opcode + " takes 3 operands");
+      d.op[0] = destination(in.operands[0]);
+      // the parser reads "!%p" only before immediates; a negated predicate arrives as "!" + reg
+      d.op[1] = source(in.operands[1]);
+      d.op[2] = source(in.operands[2]);
+    } else if (op == "match") {
+      // match.any.sync.b32|b64 d, a, membermask; match.all.sync.b32|b64 d[|p], a, membermask
+      if (in.parts.size() != 4 || in.parts[2] != "sync" || (in.parts[1] != "any" && in.parts[1] != "all"))
+        reject_opcode(in);
+      d.code = opcode::match;
+      d.mode = in.parts[1] == "all" ? 1 : 0;
+      const bool two = in.operands.size() == 4;
+      d.flag = two;
+      d.op[0] = destination(arg(in, 0));
+      d.op[1] = two ? destination(in.operands[1]) : decoded_operand{operand_type::sink};
+      d.op[2] = source(arg(in, two ? 2 : 1));
+      d.op[3] = source(arg(in, two ? 3 : 2));
+    } else {
+      // redux.sync.add|min|max.u32|s32, redux.sync.and|or|xor.b32 d, a, membermask
+      static const std::vector<std::string> k = {"add", "min", "max", "and", "or", "xor"};
+      const auto m = std::find(k.begin(), k.end(), mode);
+      if (m == k.end() || in.parts.size() != 4 || d.type.bits != 32) reject_opcode(in);
+      d.code = opcode::redux;
+      d.mode = static_cast<std::uint8_t>(m - k.begin());
+      plain(in, d, 3);
+    }
+  }
+
+  const module& m_m;
+  const entry& m_e;
+  program& m_p;
+  std::unordered_map<std::string, std::uint32_t> m_regs;
+  std::unordered_map<std::string, int> m_declared;
+  std::map<std::string, std::uint32_t> m_shared_at;
+  std::map<std::string, int> m_params;
+};
+
+} // namespace
+
+program prepare(const module& m, const entry& e) {
+  program p;
+  decoder(m, e, p).run();
+  return p;
+}
+
+} // namespace bb::ptx

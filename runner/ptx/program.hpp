@@ -1,0 +1,177 @@
+#pragma once
+/// An entry decoded once for the interpreter: opcodes as an enum, operands resolved to register
+/// indices, immediates and offsets (docs/bank-model.md, "Predicting from the kernel's code
+/// (PTX)"). Made by ptx::prepare (run.hpp). No CUDA headers.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runner/ptx/parse.hpp"
+
+namespace bb::ptx {
+
+enum class opcode : std::uint8_t {
+  unsupported, ///< fails when a thread runs it, with program::errors[i]
+  nop,         ///< membar, fence, cp.async.commit_group / wait_group, prefetch
+  bra,
+  exit,
+  bar,
+  mov,
+  add,
+  sub,
+  mul_lo,
+  mul_hi,
+  mul_wide,
+  mad_lo,
+  mad_hi,
+  mad_wide,
+  div,
+  rem,
+  min,
+  max,
+  neg,
+  abs,
+  band,
+  bor,
+  bxor,
+  bnot,
+  cnot,
+  shl,
+  shr,
+  shf_l,
+  shf_r,
+  bfe,
+  bfi,
+  prmt,
+  popc,
+  clz,
+  brev,
+  lop3,
+  fadd,
+  fsub,
+  fmul,
+  fdiv,
+  fma,
+  fmin,
+  fmax,
+  fneg,
+  fabs,
+  frcp,
+  fsqrt,
+  frsqrt,
+  fex2,
+  flg2,
+  fsin,
+  fcos,
+  setp,
+  selp,
+  slct,
+  cvt,
+  cvta,
+  isspacep,
+  ld,
+  st,
+  atom,
+  red,
+  cp_async,
+  // warp-wide: every lane the instruction names must be at it before any runs it
+  shfl,
+  vote,
+  match,
+  activemask,
+  redux,
+  warp_sync,
+  ldmatrix,
+  stmatrix,
+};
+
+/// What a PTX type is, as the interpreter computes with it.
+enum class type_class : std::uint8_t { bits, sint, flt, f16, bf16, pred };
+
+struct value_type {
+  std::uint8_t bits = 0; ///< 0: not a type the interpreter computes with
+  type_class cls = type_class::bits;
+};
+
+enum class operand_type : std::uint8_t { none, reg, imm, vec, sink, clock, mem };
+
+inline constexpr std::uint32_t k_no_register = 0xffffffffu;
+
+/// One operand, resolved. `mem`: [reg + imm] (reg = k_no_register for [imm]).
+struct decoded_operand {
+  operand_type type = operand_type::none;
+  std::uint32_t index = 0;    ///< register index; vec: first element in program::elements
+  std::uint32_t count = 0;    ///< vec: elements
+  std::uint64_t mask = ~0ull; ///< destination: the register's declared width
+  std::int64_t imm = 0;
+};
+
+enum class state_space : std::uint8_t { generic, param, global, shared, constant };
+
+struct decoded_instruction {
+  opcode code = opcode::unsupported;
+  value_type type;                          ///< the operation's type (cvt: the destination)
+  value_type type2;                         ///< cvt: the source; slct: the selector; shf: .wrap
+  std::uint8_t mode = 0;                    ///< comparison, atomic, shuffle, vote, rounding, ...
+  std::uint8_t mode2 = 0;                   ///< setp's boolean op; cvt's saturation
+  std::uint8_t count = 1;                   ///< vector elements; matrices of ldmatrix
+  bool flag = false;                        ///< .trans, .cg, cvta.to, .wide/.hi operand widths
+  state_space space = state_space::generic; ///< memory instructions
+  std::uint8_t operands = 0;
+  std::uint32_t guard = k_no_register;
+  bool guard_negated = false;
+  std::uint32_t target = 0;                 ///< bra: instruction index
+  std::uint32_t trace_slot = k_no_register; ///< shared-memory instructions: index of the arrival count
+  std::uint64_t mask = ~0ull;               ///< of type.bits
+  std::array<decoded_operand, 6> op{};
+};
+
+/// Special registers, each given a register slot that a thread's start fills in.
+enum class special_register : std::uint8_t {
+  tid_x,
+  tid_y,
+  tid_z,
+  ntid_x,
+  ntid_y,
+  ntid_z,
+  ctaid_x,
+  ctaid_y,
+  ctaid_z,
+  nctaid_x,
+  nctaid_y,
+  nctaid_z,
+  laneid,
+  warpid,
+  nwarpid,
+  smid,
+  nsmid,
+  gridid,
+  lanemask_eq,
+  lanemask_lt,
+  lanemask_le,
+  lanemask_gt,
+  lanemask_ge,
+  dynamic_smem_size,
+  total_smem_size
+};
+
+/// One entry, decoded: run it with run_cta(program, launch, global_memory) for any number of CTAs.
+struct program {
+  std::string name;
+  int ptx_line = 0;
+  std::vector<decoded_instruction> code;
+  std::vector<decoded_operand> elements;    ///< of vector operands
+  std::vector<std::string> errors;          ///< per instruction: why it cannot run (opcode::unsupported)
+  std::vector<std::string> opcodes;         ///< per instruction, for messages
+  std::vector<std::array<int, 3>> location; ///< per instruction: PTX line, .loc file, .loc line
+  std::map<int, std::string> files;
+  std::uint32_t registers = 0;
+  std::vector<std::pair<std::uint32_t, special_register>> specials;
+  std::uint32_t traced = 0;              ///< instructions with an arrival count
+  std::uint32_t static_shared_bytes = 0; ///< the dynamic part starts here
+  int param_bytes = 0;
+};
+
+} // namespace bb::ptx
