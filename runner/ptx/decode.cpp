@@ -358,6 +358,10 @@ private:
                            : opcode::lop3,
             n);
       if ((op == "popc" || op == "clz") && d.op[0].type == operand_type::reg) d.op[0].mask &= 0xffffffffu;
+    } else if (op == "sad") {
+      only(in, {});
+      typed(opcode::sad, 4);
+      if (d.type.cls == type_class::pred || d.type.cls == type_class::flt) reject_opcode(in);
     } else if (op == "fma" || op == "add" || op == "sub" || op == "mul" || op == "mad" || op == "div" || op == "rem" ||
                op == "min" || op == "max" || op == "neg" || op == "abs" || op == "rcp" || op == "sqrt" ||
                op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos") {
@@ -610,7 +614,7 @@ private:
       plain(in, d, 1);
       return;
     }
-    if (in.parts.size() < 3 || in.parts[1] != "sync") reject_opcode(in);
+    if (in.parts.size() < 3 || (in.parts[1] != "sync" && op != "match")) reject_opcode(in);
     d.type = last_type(in);
     d.mask = mask_bits(d.type.bits);
     const std::string& mode = in.parts[2];

@@ -33,6 +33,7 @@ enum class opcode : std::uint8_t {
   max,
   neg,
   abs,
+  sad,
   band,
   bor,
   bxor,

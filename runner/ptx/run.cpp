@@ -258,6 +258,12 @@ private:
       set(r, in.op[0], is_signed && static_cast<std::int64_t>(a) < 0 ? 0 - a : a, bits);
       return;
     }
+    case opcode::sad: {
+      const std::uint64_t a = src(r, in, in.op[1]), b = src(r, in, in.op[2]);
+      const bool less = is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
+      set(r, in.op[0], (less ? b - a : a - b) + src(r, in, in.op[3]), bits);
+      return;
+    }
     case opcode::band: set(r, in.op[0], get(r, in.op[1], bits) & get(r, in.op[2], bits) & in.mask, bits); return;
     case opcode::bor: set(r, in.op[0], (get(r, in.op[1], bits) | get(r, in.op[2], bits)) & in.mask, bits); return;
     case opcode::bxor: set(r, in.op[0], (get(r, in.op[1], bits) ^ get(r, in.op[2], bits)) & in.mask, bits); return;

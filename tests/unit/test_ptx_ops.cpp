@@ -1,0 +1,231 @@
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <set>
+
+#include "runner/ptx/trace.hpp"
+#include "tests/unit/ptx_kernel_run.hpp"
+
+namespace bb::ptx {
+namespace {
+
+using test::bytes_of;
+using test::kernel_run;
+
+// tests/data/ptx/coverage.cu, compiled to coverage.ptx by nvcc 13.0 (README there).
+constexpr const char* k_fixture = "coverage.ptx";
+
+struct float4_host {
+  float x, y, z, w;
+};
+
+TEST(PtxOps, VectorSharedAccessesAreOneEventPerLane) {
+  std::vector<float4_host> in(32);
+  for (int t = 0; t < 32; ++t) in[static_cast<std::size_t>(t)] = {t * 1.5f, t - 7.0f, t * 0.25f, 100.0f - t};
+  const kernel_run run(k_fixture, "vectors",
+                       {bytes_of(in), std::vector<std::uint8_t>(32 * 16, 0xff),
+                        std::vector<std::uint8_t>(32 * 16, 0xff), std::vector<std::uint8_t>(32 * 16, 0xff)},
+                       {32, 1, 1});
+  const auto out = run.out<float4_host>(1);
+  const auto dout = run.out<double>(2);
+  const auto uout = run.out<std::uint32_t>(3);
+  for (std::size_t t = 0; t < 32; ++t) {
+    const float4_host& a = in[31 - t];
+    const float4_host& b = in[(t * 2) % 32];
+    EXPECT_EQ(out[t].x, a.x + b.x) << t;
+    EXPECT_EQ(out[t].y, a.y + b.y) << t;
+    EXPECT_EQ(out[t].z, a.z) << t;
+    EXPECT_EQ(out[t].w, a.w) << t;
+    EXPECT_EQ(dout[2 * t], static_cast<double>(in[t ^ 1].z)) << t;
+    EXPECT_EQ(dout[2 * t + 1], static_cast<double>(in[t ^ 1].w)) << t;
+    const std::size_t s = (t + 5) % 32;
+    EXPECT_EQ(uout[4 * t], std::bit_cast<std::uint32_t>(in[s].x)) << t;
+    EXPECT_EQ(uout[4 * t + 1], s);
+    EXPECT_EQ(uout[4 * t + 3], 3 * s);
+  }
+  // 4 stores (v4.f32, v2.f32, v2.f64, v4.u32) and 4 loads, each one request of 32 lanes
+  const auto requests = warp_requests(run.result.events);
+  ASSERT_EQ(requests.size(), 8u);
+  std::multiset<int> widths;
+  for (const warp_request& r : requests) {
+    EXPECT_EQ(r.access.active, 0xffffffffu);
+    widths.insert(r.access.width);
+  }
+  EXPECT_EQ(widths, (std::multiset<int>{8, 8, 16, 16, 16, 16, 16, 16}));
+  EXPECT_EQ(run.result.events.size(), 8u * 32);
+}
+
+/// The lanes of `v` (one warp) after __shfl_down_sync(~0, v, o).
+std::vector<int> down(const std::vector<int>& v, int o) {
+  std::vector<int> r(v);
+  for (std::size_t l = 0; l + static_cast<std::size_t>(o) < 32; ++l) r[l] = v[l + static_cast<std::size_t>(o)];
+  return r;
+}
+
+TEST(PtxOps, WarpShufflesVotesAndMatchesExchangeLanes) {
+  std::vector<int> in(64);
+  for (int t = 0; t < 64; ++t) in[static_cast<std::size_t>(t)] = (t * 37 + 11) % 100;
+  const kernel_run run(k_fixture, "warp_ops", {bytes_of(in), std::vector<std::uint8_t>(64 * 12 * 4, 0xff)}, {64, 1, 1});
+  const auto out = run.out<int>(1);
+  for (std::size_t w = 0; w < 2; ++w) {
+    const std::vector<int> v(in.begin() + static_cast<std::ptrdiff_t>(32 * w),
+                             in.begin() + static_cast<std::ptrdiff_t>(32 * w + 32));
+    std::vector<int> sum = v;
+    for (int o = 16; o > 0; o >>= 1) {
+      const std::vector<int> moved = down(sum, o);
+      for (std::size_t l = 0; l < 32; ++l) sum[l] += moved[l];
+    }
+    std::uint32_t ballot = 0;
+    int total = 0;
+    bool any = false;
+    for (std::size_t l = 0; l < 32; ++l) {
+      ballot |= static_cast<std::uint32_t>(v[l] & 1) << l;
+      total += v[l];
+      any = any || v[l] > 90;
+    }
+    for (std::size_t l = 0; l < 32; ++l) {
+      const int* o = &out[12 * (32 * w + l)];
+      EXPECT_EQ(o[0], sum[l]) << "lane " << l;
+      EXPECT_EQ(o[1], v[l >= 3 ? l - 3 : l]) << "lane " << l;
+      EXPECT_EQ(o[2], v[l ^ 5]) << "lane " << l;
+      EXPECT_EQ(o[3], v[(l * 7) % 32]) << "lane " << l;
+      EXPECT_EQ(o[4], v[(l & ~std::size_t{7}) + 2]) << "lane " << l;
+      EXPECT_EQ(static_cast<std::uint32_t>(o[5]), ballot);
+      EXPECT_EQ(o[6], any ? 1 : 0);
+      EXPECT_EQ(o[7], 1);
+      std::uint32_t same = 0;
+      for (std::size_t k = 0; k < 32; ++k) same |= (v[k] % 4 == v[l] % 4 ? 1u : 0u) << k;
+      EXPECT_EQ(static_cast<std::uint32_t>(o[8]), same) << "lane " << l;
+      EXPECT_EQ(o[9], total);
+      EXPECT_EQ(o[10], l < 20 ? 0xfffff : -1) << "lane " << l; // the lanes that took the branch
+      EXPECT_EQ(o[11], l < 16 ? v[l == 15 ? l : l + 1] : -2) << "lane " << l;
+    }
+  }
+}
+
+TEST(PtxOps, SharedAndGlobalAtomics) {
+  std::vector<float> fin(32);
+  for (int t = 0; t < 32; ++t) fin[static_cast<std::size_t>(t)] = 0.5f * static_cast<float>(t);
+  kernel_run run(k_fixture, "atomics",
+                 {bytes_of(fin), std::vector<std::uint8_t>(32 * 4, 0), std::vector<std::uint8_t>(8 * 4, 0),
+                  std::vector<std::uint8_t>(8 * 8, 0), std::vector<std::uint8_t>(8 * 4, 0)},
+                 {32, 1, 1});
+  const auto bins = run.out<std::uint32_t>(1);
+  const auto fsum = run.out<float>(2);
+  const auto big = run.out<std::uint64_t>(3);
+  const auto misc = run.out<std::int32_t>(4);
+  for (std::size_t k = 0; k < 16; ++k) EXPECT_EQ(bins[k], 2u) << k;
+  EXPECT_EQ(bins[16], 496u); // red.global.add.u32 of every thread index
+  EXPECT_EQ(bins[17], 0u);
+  for (std::size_t k = 0; k < 8; ++k) EXPECT_EQ(fsum[k], 0.5f * static_cast<float>(4 * k + 4 * 8 * 3 / 2)) << k;
+  for (std::size_t k = 0; k < 4; ++k) EXPECT_EQ(big[k], static_cast<std::uint64_t>(8 * k + 112) << 33) << k;
+  EXPECT_EQ(big[4], 7u); // the first compare-and-swap wins
+  EXPECT_EQ(misc[0], 32);
+  EXPECT_EQ(misc[1], 496); // the shared CAS loop's sum
+  EXPECT_EQ(misc[2], 93);
+  EXPECT_EQ(misc[3], -31);
+  EXPECT_EQ(misc[4], 42);
+  // per thread 7 global atomics or reductions, then 8 float and 4 64-bit adds
+  EXPECT_EQ(run.result.global_atomics, 32u * 7 + 8 + 4);
+  std::size_t atom_events = 0;
+  for (const shared_event& e : run.result.events) atom_events += e.kind == model::access_kind::atom ? 1 : 0;
+  EXPECT_GE(atom_events, 3u * 32); // float add, 64-bit add, and at least one CAS per thread
+
+  // Written bytes: bins 0..16, and nothing past them; clear_written forgets them.
+  const std::vector<std::uint8_t>& w = run.global.written(run.addresses[1]);
+  EXPECT_EQ(std::count(w.begin(), w.begin() + 17 * 4, 1), 17 * 4);
+  EXPECT_EQ(std::count(w.begin() + 17 * 4, w.end(), 1), 0);
+  EXPECT_EQ(std::count(run.global.written(run.addresses[0]).begin(), run.global.written(run.addresses[0]).end(), 1), 0);
+  run.global.clear_written();
+  EXPECT_EQ(std::count(run.global.written(run.addresses[1]).begin(), run.global.written(run.addresses[1]).end(), 1), 0);
+}
+
+__extension__ using u128 = unsigned __int128;
+__extension__ using s128 = __int128;
+
+std::uint16_t half_rn(float f) { return std::bit_cast<std::uint16_t>(static_cast<_Float16>(f)); }
+/// Toward zero: the nearest, one step back when it rounded away from zero.
+std::uint16_t half_rz(float f) {
+  const std::uint16_t h = half_rn(f);
+  return std::fabs(static_cast<float>(std::bit_cast<_Float16>(h))) > std::fabs(f) ? static_cast<std::uint16_t>(h - 1)
+                                                                                  : h;
+}
+
+TEST(PtxOps, IntegerAndConversionInstructions) {
+  std::vector<std::uint32_t> in(64);
+  std::uint64_t s = 12345;
+  for (std::uint32_t& v : in) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<std::uint32_t>(s >> 32);
+  }
+  in[3] = 0; // clz and popc of zero
+  in[4] = 0x80000000u;
+  const kernel_run run(k_fixture, "int_ops",
+                       {bytes_of(in), std::vector<std::uint8_t>(32 * 24 * 4, 0xff),
+                        std::vector<std::uint8_t>(64 * 8, 0xff), std::vector<std::uint8_t>(32 * 2, 0xff),
+                        std::vector<std::uint8_t>(32 * 4, 0xff), std::vector<std::uint8_t>(64 * 2, 0xff)},
+                       {32, 1, 1});
+  const auto out = run.out<std::uint32_t>(1);
+  const auto out64 = run.out<std::uint64_t>(2);
+  const auto out16 = run.out<std::int16_t>(3);
+  const auto outf = run.out<float>(4);
+  const auto outh = run.out<std::uint16_t>(5);
+  for (std::uint32_t t = 0; t < 32; ++t) {
+    const std::uint32_t a = in[t], b = in[t + 32];
+    const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+    const std::uint64_t w = (std::uint64_t{a} << 32) | b;
+    const std::uint32_t* o = &out[24 * std::size_t{t}];
+    EXPECT_EQ(o[0], static_cast<std::uint32_t>((std::uint64_t{a} * b) >> 32)) << t;
+    EXPECT_EQ(o[1], static_cast<std::uint32_t>((std::int64_t{sa} * sb) >> 32)) << t;
+    std::uint32_t rev = 0;
+    for (int i = 0; i < 32; ++i) rev |= (a >> i & 1) << (31 - i);
+    EXPECT_EQ(o[2], rev) << t;
+    EXPECT_EQ(o[3], static_cast<std::uint32_t>(std::popcount(a) + std::popcount(w))) << t;
+    EXPECT_EQ(o[4], static_cast<std::uint32_t>(std::countl_zero(a) + std::countl_zero(w >> (t % 40)))) << t;
+    std::uint32_t perm = 0;
+    const std::uint64_t both = (std::uint64_t{b} << 32) | a;
+    for (int i = 0; i < 4; ++i) perm |= static_cast<std::uint32_t>(both >> (8 * (b >> (4 * i) & 7)) & 0xff) << (8 * i);
+    EXPECT_EQ(o[5], perm) << t;
+    EXPECT_EQ(o[6], static_cast<std::uint32_t>((both << (t % 32)) >> 32)) << t;
+    EXPECT_EQ(o[7], static_cast<std::uint32_t>(both >> std::min(t + 10, 32u))) << t;
+    EXPECT_EQ(o[8], (a & b) ^ (~a | (b >> 3))) << t;
+    EXPECT_EQ(o[9], std::min(a, b) + static_cast<std::uint32_t>(std::max(sa, sb))) << t;
+    EXPECT_EQ(o[10], (a >> 5) & 0x3ffu) << t;
+    // bfe.s32 a, pos t, len 9: sign-extended from the field's top bit
+    const std::uint32_t field = t + 9 <= 32 ? (a >> t) & 0x1ffu : a >> t;
+    const int top = static_cast<int>(std::min(t + 8, 31u)) - static_cast<int>(t);
+    const std::uint32_t bfe = (field >> top & 1) != 0 ? field | ~((2u << top) - 1) : field;
+    EXPECT_EQ(o[11], bfe) << t;
+    const std::uint32_t pos = t % 24;
+    EXPECT_EQ(o[12], (b & ~(0xffu << pos)) | ((a & 0xffu) << pos)) << t;
+    EXPECT_EQ(o[13], static_cast<std::uint32_t>(static_cast<signed char>(a)) + static_cast<std::uint16_t>(b)) << t;
+    EXPECT_EQ(o[14], static_cast<std::uint32_t>(sa / ((static_cast<std::int32_t>(b % 1000) - 500) | 1))) << t;
+    EXPECT_EQ(o[15], a % (b | 1)) << t;
+    EXPECT_EQ(o[16], static_cast<std::uint32_t>(static_cast<std::int64_t>(sa) >> (t % 8))) << t;
+    EXPECT_EQ(o[17], static_cast<std::uint32_t>(std::llabs(std::int64_t{sa} - sb)) + 3u) << t;
+    EXPECT_EQ(o[18], a * 77u + b) << t;
+    EXPECT_EQ(o[19],
+              static_cast<std::uint32_t>(static_cast<std::int32_t>(std::nearbyint(static_cast<float>(sa) / 1024.0f))))
+        << t;
+    EXPECT_EQ(o[20], static_cast<std::uint32_t>(std::floor(static_cast<float>(a >> 8) * 0.75f))) << t;
+    EXPECT_EQ(o[21], static_cast<std::uint32_t>(static_cast<std::int32_t>(std::ceil(static_cast<double>(sb) / 3.0))))
+        << t;
+    EXPECT_EQ(o[22], static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<float>(sa) * 1e-3f))) << t;
+    EXPECT_EQ(o[23], 0u) << t;
+    EXPECT_EQ(out64[2 * t], std::uint64_t{a} * b + w) << t;
+    const auto hi_u = static_cast<std::uint64_t>((u128{w} * 0x9e3779b97f4a7c15ull) >> 64);
+    const auto hi_s = static_cast<std::uint64_t>((s128{static_cast<std::int64_t>(w)} * -12345) >> 64);
+    EXPECT_EQ(out64[2 * t + 1], hi_u ^ hi_s) << t;
+    const auto a16 = static_cast<std::int16_t>(a), b16 = static_cast<std::int16_t>(b);
+    EXPECT_EQ(out16[t], static_cast<std::int16_t>(a16 * b16 + (a16 >> 3))) << t;
+    const float f = static_cast<float>(sa) / static_cast<float>((b & 0xffff) + 1);
+    EXPECT_EQ(outf[t], f) << t;
+    EXPECT_EQ(outh[2 * t], half_rn(f)) << t;
+    const float rz = static_cast<float>(std::bit_cast<_Float16>(half_rz(f * 0.001f)));
+    EXPECT_EQ(outh[2 * t + 1], half_rn(rz * 3.0f)) << t;
+  }
+}
+
+} // namespace
+} // namespace bb::ptx
