@@ -14,7 +14,7 @@ using test::bytes_of;
 using test::kernel_run;
 
 // tests/data/ptx/coverage.cu, compiled to coverage.ptx by nvcc 13.0 (README there).
-constexpr const char* k_fixture = "coverage.ptx";
+constexpr const char* k_coverage_ptx = "coverage.ptx";
 
 struct float4_host {
   float x, y, z, w;
@@ -23,7 +23,7 @@ struct float4_host {
 TEST(PtxOps, VectorSharedAccessesAreOneEventPerLane) {
   std::vector<float4_host> in(32);
   for (int t = 0; t < 32; ++t) in[static_cast<std::size_t>(t)] = {t * 1.5f, t - 7.0f, t * 0.25f, 100.0f - t};
-  const kernel_run run(k_fixture, "vectors",
+  const kernel_run run(k_coverage_ptx, "vectors",
                        {bytes_of(in), std::vector<std::uint8_t>(32 * 16, 0xff),
                         std::vector<std::uint8_t>(32 * 16, 0xff), std::vector<std::uint8_t>(32 * 16, 0xff)},
                        {32, 1, 1});
@@ -66,7 +66,8 @@ std::vector<int> down(const std::vector<int>& v, int o) {
 TEST(PtxOps, WarpShufflesVotesAndMatchesExchangeLanes) {
   std::vector<int> in(64);
   for (int t = 0; t < 64; ++t) in[static_cast<std::size_t>(t)] = (t * 37 + 11) % 100;
-  const kernel_run run(k_fixture, "warp_ops", {bytes_of(in), std::vector<std::uint8_t>(64 * 12 * 4, 0xff)}, {64, 1, 1});
+  const kernel_run run(k_coverage_ptx, "warp_ops", {bytes_of(in), std::vector<std::uint8_t>(64 * 12 * 4, 0xff)},
+                       {64, 1, 1});
   const auto out = run.out<int>(1);
   for (std::size_t w = 0; w < 2; ++w) {
     const std::vector<int> v(in.begin() + static_cast<std::ptrdiff_t>(32 * w),
@@ -107,7 +108,7 @@ TEST(PtxOps, WarpShufflesVotesAndMatchesExchangeLanes) {
 TEST(PtxOps, SharedAndGlobalAtomics) {
   std::vector<float> fin(32);
   for (int t = 0; t < 32; ++t) fin[static_cast<std::size_t>(t)] = 0.5f * static_cast<float>(t);
-  kernel_run run(k_fixture, "atomics",
+  kernel_run run(k_coverage_ptx, "atomics",
                  {bytes_of(fin), std::vector<std::uint8_t>(32 * 4, 0), std::vector<std::uint8_t>(8 * 4, 0),
                   std::vector<std::uint8_t>(8 * 8, 0), std::vector<std::uint8_t>(8 * 4, 0)},
                  {32, 1, 1});
@@ -161,7 +162,7 @@ TEST(PtxOps, IntegerAndConversionInstructions) {
   }
   in[3] = 0; // clz and popc of zero
   in[4] = 0x80000000u;
-  const kernel_run run(k_fixture, "int_ops",
+  const kernel_run run(k_coverage_ptx, "int_ops",
                        {bytes_of(in), std::vector<std::uint8_t>(32 * 24 * 4, 0xff),
                         std::vector<std::uint8_t>(64 * 8, 0xff), std::vector<std::uint8_t>(32 * 2, 0xff),
                         std::vector<std::uint8_t>(32 * 4, 0xff), std::vector<std::uint8_t>(64 * 2, 0xff)},

@@ -109,3 +109,24 @@ extern "C" __global__ void int_ops(const unsigned* in, unsigned* out, unsigned l
   outh[2 * t] = __half_as_ushort(__float2half_rn(f));
   outh[2 * t + 1] = __half_as_ushort(__float2half_rn(__half2float(__float2half_rz(f * 0.001f)) * 3.0f));
 }
+
+// Lane l gives the row address of row l % 8 of matrix l / 8 (rows of 128 bytes, chunk 0), stores
+// four registers with stmatrix (.trans when `trans`), and the tile is copied out word by word.
+extern "C" __global__ void stmatrix_x4(const unsigned* in, unsigned* out, int trans) {
+  __shared__ __align__(128) unsigned tile[32 * 32];
+  const int t = threadIdx.x;
+  for (int i = 0; i < 32; ++i) tile[i * 32 + t] = 0xdeadbeefu;
+  __syncwarp();
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(tile)) + 128u * t;
+  const unsigned r0 = in[4 * t], r1 = in[4 * t + 1], r2 = in[4 * t + 2], r3 = in[4 * t + 3];
+  if (trans)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
+                 "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+  else
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
+                 : "memory");
+  __syncwarp();
+  for (int i = 0; i < 32; ++i) out[i * 32 + t] = tile[i * 32 + t];
+}
