@@ -41,8 +41,7 @@ extern "C" __global__ void warp_ops(const int* in, int* out) {
   o[11] = t % 32 < 16 ? __shfl_down_sync(0x0000ffffu, v, 1, 16) : -2;
 }
 
-extern "C" __global__ void atomics(const float* fin, unsigned* bins, float* fsum, unsigned long long* big,
-                                   int* misc) {
+extern "C" __global__ void atomics(const float* fin, unsigned* bins, float* fsum, unsigned long long* big, int* misc) {
   __shared__ float sf[8];
   __shared__ unsigned long long su[4];
   __shared__ int sc;
@@ -102,7 +101,8 @@ extern "C" __global__ void int_ops(const unsigned* in, unsigned* out, unsigned l
   o[22] = static_cast<unsigned>(static_cast<int>(static_cast<float>(static_cast<int>(a)) * 1e-3f));
   o[23] = __isShared(&o[0]) ? 1u : 0u;
   out64[2 * t] = static_cast<unsigned long long>(a) * b + w;
-  out64[2 * t + 1] = __umul64hi(w, 0x9e3779b97f4a7c15ull) ^ static_cast<unsigned long long>(__mul64hi(static_cast<long long>(w), -12345ll));
+  out64[2 * t + 1] = __umul64hi(w, 0x9e3779b97f4a7c15ull) ^
+                     static_cast<unsigned long long>(__mul64hi(static_cast<long long>(w), -12345ll));
   out16[t] = static_cast<short>(static_cast<short>(a) * static_cast<short>(b) + (static_cast<short>(a) >> 3));
   const float f = static_cast<float>(static_cast<int>(a)) / static_cast<float>((b & 0xffff) + 1);
   outf[t] = f;
@@ -120,8 +120,8 @@ extern "C" __global__ void stmatrix_x4(const unsigned* in, unsigned* out, int tr
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(tile)) + 128u * t;
   const unsigned r0 = in[4 * t], r1 = in[4 * t + 1], r2 = in[4 * t + 2], r3 = in[4 * t + 3];
   if (trans)
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0),
-                 "r"(r1), "r"(r2), "r"(r3)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),
+                 "r"(r2), "r"(r3)
                  : "memory");
   else
     asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(r0), "r"(r1),

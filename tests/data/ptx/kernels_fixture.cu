@@ -5,13 +5,13 @@
 
 namespace bb {
 template __global__ void ldmatrix::ldmatrix_kernel<tile_128::pitched<128>, 4, false>(const std::uint32_t*,
-                                                                                      std::uint32_t*);
-template __global__ void ldmatrix::ldmatrix_kernel<tile_128::pitched<144>, 2, true>(const std::uint32_t*,
                                                                                      std::uint32_t*);
+template __global__ void ldmatrix::ldmatrix_kernel<tile_128::pitched<144>, 2, true>(const std::uint32_t*,
+                                                                                    std::uint32_t*);
 template __global__ void ldmatrix::ldmatrix_kernel<tile_128::pitched<128>, 1, false>(const std::uint32_t*,
-                                                                                      std::uint32_t*);
-template __global__ void cp_async::cp_async_kernel<tile_128::pitched<128>, cp_async::order::columns, true>(
-    const float*, float*);
-template __global__ void cp_async::cp_async_kernel<tile_128::pitched<128>, cp_async::order::rows, false>(
-    const float*, float*);
+                                                                                     std::uint32_t*);
+template __global__ void cp_async::cp_async_kernel<tile_128::pitched<128>, cp_async::order::columns, true>(const float*,
+                                                                                                           float*);
+template __global__ void cp_async::cp_async_kernel<tile_128::pitched<128>, cp_async::order::rows, false>(const float*,
+                                                                                                         float*);
 } // namespace bb
