@@ -578,19 +578,24 @@ private:
   void decode_matrix(const instruction& in, decoded_instruction& d) {
     // ldmatrix.sync.aligned.m8n8.x1|x2|x4{.trans}{.shared{::cta}}.b16 d, [a]
     // stmatrix.sync.aligned.m8n8.x1|x2|x4{.trans}{.shared{::cta}}.b16 [a], s
+    // (the shape and the count come in either order: CUTLASS writes .x4.m8n8)
     const bool load = in.parts[0] == "ldmatrix";
-    if (in.parts.size() < 6 || in.parts[1] != "sync" || in.parts[2] != "aligned" || in.parts[3] != "m8n8" ||
-        in.parts.back() != "b16")
+    if (in.parts.size() < 6 || in.parts[1] != "sync" || in.parts[2] != "aligned" || in.parts.back() != "b16")
       reject_opcode(in);
-    const std::string& x = in.parts[4];
-    if (x != "x1" && x != "x2" && x != "x4") reject_opcode(in);
-    d.count = static_cast<std::uint8_t>(x[1] - '0');
-    for (std::size_t i = 5; i + 1 < in.parts.size(); ++i) {
-      if (in.parts[i] == "trans")
+    bool shape = false;
+    d.count = 0;
+    for (std::size_t i = 3; i + 1 < in.parts.size(); ++i) {
+      const std::string& p = in.parts[i];
+      if (p == "m8n8" && !shape)
+        shape = true;
+      else if ((p == "x1" || p == "x2" || p == "x4") && d.count == 0)
+        d.count = static_cast<std::uint8_t>(p[1] - '0');
+      else if (p == "trans")
         d.flag = true;
-      else if (in.parts[i] != "shared" && in.parts[i] != "shared::cta")
+      else if (p != "shared" && p != "shared::cta")
         reject_opcode(in);
     }
+    if (!shape || d.count == 0) reject_opcode(in);
     d.code = load ? opcode::ldmatrix : opcode::stmatrix;
     d.space = has(in, "shared") || has(in, "shared::cta") ? state_space::shared : state_space::generic;
     d.op[1] = address(arg(in, load ? 1 : 0), d.space);

@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+
+#include "runner/model/evaluate.hpp"
 #include "runner/model/matrix_access.hpp"
 #include "runner/ptx/trace.hpp"
 #include "tests/unit/ptx_kernel_run.hpp"
@@ -195,6 +199,43 @@ TEST(PtxWarp, StmatrixStoresEachLanesElements) {
         EXPECT_EQ(r.access.address[5], 5u * 128);
       }
     EXPECT_EQ(stsm, 1u);
+  }
+}
+
+} // namespace
+} // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+/// experiments/cute/ldmatrix.yaml's claims, from the kernels' own PTX: ldmatrix.x4 takes 32
+/// wavefronts a request over row-major 128-byte rows, 4 padded or byte-swizzled, 8 with the
+/// element-offset swizzle; the 16-byte stores 4; the tile comes back out unchanged.
+TEST(PtxWarp, CuteTileRoundtripMeetsTheExperimentsClaims) {
+  const std::vector<std::pair<const char*, double>> variants = {
+      {"_Z14tile_roundtripI9row_majorEvPKN7cutlass6half_tEPS2_", 32},
+      {"_Z14tile_roundtripI6paddedEvPKN7cutlass6half_tEPS2_", 4},
+      {"_Z14tile_roundtripI8swizzledEvPKN7cutlass6half_tEPS2_", 4},
+      {"_Z14tile_roundtripI17swizzled_elementsEvPKN7cutlass6half_tEPS2_", 8}};
+  std::vector<std::uint8_t> in(2 * 2048 * 2);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  for (const auto& [name, ldsm] : variants) {
+    SCOPED_TRACE(name);
+    const kernel_run run("cute.ptx", name, {in, std::vector<std::uint8_t>(in.size(), 0xff)}, {128, 1, 1}, {1, 0, 0},
+                         {2, 1, 1});
+    const std::vector<std::uint8_t>& out = run.global.buffer(run.addresses[1]);
+    EXPECT_TRUE(std::equal(in.begin() + 4096, in.end(), out.begin() + 4096)); // tile 1, this CTA's
+    EXPECT_EQ(std::count(out.begin(), out.begin() + 4096, 0xff), 4096);       // tile 0 untouched
+    std::map<model::access_kind, std::pair<int, int>> per_kind;               // requests, wavefronts
+    for (const warp_request& r : warp_requests(run.result.events)) {
+      per_kind[r.access.kind].first += 1;
+      per_kind[r.access.kind].second += model::evaluate(r.access).wavefronts;
+    }
+    ASSERT_EQ(per_kind.size(), 2u);
+    EXPECT_EQ(per_kind[model::access_kind::ldsm].first, 8); // 4 warps x 2 ldmatrix.x4
+    EXPECT_EQ(per_kind[model::access_kind::ldsm].second, 8 * ldsm);
+    EXPECT_EQ(per_kind[model::access_kind::store].first, 8);
+    EXPECT_EQ(per_kind[model::access_kind::store].second, 8 * 4);
   }
 }
 
