@@ -60,6 +60,13 @@ public:
     }
     lay_out_shared();
     for (const parameter& q : e.params) m_params[q.name] = q.offset;
+    for (const module_variable& v : m.constants) {
+      const auto a = static_cast<std::size_t>(std::max(v.align, 1));
+      const std::size_t at = (p.constant.size() + a - 1) / a * a;
+      m_const_at[v.name] = static_cast<std::uint32_t>(at);
+      p.constant.resize(at);
+      p.constant.insert(p.constant.end(), v.bytes.begin(), v.bytes.end());
+    }
   }
 
   void run() {
@@ -144,8 +151,10 @@ private:
         d.imm = s->second;
       else if (const auto q = m_params.find(o.name); q != m_params.end())
         d.imm = q->second;
+      else if (const auto c = m_const_at.find(o.name); c != m_const_at.end())
+        d.imm = c->second;
       else
-        reject("the address of '" + o.name + "' is not known (only shared variables and parameters)");
+        reject("the address of '" + o.name + "' is not known (only shared, .const variables and parameters)");
       break;
     }
     case operand_kind::vector: d = vector(o, false); break;
@@ -195,6 +204,9 @@ private:
     } else if (const auto q = m_params.find(o.name); q != m_params.end()) {
       d.imm += q->second;
       if (space == state_space::generic) space = state_space::param;
+    } else if (const auto c = m_const_at.find(o.name); c != m_const_at.end()) {
+      d.imm += c->second;
+      if (space == state_space::generic) space = state_space::constant;
     } else if (o.name.front() == '%' && !is_special(o.name)) {
       d.index = reg_index(o.name);
     } else {
@@ -314,6 +326,8 @@ private:
         d.space = state_space::global;
       else if (where == "param")
         d.space = state_space::param;
+      else if (where == "const")
+        d.space = state_space::constant;
       else
         reject_opcode(in);
       d.flag = to;
@@ -522,7 +536,7 @@ private:
                  std::find(k_ignored.begin(), k_ignored.end(), p) == k_ignored.end())
         reject_opcode(in);
     }
-    if (d.space == state_space::constant) reject_opcode(in);
+    if (d.space == state_space::constant && d.code != opcode::ld) reject_opcode(in);
     if (atomic && (!has_op || d.count != 1)) reject_opcode(in);
     d.type = last_type(in);
     if (d.type.cls == type_class::pred || (atomic && (d.type.cls == type_class::f16 || d.type.cls == type_class::bf16)))
@@ -678,6 +692,7 @@ private:
   std::unordered_map<std::string, int> m_declared;
   std::map<std::string, std::uint32_t> m_shared_at;
   std::map<std::string, int> m_params;
+  std::map<std::string, std::uint32_t> m_const_at;
 };
 
 } // namespace

@@ -109,7 +109,9 @@ public:
         skip_function();
       } else if (t.text == ".shared") {
         m.shared.push_back(read_shared(false));
-      } else if (t.text == ".global" || t.text == ".const") {
+      } else if (t.text == ".const") {
+        read_constant(m);
+      } else if (t.text == ".global") {
         skip_statement(); // module variables: loads from them stop the run (no address given)
       } else if (t.text == ".pragma") {
         skip_statement();
@@ -201,6 +203,57 @@ private:
       v.size = 0;
     }
     return v;
+  }
+
+  /// .const [.align N] .TYPE name[N]...[ = value or {values}] ; kept only when every initial
+  /// value is a number (an address of another variable is not known before the run).
+  void read_constant(module& m) {
+    const int line = next().line; // .const
+    module_variable v;
+    int element = 0, count = 1;
+    bool readable = true;
+    std::vector<operand> values;
+    while (!done() && peek().text != ";") {
+      const token& t = next();
+      if (t.text == ".align") {
+        v.align = number();
+      } else if (t.text.front() == '.' && type_bytes(t.text.substr(1)) > 0) {
+        element = type_bytes(t.text.substr(1));
+      } else if (t.text == "[") {
+        if (peek().text == "]")
+          readable = false; // size from the initializer: not read
+        else
+          count *= number();
+        expect("]");
+      } else if (t.text == "=") {
+        while (!done() && peek().text != ";") {
+          const token& x = next();
+          if (x.text == "{" || x.text == "}" || x.text == ",") continue;
+          operand o;
+          const bool negative = x.text == "-";
+          if (!parse_number(negative ? next().text : x.text, o)) {
+            readable = false;
+            continue;
+          }
+          if (negative) o.value = -o.value;
+          values.push_back(o);
+        }
+      } else if (t.text.front() != '.') {
+        v.name = t.text;
+      }
+    }
+    expect(";");
+    if (v.name.empty() || element == 0) fail(line, "a .const declaration needs a type and a name");
+    if (!readable || values.size() > static_cast<std::size_t>(count)) return;
+    v.bytes.assign(static_cast<std::size_t>(element * count), 0);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::uint64_t bits = static_cast<std::uint64_t>(values[i].value);
+      if (values[i].float_immediate && element == 4 && bits > 0xffffffffull) bits &= 0xffffffffull;
+      for (int b = 0; b < element && b < 8; ++b)
+        v.bytes[i * static_cast<std::size_t>(element) + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(
+            bits >> (8 * b));
+    }
+    m.constants.push_back(std::move(v));
   }
 
   /// .param [.align N] .TYPE [.ptr .space .align N] name[N]?

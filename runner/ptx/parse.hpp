@@ -83,10 +83,18 @@ struct entry {
   [[nodiscard]] int param_bytes() const;
 };
 
+/// A module-level `.const` variable with its initial bytes (zeros where no initializer).
+struct module_variable {
+  std::string name;
+  int align = 1;
+  std::vector<std::uint8_t> bytes;
+};
+
 struct module {
   std::vector<entry> entries;
-  std::vector<shared_variable> shared; ///< declared outside any entry
-  std::map<int, std::string> files;    ///< `.file N "name"`
+  std::vector<shared_variable> shared;    ///< declared outside any entry
+  std::vector<module_variable> constants; ///< `.const`, those whose initial values are numbers
+  std::map<int, std::string> files;       ///< `.file N "name"`
   /// The entry named `name`; throws std::out_of_range naming the entries there are.
   [[nodiscard]] const entry& find(std::string_view name) const;
 };

@@ -172,6 +172,7 @@ struct program {
   std::vector<std::pair<std::uint32_t, special_register>> specials;
   std::uint32_t traced = 0;              ///< instructions with an arrival count
   std::uint32_t static_shared_bytes = 0; ///< the dynamic part starts here
+  std::vector<std::uint8_t> constant;    ///< the module's .const variables, laid out
   int param_bytes = 0;
 };
 

@@ -17,6 +17,7 @@ namespace {
 /// parameter buffer: far above any buffer a caller registers, so that one address is never both.
 constexpr std::uint64_t k_generic_shared = 0x7e00'0000'0000ull;
 constexpr std::uint64_t k_generic_param = 0x7f00'0000'0000ull;
+constexpr std::uint64_t k_generic_const = 0x7d00'0000'0000ull;
 constexpr std::uint64_t k_window = 1ull << 32;
 constexpr std::uint32_t k_nsmid = 132; // an H100 SXM's SM count, for %nsmid
 
@@ -369,10 +370,12 @@ private:
       const std::uint64_t v = get(r, in.op[1], 64);
       const bool shared = v >= k_generic_shared && v < k_generic_shared + k_window;
       const bool param = v >= k_generic_param && v < k_generic_param + k_window;
+      const bool constant = v >= k_generic_const && v < k_generic_const + k_window;
       set(r, in.op[0],
-          in.space == state_space::shared  ? shared
-          : in.space == state_space::param ? param
-                                           : !shared && !param,
+          in.space == state_space::shared     ? shared
+          : in.space == state_space::param    ? param
+          : in.space == state_space::constant ? constant
+                                              : !shared && !param && !constant,
           1);
       return;
     }
@@ -545,7 +548,10 @@ private:
   // --- memory -------------------------------------------------------------------------------
 
   static std::uint64_t window_base(state_space s) {
-    return s == state_space::shared ? k_generic_shared : s == state_space::param ? k_generic_param : 0;
+    return s == state_space::shared     ? k_generic_shared
+           : s == state_space::param    ? k_generic_param
+           : s == state_space::constant ? k_generic_const
+                                        : 0;
   }
 
   /// The bytes behind an access of `bytes` at `address` in `space` (generic resolved first); for
@@ -558,6 +564,9 @@ private:
       } else if (address - k_generic_param < k_window) {
         space = state_space::param;
         address -= k_generic_param;
+      } else if (address - k_generic_const < k_window) {
+        space = state_space::constant;
+        address -= k_generic_const;
       } else {
         space = state_space::global;
       }
@@ -576,6 +585,13 @@ private:
       if (write) fail(pc, "a store to the parameters");
       if (address + total > m_l.params.size()) fail(pc, "a load past the parameters");
       return const_cast<std::uint8_t*>(m_l.params.data()) + address; // read only
+    }
+    if (space == state_space::constant) {
+      if (write) fail(pc, "a store to constant memory");
+      if (address + total > m_p.constant.size())
+        fail(pc, "constant address " + std::to_string(address) + " + " + std::to_string(total) +
+                     " B is outside the module's " + std::to_string(m_p.constant.size()) + " B of .const data");
+      return const_cast<std::uint8_t*>(m_p.constant.data()) + address; // read only
     }
     std::uint8_t* at = write ? m_global.find_for_write(address, bytes) : m_global.find(address, bytes);
     if (at == nullptr)

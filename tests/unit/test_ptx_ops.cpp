@@ -230,3 +230,66 @@ TEST(PtxOps, IntegerAndConversionInstructions) {
 
 } // namespace
 } // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+TEST(PtxOps, ModuleConstDataIsReadable) {
+  std::vector<std::int32_t> idx(32);
+  for (int t = 0; t < 32; ++t) idx[static_cast<std::size_t>(t)] = t * 5 + 3;
+  const kernel_run run("coverage.ptx", "constants", {bytes_of(idx), std::vector<std::uint8_t>(32 * 4, 0xff)},
+                       {32, 1, 1});
+  const auto out = run.out<float>(1);
+  const int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+  for (std::size_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], static_cast<float>(table[(t * 5 + 3) % 8]) * 2.5f) << t;
+}
+
+/// An instruction the interpreter cannot run stops the run only when a thread reaches it: here
+/// only threads past 100 take the branch to it.
+TEST(PtxOps, UnsupportedInstructionsFailOnlyWhenRun) {
+  const std::string ptx = R"(
+.version 8.8
+.target sm_90
+.address_size 64
+.visible .entry lazy(.param .u64 out)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  mov.u32 %r1, %tid.x;
+  setp.gt.u32 %p1, %r1, 100;
+  @%p1 bra $L_far;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd2, %rd1;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r1;
+  ret;
+$L_far:
+  mul24.lo.s32 %r2, %r1, %r1;
+  ret;
+}
+)";
+  const module m = parse(ptx);
+  const program p = prepare(m, m.find("lazy"));
+  global_memory g;
+  g.add(0x1000'0000, std::vector<std::uint8_t>(1024, 0));
+  launch l;
+  l.block = {64, 1, 1};
+  l.params = pack_params(m.find("lazy"), {0x1000'0000});
+  const cta_result r = run_cta(p, l, g);
+  EXPECT_EQ(r.steps, 64u * 9); // nine instructions a thread
+  EXPECT_EQ(test::values_at<std::uint32_t>(g, 0x1000'0000)[63], 63u);
+  l.block = {128, 1, 1};
+  try {
+    (void)run_cta(p, l, g);
+    FAIL() << "no error";
+  } catch (const ptx_error& e) {
+    EXPECT_EQ(e.ptx_line(), 20);
+    EXPECT_NE(std::string(e.what()).find("PTX line 20: unsupported instruction 'mul24.lo.s32'"), std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+} // namespace bb::ptx

@@ -130,3 +130,12 @@ extern "C" __global__ void stmatrix_x4(const unsigned* in, unsigned* out, int tr
   __syncwarp();
   for (int i = 0; i < 32; ++i) out[i * 32 + t] = tile[i * 32 + t];
 }
+
+__constant__ int table[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+__constant__ float scale = 2.5f;
+
+// Module .const data, read at an index the input gives.
+extern "C" __global__ void constants(const int* idx, float* out) {
+  const int t = threadIdx.x;
+  out[t] = static_cast<float>(table[idx[t] % 8]) * scale;
+}
