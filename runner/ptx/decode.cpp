@@ -486,6 +486,18 @@ private:
   void decode_cvt(const instruction& in, decoded_instruction& d) {
     // cvt[.rounding][.ftz][.sat].DST.SRC
     if (in.parts.size() < 3) reject_opcode(in);
+    const std::string& to = in.parts[in.parts.size() - 2];
+    if ((to == "f16x2" || to == "bf16x2") && in.parts.back() == "f32") {
+      // cvt.rn|rz.f16x2.f32 d, a, b: a's value in the upper half, b's in the lower
+      if (in.parts.size() != 4 || (in.parts[1] != "rn" && in.parts[1] != "rz")) reject_opcode(in);
+      d.code = opcode::cvt_pack;
+      d.type = {16, to == "f16x2" ? type_class::f16 : type_class::bf16};
+      d.type2 = {32, type_class::flt};
+      d.mode = in.parts[1] == "rn" ? 1 : 2;
+      d.mask = 0xffffffffu;
+      plain(in, d, 3);
+      return;
+    }
     d.code = opcode::cvt;
     d.type = type_of(in.parts[in.parts.size() - 2]);
     d.type2 = type_of(in.parts.back());
@@ -499,7 +511,7 @@ private:
         d.mode = static_cast<std::uint8_t>(m - k_modes.begin());
       else if (p == "sat")
         d.mode2 = 1;
-      else if (p != "ftz" && p != "relu")
+      else if (p != "ftz")
         reject_opcode(in);
     }
     d.mask = mask_bits(d.type.bits);

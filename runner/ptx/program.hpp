@@ -70,6 +70,7 @@ enum class opcode : std::uint8_t {
   selp,
   slct,
   cvt,
+  cvt_pack,
   cvta,
   isspacep,
   ld,

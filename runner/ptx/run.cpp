@@ -5,7 +5,6 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "runner/ptx/numbers.hpp"
 
@@ -361,6 +360,13 @@ private:
     case opcode::cvt:
       set(r, in.op[0], convert(in, get(r, in.op[1], in.type2.bits) & mask_of(in.type2.bits)), in.type.bits);
       return;
+    case opcode::cvt_pack: {
+      auto half = [&](const decoded_operand& o) {
+        return from_double(to_double(get(r, o, 32) & 0xffffffffu, in.type2), in.type, in.mode);
+      };
+      set(r, in.op[0], half(in.op[1]) << 16 | half(in.op[2]), 32);
+      return;
+    }
     case opcode::cvta: {
       const std::uint64_t base = window_base(in.space), v = get(r, in.op[1], bits);
       set(r, in.op[0], (in.flag ? v - base : v + base) & in.mask, bits);
@@ -518,7 +524,7 @@ private:
         if (s ? (sv >= 0 && static_cast<std::uint64_t>(sv) > hi) : v > hi) return hi;
       }
       const std::uint64_t wide = s ? static_cast<std::uint64_t>(sv) : v;
-      return dst.cls == type_class::sint ? static_cast<std::uint64_t>(sext(wide, dst.bits)) : wide;
+      return dst.cls == type_class::sint ? static_cast<std::uint64_t>(sext(wide, dst.bits)) : wide & mask_of(dst.bits);
     }
     if (src_float && !dst_float) return float_to_integer(to_double(v, from), dst, mode);
     const int rounding = mode >= 5 ? mode - 4 : mode == 0 ? 1 : mode;

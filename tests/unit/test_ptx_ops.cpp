@@ -293,3 +293,20 @@ $L_far:
 
 } // namespace
 } // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+TEST(PtxOps, TwoFloatsPackIntoF16x2) {
+  std::vector<float> in(64);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = (static_cast<float>(i) - 20.3f) * 0.37f;
+  in[5] = 70000.0f; // past the largest half: infinity
+  const kernel_run run("coverage.ptx", "halves", {bytes_of(in), std::vector<std::uint8_t>(32 * 4, 0xff)}, {32, 1, 1});
+  const auto out = run.out<std::uint32_t>(1);
+  for (std::size_t t = 0; t < 32; ++t)
+    EXPECT_EQ(out[t], std::uint32_t{half_rn(in[2 * t + 1])} << 16 | half_rn(in[2 * t])) << t;
+  EXPECT_EQ(out[2] >> 16, 0x7c00u);
+}
+
+} // namespace
+} // namespace bb::ptx

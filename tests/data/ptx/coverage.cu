@@ -139,3 +139,10 @@ extern "C" __global__ void constants(const int* idx, float* out) {
   const int t = threadIdx.x;
   out[t] = static_cast<float>(table[idx[t] % 8]) * scale;
 }
+
+// Two floats packed into one f16x2 register (cvt.rn.f16x2.f32).
+extern "C" __global__ void halves(const float* in, unsigned* out) {
+  const int t = threadIdx.x;
+  const __half2 h = __floats2half2_rn(in[2 * t], in[2 * t + 1]);
+  out[t] = *reinterpret_cast<const unsigned*>(&h);
+}
