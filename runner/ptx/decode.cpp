@@ -60,6 +60,12 @@ public:
     }
     lay_out_shared();
     for (const parameter& q : e.params) m_params[q.name] = q.offset;
+    for (const shared_variable& v : e.local) {
+      const auto a = static_cast<std::uint32_t>(std::max(v.align, 1));
+      const std::uint32_t at = (p.local_bytes + a - 1) / a * a;
+      m_local_at[v.name] = at;
+      p.local_bytes = at + static_cast<std::uint32_t>(v.size);
+    }
     for (const module_variable& v : m.constants) {
       const auto a = static_cast<std::size_t>(std::max(v.align, 1));
       const std::size_t at = (p.constant.size() + a - 1) / a * a;
@@ -153,6 +159,8 @@ private:
         d.imm = q->second;
       else if (const auto c = m_const_at.find(o.name); c != m_const_at.end())
         d.imm = c->second;
+      else if (const auto l = m_local_at.find(o.name); l != m_local_at.end())
+        d.imm = l->second;
       else
         reject("the address of '" + o.name + "' is not known (only shared, .const variables and parameters)");
       break;
@@ -207,6 +215,9 @@ private:
     } else if (const auto c = m_const_at.find(o.name); c != m_const_at.end()) {
       d.imm += c->second;
       if (space == state_space::generic) space = state_space::constant;
+    } else if (const auto l = m_local_at.find(o.name); l != m_local_at.end()) {
+      d.imm += l->second;
+      if (space == state_space::generic) space = state_space::local;
     } else if (o.name.front() == '%' && !is_special(o.name)) {
       d.index = reg_index(o.name);
     } else {
@@ -328,6 +339,8 @@ private:
         d.space = state_space::param;
       else if (where == "const")
         d.space = state_space::constant;
+      else if (where == "local")
+        d.space = state_space::local;
       else
         reject_opcode(in);
       d.flag = to;
@@ -539,6 +552,8 @@ private:
         d.space = state_space::shared;
       else if (p == "const")
         d.space = state_space::constant;
+      else if (p == "local")
+        d.space = state_space::local;
       else if (p == "v2" || p == "v4")
         d.count = p == "v2" ? 2 : 4;
       else if (atomic && !has_op && std::find(k_ops.begin(), k_ops.end(), p) != k_ops.end()) {
@@ -705,6 +720,7 @@ private:
   std::map<std::string, std::uint32_t> m_shared_at;
   std::map<std::string, int> m_params;
   std::map<std::string, std::uint32_t> m_const_at;
+  std::map<std::string, std::uint32_t> m_local_at;
 };
 
 } // namespace

@@ -330,8 +330,10 @@ private:
         next();
         if (peek().text != ".shared") fail(t.line, "only .extern .shared is read inside a function");
         e.shared.push_back(read_shared(true));
-      } else if (t.text == ".local" || t.text == ".pragma") {
-        skip_statement(); // local arrays: their loads and stores stop the run as unsupported
+      } else if (t.text == ".local") {
+        e.local.push_back(read_shared(false)); // the same declaration form
+      } else if (t.text == ".pragma") {
+        skip_statement();
       } else if (t.text.front() == '.') {
         fail(t.line, "unsupported directive '" + t.text + "' in function " + e.name);
       } else if (m_i + 1 < m_t.size() && m_t[m_i + 1].text == ":" && t.text != "@") {

@@ -78,6 +78,7 @@ struct entry {
   std::vector<parameter> params;
   std::vector<register_declaration> registers;
   std::vector<shared_variable> shared; ///< the entry's own; module.shared come first
+  std::vector<shared_variable> local;  ///< `.local` arrays (the stack frame nvcc calls __local_depot)
   std::map<std::string, int> labels;   ///< label -> index of the instruction after it
   std::vector<instruction> body;
   [[nodiscard]] int param_bytes() const;

@@ -110,7 +110,7 @@ struct decoded_operand {
   std::int64_t imm = 0;
 };
 
-enum class state_space : std::uint8_t { generic, param, global, shared, constant };
+enum class state_space : std::uint8_t { generic, param, global, shared, constant, local };
 
 struct decoded_instruction {
   opcode code = opcode::unsupported;
@@ -174,6 +174,7 @@ struct program {
   std::uint32_t traced = 0;              ///< instructions with an arrival count
   std::uint32_t static_shared_bytes = 0; ///< the dynamic part starts here
   std::vector<std::uint8_t> constant;    ///< the module's .const variables, laid out
+  std::uint32_t local_bytes = 0;         ///< each thread's .local arrays
   int param_bytes = 0;
 };
 

@@ -17,6 +17,7 @@ namespace {
 constexpr std::uint64_t k_generic_shared = 0x7e00'0000'0000ull;
 constexpr std::uint64_t k_generic_param = 0x7f00'0000'0000ull;
 constexpr std::uint64_t k_generic_const = 0x7d00'0000'0000ull;
+constexpr std::uint64_t k_generic_local = 0x7c00'0000'0000ull; // each thread's own
 constexpr std::uint64_t k_window = 1ull << 32;
 constexpr std::uint32_t k_nsmid = 132; // an H100 SXM's SM count, for %nsmid
 
@@ -44,6 +45,7 @@ public:
     m_threads.assign(m_n, thread{});
     m_regs.assign(std::size_t{m_n} * m_p.registers, 0);
     m_arrivals.assign(std::size_t{m_n} * m_p.traced, 0);
+    m_local.assign(std::size_t{m_n} * m_p.local_bytes, 0);
     for (std::uint32_t i = 0; i < m_n; ++i) start(i);
     const std::uint32_t warps = (m_n + model::k_warp_lanes - 1) / model::k_warp_lanes;
     for (;;) {
@@ -377,11 +379,13 @@ private:
       const bool shared = v >= k_generic_shared && v < k_generic_shared + k_window;
       const bool param = v >= k_generic_param && v < k_generic_param + k_window;
       const bool constant = v >= k_generic_const && v < k_generic_const + k_window;
+      const bool local = v >= k_generic_local && v < k_generic_local + k_window;
       set(r, in.op[0],
           in.space == state_space::shared     ? shared
           : in.space == state_space::param    ? param
           : in.space == state_space::constant ? constant
-                                              : !shared && !param && !constant,
+          : in.space == state_space::local    ? local
+                                              : !shared && !param && !constant && !local,
           1);
       return;
     }
@@ -557,12 +561,14 @@ private:
     return s == state_space::shared     ? k_generic_shared
            : s == state_space::param    ? k_generic_param
            : s == state_space::constant ? k_generic_const
+           : s == state_space::local    ? k_generic_local
                                         : 0;
   }
 
   /// The bytes behind an access of `bytes` at `address` in `space` (generic resolved first); for
   /// shared memory also its offset in the window.
-  std::uint8_t* locate(std::uint32_t pc, state_space& space, std::uint64_t& address, int bytes, bool write) {
+  std::uint8_t* locate(std::uint32_t t, std::uint32_t pc, state_space& space, std::uint64_t& address, int bytes,
+                       bool write) {
     if (space == state_space::generic) {
       if (address - k_generic_shared < k_window) {
         space = state_space::shared;
@@ -573,6 +579,9 @@ private:
       } else if (address - k_generic_const < k_window) {
         space = state_space::constant;
         address -= k_generic_const;
+      } else if (address - k_generic_local < k_window) {
+        space = state_space::local;
+        address -= k_generic_local;
       } else {
         space = state_space::global;
       }
@@ -591,6 +600,12 @@ private:
       if (write) fail(pc, "a store to the parameters");
       if (address + total > m_l.params.size()) fail(pc, "a load past the parameters");
       return const_cast<std::uint8_t*>(m_l.params.data()) + address; // read only
+    }
+    if (space == state_space::local) {
+      if (address + total > m_p.local_bytes)
+        fail(pc, "local address " + std::to_string(address) + " + " + std::to_string(total) + " B is outside the " +
+                     std::to_string(m_p.local_bytes) + " B of .local arrays");
+      return m_local.data() + std::size_t{t} * m_p.local_bytes + address;
     }
     if (space == state_space::constant) {
       if (write) fail(pc, "a store to constant memory");
@@ -625,7 +640,7 @@ private:
     std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
     if (in.op[1].index != k_no_register) address += r[in.op[1].index];
     state_space space = in.space;
-    std::uint8_t* at = locate(pc, space, address, total, in.code != opcode::ld);
+    std::uint8_t* at = locate(t, pc, space, address, total, in.code != opcode::ld);
     if (space == state_space::shared)
       event(t, in, pc, address, total,
             in.code == opcode::ld   ? model::access_kind::load
@@ -684,11 +699,11 @@ private:
     if (in.op[0].index != k_no_register) dst += r[in.op[0].index];
     if (in.op[1].index != k_no_register) from += r[in.op[1].index];
     state_space shared = state_space::shared, global = state_space::global;
-    std::uint8_t* to = locate(pc, shared, dst, size, true);
+    std::uint8_t* to = locate(t, pc, shared, dst, size, true);
     const auto keep = static_cast<int>(
         std::min<std::uint64_t>(get(r, in.op[2], 32) & 0xffffffffu, static_cast<std::uint64_t>(size)));
     std::memset(to, 0, static_cast<std::size_t>(size));
-    if (keep > 0) std::memcpy(to, locate(pc, global, from, keep, false), static_cast<std::size_t>(keep));
+    if (keep > 0) std::memcpy(to, locate(t, pc, global, from, keep, false), static_cast<std::size_t>(keep));
     event(t, in, pc, dst, size, model::access_kind::ldgsts);
     m_result.events.back().global_address = from;
     m_result.events.back().l1_bypass = in.flag;
@@ -845,7 +860,7 @@ private:
       std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
       if (in.op[1].index != k_no_register) address += regs(first + l)[in.op[1].index];
       state_space space = in.space;
-      row[l] = locate(pc, space, address, 16, in.code == opcode::stmatrix);
+      row[l] = locate(first + l, pc, space, address, 16, in.code == opcode::stmatrix);
       if (space != state_space::shared)
         fail(pc, "the row address of lane " + std::to_string(l) + " is not shared memory");
       event(first + l, in, pc, address, 16,
@@ -882,6 +897,7 @@ private:
   std::vector<std::uint8_t> m_shared;
   std::vector<std::uint64_t> m_regs;
   std::vector<std::uint32_t> m_arrivals;
+  std::vector<std::uint8_t> m_local; ///< each thread's .local bytes, one after the other
   std::vector<thread> m_threads;
   cta_result m_result;
 };

@@ -310,3 +310,22 @@ TEST(PtxOps, TwoFloatsPackIntoF16x2) {
 
 } // namespace
 } // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+TEST(PtxOps, LocalArraysAreEachThreadsOwn) {
+  std::vector<std::int32_t> in(64 * 16);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::int32_t>((i * 7919) % 1000);
+  const kernel_run run("coverage.ptx", "local_array", {bytes_of(in), std::vector<std::uint8_t>(64 * 4, 0xff)},
+                       {64, 1, 1});
+  const auto out = run.out<std::int32_t>(1);
+  for (std::size_t t = 0; t < 64; ++t) {
+    auto a = [&](std::size_t i) { return in[t * 16 + i] * static_cast<std::int32_t>(i + 1); };
+    EXPECT_EQ(out[t], a(static_cast<std::size_t>(in[t * 16] & 15)) + a((t * 3) & 15)) << t;
+  }
+  EXPECT_TRUE(run.result.events.empty()); // local accesses are no shared-memory requests
+}
+
+} // namespace
+} // namespace bb::ptx

@@ -146,3 +146,10 @@ extern "C" __global__ void halves(const float* in, unsigned* out) {
   const __half2 h = __floats2half2_rn(in[2 * t], in[2 * t + 1]);
   out[t] = *reinterpret_cast<const unsigned*>(&h);
 }
+
+// An array indexed at run time: nvcc keeps it in local memory (st.local.v4 / ld.local).
+extern "C" __global__ void local_array(const int* in, int* out) {
+  int a[16];
+  for (int i = 0; i < 16; ++i) a[i] = in[threadIdx.x * 16 + i] * (i + 1);
+  out[threadIdx.x] = a[in[threadIdx.x * 16] & 15] + a[(threadIdx.x * 3) & 15];
+}
