@@ -55,6 +55,8 @@ struct nvrtc_api {
   decltype(&::nvrtcGetLoweredName) lowered_name = nullptr;
   decltype(&::nvrtcGetCUBINSize) cubin_size = nullptr;
   decltype(&::nvrtcGetCUBIN) cubin = nullptr;
+  decltype(&::nvrtcGetPTXSize) ptx_size = nullptr;
+  decltype(&::nvrtcGetPTX) ptx = nullptr;
 };
 
 template <class F> void bind(void* lib, F& f, const char* name) {
@@ -84,6 +86,8 @@ const nvrtc_api& nvrtc() {
     bind(lib, a.lowered_name, "nvrtcGetLoweredName");
     bind(lib, a.cubin_size, "nvrtcGetCUBINSize");
     bind(lib, a.cubin, "nvrtcGetCUBIN");
+    bind(lib, a.ptx_size, "nvrtcGetPTXSize");
+    bind(lib, a.ptx, "nvrtcGetPTX");
     return a;
   }();
   return api;
@@ -164,11 +168,11 @@ struct program {
   }
 };
 
-// A cache entry: "bankbench-kernel 2\n", then "name <lowered name>\n", "arch <arch>\n",
-// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", a blank line and the
-// cubin. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
+// A cache entry: "bankbench-kernel 3\n", then "name <lowered name>\n", "arch <arch>\n",
+// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", "cubin <bytes>\n", a
+// blank line, the cubin and the PTX. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
 // file, ask nvcc.
-constexpr const char* k_magic = "bankbench-kernel 2\n";
+constexpr const char* k_magic = "bankbench-kernel 3\n";
 
 struct entry {
   compiled_kernel kernel;
@@ -180,7 +184,7 @@ bool read_entry(const fs::path& file, entry& e) {
   if (!read_whole_file(file, data)) return false;
   const std::string magic(k_magic);
   if (data.compare(0, magic.size(), magic) != 0) return false;
-  std::size_t at = magic.size();
+  std::size_t at = magic.size(), cubin_bytes = 0;
   while (at < data.size() && data[at] != '\n') {
     const auto eol = data.find('\n', at);
     if (eol == std::string::npos) return false;
@@ -193,12 +197,15 @@ bool read_entry(const fs::path& file, entry& e) {
     if (key == "fallback") e.kernel.fallback = value;
     if (key == "options") e.kernel.options = value;
     if (key == "nvcc") e.use_nvcc = value.empty() ? "NVRTC cannot compile it" : value;
+    if (key == "cubin") cubin_bytes = std::strtoull(value.c_str(), nullptr, 10);
     at = eol + 1;
   }
   if (at >= data.size()) return false;
-  e.kernel.cubin = data.substr(at + 1);
   if (!e.use_nvcc.empty()) return true;
-  return !e.kernel.lowered_name.empty() && !e.kernel.cubin.empty();
+  if (cubin_bytes == 0 || cubin_bytes > data.size() - at - 1) return false;
+  e.kernel.cubin = data.substr(at + 1, cubin_bytes);
+  e.kernel.ptx = data.substr(at + 1 + cubin_bytes);
+  return !e.kernel.lowered_name.empty() && !e.kernel.ptx.empty();
 }
 
 // Written whole or not at all, so a reader never sees a torn entry; a failure only costs the next
@@ -216,7 +223,7 @@ void write_entry(const fs::path& file, const compiled_kernel& k, const std::stri
       out << "name " << k.lowered_name << "\narch " << k.arch << "\ncompiler " << k.compiler << "\noptions "
           << k.options << "\n";
       if (!k.fallback.empty()) out << "fallback " << k.fallback << "\n";
-      out << "\n" << k.cubin;
+      out << "cubin " << k.cubin.size() << "\n\n" << k.cubin << k.ptx;
     });
   } catch (const error& e) {
     spdlog::debug("compile cache: {}", e.what());
@@ -406,6 +413,10 @@ attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std
   check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
   a.k.cubin.resize(size);
   check(api.cubin(prog.p, a.k.cubin.data()), "nvrtcGetCUBIN");
+  check(api.ptx_size(prog.p, &size), "nvrtcGetPTXSize");
+  a.k.ptx.resize(size);
+  check(api.ptx(prog.p, a.k.ptx.data()), "nvrtcGetPTX");
+  while (!a.k.ptx.empty() && a.k.ptx.back() == '\0') a.k.ptx.pop_back();
   if (!a.log.empty())
     spdlog::debug("{}: NVRTC warnings for '{}':\n{}", rq.source_path, rq.kernel, user_log(a.log, rq.kernel));
   a.ok = true;
@@ -420,6 +431,7 @@ attempt with_nvcc(const compile_request& rq, const std::string& arch, const std:
   a.k.arch = arch;
   if (!out.ok) return a;
   a.k.cubin = std::move(out.cubin);
+  a.k.ptx = std::move(out.ptx);
   a.k.lowered_name = out.lowered_name;
   a.ok = true;
   return a;

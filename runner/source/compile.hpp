@@ -1,5 +1,5 @@
 #pragma once
-/// Source variants' kernels compiled at run time to a cubin for one architecture, by NVRTC (with
+/// Source variants' kernels compiled at run time to a cubin (and its PTX) for one architecture, by NVRTC (with
 /// bankbench's standard-header layer, runner/source/std_layer.hpp) or by the toolkit's nvcc, and
 /// kept in an on-disk cache. Needs no GPU. The key hashes the source and every header it includes
 /// (runner/source/track.hpp), the compiler and its version, the options, the name expression and
@@ -29,6 +29,7 @@ struct compile_request {
 
 struct compiled_kernel {
   std::string cubin;
+  std::string ptx;          ///< the PTX the cubin was made from (with line info): what the bank model runs
   std::string lowered_name; ///< the mangled name to load
   std::string key;          ///< the cache key (hex SHA-256)
   std::string source_hash;  ///< SHA-256 of the source and the headers it includes

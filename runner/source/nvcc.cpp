@@ -131,6 +131,7 @@ nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, 
     return out;
   }
   out.lowered_name = m[1].str();
+  out.ptx = std::move(ptx);
   out.ok = true;
   return out;
 }

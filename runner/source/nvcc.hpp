@@ -24,6 +24,7 @@ struct nvcc_output {
   bool ok = false;
   std::string log;          ///< nvcc's messages, as it printed them
   std::string cubin;        ///< when ok
+  std::string ptx;          ///< when ok: the PTX nvcc made the cubin from
   std::string lowered_name; ///< when ok
 };
 
