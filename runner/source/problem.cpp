@@ -24,6 +24,7 @@
 #include "runner/source/compile.hpp"
 #include "runner/source/inputs.hpp"
 #include "runner/source/known_kernels.hpp"
+#include "runner/source/launch_args.hpp"
 #include "runner/source/shared_bytes.hpp"
 #include "runner/source/variants.hpp"
 
@@ -95,26 +96,6 @@ std::vector<std::string> defines_of(const config::source_variant& v, const nlohm
     out.push_back(name + "=" + shown);
   }
   return out;
-}
-
-// A buffer's initial contents, generated (or read) once per process while the cache holds them.
-shared_bytes::handle shared_initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
-                                             std::uint64_t seed, std::size_t arg_index) {
-  std::uint64_t value_bits = 0;
-  std::memcpy(&value_bits, &a.value, sizeof value_bits);
-  std::string key = "initial contents\n" + a.init + "\n" + t.name + "\n" + std::to_string(count) + "\n" +
-                    std::to_string(seed) + "\n" + std::to_string(arg_index) + "\n" + std::to_string(value_bits);
-  if (a.init == "file") { // the file as it is now: its size and modification time join the key
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(a.file, ec);
-    const auto when = std::filesystem::last_write_time(a.file, ec);
-    if (ec)
-      return std::make_shared<const shared_bytes::blocks>(
-          shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index)}); // its own message
-    key += "\n" + a.file + "\n" + std::to_string(size) + "\n" + std::to_string(when.time_since_epoch().count());
-  }
-  if (auto hit = shared_bytes::process().find(key)) return hit;
-  return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
 }
 
 compiler_choice choice_of(const std::string& name) {
@@ -232,23 +213,10 @@ private:
   std::uint64_t m_device_bytes = 0;
 
   void geometry(const std::string& where, const nlohmann::json& params) {
-    auto dims = [&](const std::vector<std::string>& exprs, const char* what) {
-      unsigned int d[3] = {1, 1, 1};
-      for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
-        const std::int64_t v = config::evaluate_param_expression(exprs[i], params, where + ": " + what);
-        if (v < 1 || v > 0x7fffffff)
-          throw unsupported_parameter(where + ": " + what + " '" + exprs[i] + "' is " + std::to_string(v) +
-                                      "; each dimension must be 1 .. 2^31-1");
-        d[i] = static_cast<unsigned int>(v);
-      }
-      return dim3(d[0], d[1], d[2]);
-    };
-    m_grid = dims(m_variant.grid, "grid");
-    m_block = dims(m_variant.block, "block");
-    const std::int64_t shared = config::evaluate_param_expression(m_variant.shared_bytes, params,
-                                                                  where + ": shared_bytes");
-    if (shared < 0) throw unsupported_parameter(where + ": shared_bytes is " + std::to_string(shared));
-    m_shared = static_cast<std::size_t>(shared);
+    const launch_shape shape = shape_of(m_variant, params, where);
+    m_grid = dim3(shape.grid[0], shape.grid[1], shape.grid[2]);
+    m_block = dim3(shape.block[0], shape.block[1], shape.block[2]);
+    m_shared = static_cast<std::size_t>(shape.shared_bytes);
     int device = 0, max_threads = 0, max_shared = 0, max_grid_y = 0, max_grid_z = 0;
     BB_CUDA_CALL(cudaGetDevice(&device));
     BB_CUDA_CALL(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
@@ -277,26 +245,13 @@ private:
     const element_type& t = type_named(a.type);
     auto& value = m_values[index];
     if (!a.is_buffer) {
-      value.resize(t.bytes);
-      const std::string text = config::substitute_params(a.expression, params);
-      double v = 0;
-      if (t.is_float && text.find_first_of(".eE") != std::string::npos)
-        v = std::stod(text);
-      else
-        v = static_cast<double>(
-            config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
-      store_number(value, t, 0, v);
+      value = scalar_bytes(a, params, where);
       return;
     }
-    const std::int64_t count = config::evaluate_param_expression(a.expression, params,
-                                                                 where + ": buffer '" + a.name + "' count");
     std::uint64_t bytes = 0;
-    if (count < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(count), t.bytes, &bytes))
-      throw unsupported_parameter(
-          where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
-          (count < 0 ? " is negative" : " elements of " + std::to_string(t.bytes) + " bytes overflow 64 bits"));
+    const std::size_t count = buffer_count(a, t, params, where, bytes);
     buffer b;
-    b.count = static_cast<std::size_t>(count);
+    b.count = count;
     b.bytes = static_cast<std::size_t>(bytes);
     b.type = &t;
     b.arg = &a;
@@ -305,7 +260,7 @@ private:
     if (a.init == "zeros") {
       BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes));
     } else {
-      auto contents = shared_initial_contents(a, t, b.count, seed, index);
+      auto contents = initial_bytes(a, t, b.count, seed, index);
       BB_CUDA_CALL(cudaMemcpy(b.block.ptr, contents->front().data(), b.bytes, cudaMemcpyHostToDevice));
       if (a.output && a.init_given) b.reset = std::move(contents);
     }
@@ -316,17 +271,7 @@ private:
 
   void check_params(const std::string& where, const loaded& l, const compiled_kernel& k) {
     if (param_info() == nullptr) return; // a driver before 12.4: launch unchecked
-    std::string want, got;
-    for (std::size_t i = 0; i < m_values.size(); ++i) want += (i ? ", " : "") + std::to_string(m_values[i].size());
-    for (std::size_t i = 0; i < l.param_sizes.size(); ++i) got += (i ? ", " : "") + std::to_string(l.param_sizes[i]);
-    bool same = l.param_sizes.size() == m_values.size();
-    for (std::size_t i = 0; same && i < m_values.size(); ++i) same = l.param_sizes[i] == m_values[i].size();
-    if (!same)
-      throw error(exit_code::usage, where + ": kernel '" + k.lowered_name + "' in " + shown_path(m_variant.file) +
-                                        " takes " + std::to_string(l.param_sizes.size()) + " parameter(s) of " +
-                                        (got.empty() ? "-" : got) + " bytes; args: lists " +
-                                        std::to_string(m_values.size()) + " of " + (want.empty() ? "-" : want) +
-                                        " bytes (a buffer is a pointer, 8 bytes)");
+    check_parameter_sizes(where, m_variant, k.lowered_name, l.param_sizes);
   }
 
   void expected_outputs(const config::experiment& exp, const config::source_check& c, const nlohmann::json& params,

@@ -1,0 +1,99 @@
+#include "runner/source/launch_args.hpp"
+
+#include <cstring>
+#include <filesystem>
+
+#include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
+#include "runner/registry/registry.hpp"
+
+namespace bb::source {
+
+launch_shape shape_of(const config::source_variant& v, const nlohmann::json& params, const std::string& where) {
+  auto dims = [&](const std::vector<std::string>& exprs, const char* what) {
+    std::array<std::uint32_t, 3> d{1, 1, 1};
+    for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
+      const std::int64_t n = config::evaluate_param_expression(exprs[i], params, where + ": " + what);
+      if (n < 1 || n > 0x7fffffff)
+        throw unsupported_parameter(where + ": " + what + " '" + exprs[i] + "' is " + std::to_string(n) +
+                                    "; each dimension must be 1 .. 2^31-1");
+      d[i] = static_cast<std::uint32_t>(n);
+    }
+    return d;
+  };
+  launch_shape s;
+  s.grid = dims(v.grid, "grid");
+  s.block = dims(v.block, "block");
+  const std::int64_t shared = config::evaluate_param_expression(v.shared_bytes, params, where + ": shared_bytes");
+  if (shared < 0) throw unsupported_parameter(where + ": shared_bytes is " + std::to_string(shared));
+  s.shared_bytes = static_cast<std::uint64_t>(shared);
+  return s;
+}
+
+std::vector<unsigned char> scalar_bytes(const config::source_arg& a, const nlohmann::json& params,
+                                        const std::string& where) {
+  const element_type& t = type_named(a.type);
+  std::vector<unsigned char> value(t.bytes);
+  const std::string text = config::substitute_params(a.expression, params);
+  double v = 0;
+  if (t.is_float && text.find_first_of(".eE") != std::string::npos)
+    v = std::stod(text);
+  else
+    v = static_cast<double>(config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
+  store_number(value, t, 0, v);
+  return value;
+}
+
+std::size_t buffer_count(const config::source_arg& a, const element_type& t, const nlohmann::json& params,
+                         const std::string& where, std::uint64_t& bytes) {
+  const std::int64_t count = config::evaluate_param_expression(a.expression, params,
+                                                               where + ": buffer '" + a.name + "' count");
+  if (count < 0 || __builtin_mul_overflow(static_cast<std::uint64_t>(count), t.bytes, &bytes))
+    throw unsupported_parameter(
+        where + ": buffer '" + a.name + "' count '" + a.expression + "' = " + std::to_string(count) +
+        (count < 0 ? " is negative" : " elements of " + std::to_string(t.bytes) + " bytes overflow 64 bits"));
+  return static_cast<std::size_t>(count);
+}
+
+// A buffer's initial contents, generated (or read) once per process while the cache holds them.
+shared_bytes::handle initial_bytes(const config::source_arg& a, const element_type& t, std::size_t count,
+                                             std::uint64_t seed, std::size_t arg_index) {
+  std::uint64_t value_bits = 0;
+  std::memcpy(&value_bits, &a.value, sizeof value_bits);
+  std::string key = "initial contents\n" + a.init + "\n" + t.name + "\n" + std::to_string(count) + "\n" +
+                    std::to_string(seed) + "\n" + std::to_string(arg_index) + "\n" + std::to_string(value_bits);
+  if (a.init == "file") { // the file as it is now: its size and modification time join the key
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(a.file, ec);
+    const auto when = std::filesystem::last_write_time(a.file, ec);
+    if (ec)
+      return std::make_shared<const shared_bytes::blocks>(
+          shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index)}); // its own message
+    key += "\n" + a.file + "\n" + std::to_string(size) + "\n" + std::to_string(when.time_since_epoch().count());
+  }
+  if (auto hit = shared_bytes::process().find(key)) return hit;
+  return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
+}
+
+std::vector<std::size_t> argument_sizes(const config::source_variant& v) {
+  std::vector<std::size_t> sizes;
+  for (const auto& a : v.args) sizes.push_back(a.is_buffer ? sizeof(void*) : type_named(a.type).bytes);
+  return sizes;
+}
+
+void check_parameter_sizes(const std::string& where, const config::source_variant& v, const std::string& kernel,
+                           const std::vector<std::size_t>& kernel_sizes) {
+  const std::vector<std::size_t> args = argument_sizes(v);
+  if (args == kernel_sizes) return;
+  auto list = [](const std::vector<std::size_t>& sizes) {
+    std::string s;
+    for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+    return s.empty() ? std::string("-") : s;
+  };
+  throw error(exit_code::usage, where + ": kernel '" + kernel + "' in " + shown_path(v.file) + " takes " +
+                                    std::to_string(kernel_sizes.size()) + " parameter(s) of " + list(kernel_sizes) +
+                                    " bytes; args: lists " + std::to_string(args.size()) + " of " + list(args) +
+                                    " bytes (a buffer is a pointer, 8 bytes)");
+}
+
+} // namespace bb::source
