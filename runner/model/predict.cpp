@@ -20,22 +20,34 @@ const char* kind_name(access_kind k) {
   return "lds";
 }
 
+void add_cost(prediction& p, access_kind k, std::uint64_t count, const access_cost& c, bool continues) {
+  if (c.active_lanes == 0) return;
+  auto add = [&](side_totals& s) {
+    if (!continues) s.requests += count;
+    s.wavefronts += count * static_cast<std::uint64_t>(c.wavefronts);
+    s.ideal_wavefronts += count * static_cast<std::uint64_t>(c.ideal_wavefronts);
+    s.conflicts += count * static_cast<std::uint64_t>(c.conflicts);
+  };
+  add(p.kinds[kind_name(k)]);
+  if (k == access_kind::load || k == access_kind::ldsm) add(p.load);
+  if (k == access_kind::store || k == access_kind::stsm) add(p.store);
+}
+
+void scale(prediction& p, std::uint64_t factor) {
+  auto times = [&](side_totals& s) {
+    s.requests *= factor;
+    s.wavefronts *= factor;
+    s.ideal_wavefronts *= factor;
+    s.conflicts *= factor;
+  };
+  times(p.load);
+  times(p.store);
+  for (auto& [kind, s] : p.kinds) times(s);
+}
+
 prediction predict(const access_plan& plan) {
   prediction p;
-  auto add = [](side_totals& s, std::uint64_t n, const access_cost& c, bool continues) {
-    if (!continues) s.requests += n;
-    s.wavefronts += n * static_cast<std::uint64_t>(c.wavefronts);
-    s.ideal_wavefronts += n * static_cast<std::uint64_t>(c.ideal_wavefronts);
-    s.conflicts += n * static_cast<std::uint64_t>(c.conflicts);
-  };
-  for (const auto& e : plan.entries) {
-    const access_cost c = evaluate(e.access);
-    if (c.active_lanes == 0) continue;
-    const access_kind k = e.access.kind;
-    add(p.kinds[kind_name(k)], e.count, c, e.continues);
-    if (k == access_kind::load || k == access_kind::ldsm) add(p.load, e.count, c, e.continues);
-    if (k == access_kind::store || k == access_kind::stsm) add(p.store, e.count, c, e.continues);
-  }
+  for (const auto& e : plan.entries) add_cost(p, e.access.kind, e.count, evaluate(e.access), e.continues);
   return p;
 }
 

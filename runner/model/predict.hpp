@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runner/model/access_plan.hpp"
+#include "runner/model/evaluate.hpp"
 
 namespace bb::model {
 
@@ -27,6 +28,13 @@ const char* kind_name(access_kind k);
 
 /// Sums evaluate() over the plan, each entry weighted by its count.
 prediction predict(const access_plan& plan);
+
+/// Adds `count` requests of kind `k` that each cost `c` (evaluate()'s result) to `p`, as predict()
+/// adds a plan's entries; `continues`: wavefronts only (plan_entry::continues).
+void add_cost(prediction& p, access_kind k, std::uint64_t count, const access_cost& c, bool continues = false);
+
+/// Every total of `p` times `factor`.
+void scale(prediction& p, std::uint64_t factor);
 
 /// The raw CUPTI metric values (metrics::k_ld_requests ...) the prediction stands for, limited
 /// to the names in `wanted`; gpu__time_duration is never predicted.
