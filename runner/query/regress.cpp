@@ -54,12 +54,12 @@ public:
         regress_result& out)
       : m_baseline(baseline), m_history(history), m_repeats(repeats), m_options(o), m_out(out) {}
 
+  /// ok, or ran without a check to compare its output with: either way its counters and times stand.
+  static bool ran(config_status s) { return s == config_status::ok || s == config_status::unverified; }
+
   void compare(const store::result_row& b, const store::result_row& c) {
-    if (b.status != c.status && (b.status == config_status::ok || c.status == config_status::ok)) {
-      status_change(b, c);
-      return;
-    }
-    if (c.status != config_status::ok) return;
+    if (b.status != c.status && (ran(b.status) || ran(c.status))) status_change(b, c);
+    if (!ran(b.status) || !ran(c.status)) return;
     for (const auto& metric : m_out.metrics) counter(b, c, metric);
     time(b, c);
   }
@@ -132,12 +132,13 @@ private:
     finding f = make_finding(b, c, "status");
     f.baseline_status = name_of(b.status);
     f.candidate_status = name_of(c.status);
-    // A configuration that no longer runs (skipped, not modelled) is reported, one that breaks is a regression.
-    if (b.status == config_status::ok &&
-        (c.status == config_status::skipped || c.status == config_status::not_modelled))
+    // A configuration that no longer runs (skipped, not modelled) is reported, one that breaks is a
+    // regression; ok against unverified (a check added or removed) is reported, its counters judged.
+    if (ran(b.status) &&
+        (ran(c.status) || c.status == config_status::skipped || c.status == config_status::not_modelled))
       f.result = outcome::changed;
     else
-      f.result = b.status == config_status::ok ? outcome::regression : outcome::improvement;
+      f.result = ran(b.status) ? outcome::regression : outcome::improvement;
     f.gated = f.result == outcome::regression && !f.cross_arch;
     m_out.findings.push_back(std::move(f));
   }

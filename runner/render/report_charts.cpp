@@ -110,7 +110,9 @@ std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<s
 /// Why a row has no value of `metric`: its status where it did not finish, else "".
 std::string missing_reason(const store::result_row& r) {
   if (r.status == config_status::ok) return "";
-  return r.status == config_status::not_modelled ? "not modelled (no access plan)" : name_of(r.status);
+  return r.status == config_status::not_modelled
+             ? "not modelled (no access plan, or kernel code the model cannot follow)"
+             : name_of(r.status);
 }
 
 bool powers_of_two(const std::set<double>& xs) {

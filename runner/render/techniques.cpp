@@ -303,8 +303,10 @@ void write_section(const section& s, const reference_bandwidth* ref, bool name_g
         not_modelled += c.status == config_status::not_modelled ? 1 : 0;
       }
     if (not_modelled == s.unfinished)
-      out << fmt::format("\n**Not modelled**: {} of {} configurations have no access plan for the bank model: {}.\n",
-                         s.unfinished, s.rows.size(), fmt::join(list, "; "));
+      out << fmt::format(
+          "\n**Not modelled**: the bank model cannot predict {} of {} configurations (no access plan, or "
+          "kernel code it cannot follow): {}.\n",
+          s.unfinished, s.rows.size(), fmt::join(list, "; "));
     else
       out << fmt::format("\n**Not {}**: {} of {} configurations did not finish: {}.\n",
                          s.predicted() ? "predicted" : "measured", s.unfinished, s.rows.size(), fmt::join(list, "; "));
