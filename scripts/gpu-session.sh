@@ -36,6 +36,11 @@
 #                  attach` on the Triton example (plain and swizzled layouts, and `regress` between
 #                  them) and on the PyTorch example, and bench/attach_ncu.py (parity and overhead
 #                  against Nsight Compute) over the test program, the Triton and the PyTorch examples
+#   model          build, the source-counter and per-line GPU tests, then the source experiments (and
+#                  the CuTe one where .deps/cutlass-include.tar.gz is staged) and tests/data/emulate's
+#                  kernels measured (`run --no-timing --lines`) and predicted from their PTX
+#                  (`run --backend model`), and bench/model_parity.py over the two: every predicted
+#                  counter and every source line's wavefronts against the hardware's
 #   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
 #                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
 #                  is built under build/speed/<commit>, and every binary runs the oldest tree's
@@ -50,7 +55,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach | model) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -160,6 +165,40 @@ if [ "$mode" = attach ]; then
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
+if [ "$mode" = model ]; then
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  r="$final/model.txt"
+  { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2; } | tee "$r"
+  timeout 200 ctest --test-dir build/gpu -L gpu -R "${BB_GPU_TESTS:-source_counters|gpu_lines}" --output-on-failure -j 4 \
+    > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$r"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$r"
+  export BB_CACHE_DIR="$OUT/cache"
+  files="experiments/source/transpose.yaml experiments/source/histogram.yaml tests/data/emulate/model.yaml"
+  files="$files tests/data/emulate/user.yaml"
+  if [ -f .deps/cutlass-include.tar.gz ]; then
+    mkdir -p build/cutlass/include && tar xzf .deps/cutlass-include.tar.gz -C build/cutlass/include
+    export CUTLASS_DIR="$PWD/build/cutlass"
+    files="$files experiments/cute"
+  fi
+  # shellcheck disable=SC2086 # one word per file
+  timeout 240 "$b" --db "$OUT/gpu.sqlite" run --no-timing --lines --lines-jobs 8 $files > "$OUT/gpu-run.txt" 2>&1
+  echo "gpu run rc=$?" | tee -a "$r"; tail -3 "$OUT/gpu-run.txt" | tee -a "$r"
+  t0=$(date +%s%N)
+  # shellcheck disable=SC2086
+  timeout 240 "$b" --db "$OUT/model.sqlite" run --backend model $files > "$OUT/model-run.txt" 2>&1
+  echo "model run rc=$? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$r"; tail -3 "$OUT/model-run.txt" | tee -a "$r"
+  python3 bench/model_parity.py "$OUT/gpu.sqlite" "$OUT/model.sqlite" --markdown "$final/model-parity.md" \
+    > "$final/model-parity.txt" 2>&1
+  echo "model_parity rc=$?" | tee -a "$r"; head -40 "$final/model-parity.txt"
+  "$b" --db "$OUT/model.sqlite" lines latest > "$final/model-lines.txt" 2>&1
+  "$b" --db "$OUT/gpu.sqlite" lines latest > "$final/gpu-lines.txt" 2>&1
+  "$b" --db "$OUT/gpu.sqlite" show latest > "$final/gpu-show.txt" 2>&1
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
+  exit 0
+fi
+
 if [ "$mode" = lines ]; then
   bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
   grep -E "build rc" "$OUT/gpu-check.txt"

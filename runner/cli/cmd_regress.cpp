@@ -72,15 +72,17 @@ int run_line_regress(const regress_cli& o, const store::database& db) {
   return result.gated() > 0 ? 1 : 0;
 }
 
-// Why `candidate` holds no counters to judge. A model run of variants the bank model has no plan
-// for (source variants among them) stores them not_modelled: --no-counters is not the cause.
+// Why `candidate` holds no counters to judge. A model run of variants the bank model cannot predict
+// (no access plan, or source kernels whose code it cannot follow) stores them not_modelled:
+// --no-counters is not the cause.
 std::string no_counters_message(const query::side& candidate) {
   const bool none_modelled = std::all_of(candidate.rows.begin(), candidate.rows.end(), [](const store::result_row& r) {
     return r.status == config_status::not_modelled;
   });
   if (none_modelled)
     return fmt::format("{} is a bank-model run of variants the model does not predict (all {} configurations are "
-                       "not_modelled: source variants and variants without an access plan have no prediction); "
+                       "not_modelled: variants without an access plan, and source kernels whose code the model cannot "
+                       "follow, have no prediction; `bankbench show` gives each reason); "
                        "measure them on a GPU with `bankbench run FILE` (without --backend model) and regress those "
                        "runs; nothing to judge",
                        candidate.label, candidate.rows.size());

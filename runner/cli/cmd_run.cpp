@@ -55,6 +55,7 @@ struct run_options {
   bool lines = false;                   ///< --lines: per-instruction shared-memory counters
   std::vector<std::string> lines_for;   ///< --lines-for: which configurations; empty: all
   unsigned lines_jobs = 4;              ///< --lines-jobs: collecting processes at a time per GPU
+  std::int64_t model_budget = 0;        ///< --model-budget; 0: source::k_default_model_budget
 };
 
 /// The plan the engine runs, resolved once from the options: every value is parsed here, at the
@@ -73,6 +74,7 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr) p.visible_devices = visible;
   p.spread = o.spread == "variant" ? config::share_unit::variant : config::share_unit::configuration;
   p.isolate = o.isolate;
+  p.model_budget = static_cast<std::uint64_t>(o.model_budget);
   p.samples = o.samples;
   p.placements = o.placements;
   p.warmup = o.warmup;
@@ -101,10 +103,12 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
   };
   if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
   if (o.dry_run) return; // a dry run only lists
+  if (!plan.model()) ignored({"--model-budget"}, "it limits --backend model's emulation of source kernels");
   if (plan.model())
     ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",
              "--cache-control", "--allocator", "--time-limit", "--no-isolation", "--jobs"},
-            "--backend model predicts the counters from access plans; nothing runs on a GPU or is timed");
+            "--backend model predicts the counters from access plans and kernels' code; nothing runs on a GPU or "
+            "is timed");
   else if (plan.passes.launch_once)
     ignored({"--samples", "--placements", "--warmup", "--min-sample-us", "--no-timing", "--cache-control"},
             "--launch-once launches each configuration once, with no counters and no timing");
@@ -150,8 +154,9 @@ int run_run(const run_options& o, run_plan& plan) {
     start = std::move(resumed.start);
   } else {
     experiments = config::load_all(config::experiment_files(o.inputs));
-    // Kernels needing a library not found here (CUTLASS) are skipped with a note; the model compiles nothing.
-    if (!plan.model() && session::skip_unavailable(experiments) > 0 && experiments.empty()) return 0;
+    // Kernels needing a library not found here (CUTLASS) are skipped with a note: a GPU run and the
+    // model (which runs the kernels' PTX) both compile them.
+    if (session::skip_unavailable(experiments) > 0 && experiments.empty()) return 0;
     session::group_by_metric_list(experiments);
     start = resume_point(experiments.size());
     if (!plan.share.empty()) {
@@ -190,7 +195,9 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
   auto* inputs = sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
   add_number_option(sub, "-d,--device", o->device, "CUDA device ordinal", number_rule::integer(0, 1023))
       ->capture_default_str();
-  sub.add_option("-b,--backend", o->backend, "cupti: measure on the GPU; model: predict from access plans, no GPU")
+  sub.add_option("-b,--backend", o->backend,
+                 "cupti: measure on the GPU; model: predict without a GPU, from access plans (built-in variants) "
+                 "and from the kernel's own PTX (source variants)")
       ->check(CLI::IsMember({"cupti", "model"}))
       ->capture_default_str();
   sub.add_flag("--no-counters", o->no_counters, "time and verify only, without CUPTI (e.g. when running under ncu)");
@@ -242,6 +249,11 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
       ->check(CLI::IsMember({"configuration", "variant"}))
       ->capture_default_str();
   add_jobs_option(sub, o->jobs, "source variants before the GPU phase");
+  add_number_option(sub, "--model-budget", o->model_budget,
+                    "--backend model: thread-instructions the PTX interpreter may run for one source configuration "
+                    "(default 50000000, about a second); a launch too large to run whole is predicted from a sample "
+                    "of its blocks where they all agree",
+                    number_rule::integer(1000, 1e12));
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   sub.add_flag("--lines", o->lines,

@@ -52,6 +52,9 @@ int run_validate(const validate_options& o) {
     options.progress = true;
     kernels.compile(options);
     if (auto problems = kernels.diagnostics(experiments); !problems.empty()) throw config_error(std::move(problems));
+    // Each variant's args against its kernel's parameters, read from the PTX: what a GPU run would refuse.
+    if (auto problems = kernels.argument_diagnostics(experiments, options.cache_dir); !problems.empty())
+      throw config_error(std::move(problems));
     const auto counts = kernels.per_experiment(experiments.size());
     for (std::size_t i = 0; i < experiments.size(); ++i) {
       if (experiments[i].sources.empty() || !experiments[i].skip_reason.empty()) continue;

@@ -3,9 +3,16 @@
 #include <chrono>
 #include <exception>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include "runner/common/backend.hpp"
+#include "runner/common/error.hpp"
 #include "runner/model/rules.hpp"
+#include "runner/query/lines.hpp"
 #include "runner/registry/param_check.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/emulate.hpp"
 
 namespace bb::session {
 
@@ -18,8 +25,68 @@ store::gpu_record model_gpu_record() {
   return g; // cc 0.0, no memory, no clocks: nothing here is a device
 }
 
+namespace {
+
+launch::config_result emulated_configuration(const config::experiment& exp, const config::configuration& cfg,
+                                             const config::source_variant& v, std::uint64_t budget,
+                                             store::line_collection* lines) {
+  launch::config_result r;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    source::emulation_options o;
+    if (budget > 0) o.budget = budget;
+    source::emulation em = source::emulate(exp, v, cfg.params, exp.seed, source::default_cache_dir(), o);
+    r.smem_access_bytes = em.smem_access_bytes;
+    r.compile_key = em.compile_key;
+    r.compile_ms = em.compile_ms;
+    r.compiler = em.compiler;
+    r.compile_options = em.compile_options;
+    auto counters = model::predicted_counters(em.prediction, exp.metrics.names());
+    if (!counters.empty()) r.ranges.push_back(std::move(counters));
+    if (!em.checked) {
+      r.unverified = true;
+      r.reason = "predicted from its PTX; outputs not checked: " + em.unchecked;
+    } else {
+      r.verify = em.verify;
+      if (em.verify.mismatches > 0) {
+        r.status = config_status::wrong_result;
+        r.reason = "the emulated kernel's outputs differ from the check: " + std::to_string(em.verify.mismatches) +
+                   " of " + std::to_string(em.verify.checked) + " elements wrong; first: " + em.verify.first_mismatch;
+      }
+    }
+    if (lines != nullptr) {
+      *lines = std::move(em.lines);
+      const auto text_of = query::source_reader();
+      for (auto& row : lines->rows)
+        if (!row.file.empty()) row.source = text_of(row.file, row.line);
+      const std::string how = em.blocks_run == em.blocks
+                                  ? fmt::format("predicted from the PTX: all {} blocks run", em.blocks)
+                                  : fmt::format("predicted from the PTX: {} of {} blocks run (they agree), counts "
+                                                "scaled to all",
+                                                em.blocks_run, em.blocks);
+      lines->note = lines->note.empty() ? how : lines->note + "; " + how;
+    }
+  } catch (const source::not_modelled& e) {
+    r.status = config_status::not_modelled;
+    r.reason = e.what();
+  } catch (const unsupported_parameter& e) {
+    r.status = config_status::unsupported;
+    r.reason = e.what();
+  } catch (const error& e) { // a kernel that does not compile, arguments that do not fit it
+    r.status = config_status::failed;
+    r.reason = e.what();
+  }
+  r.counter_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+} // namespace
+
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
-                                            const variant_info& variant) {
+                                            const variant_info& variant, std::uint64_t budget,
+                                            store::line_collection* lines) {
+  if (const config::source_variant* v = exp.find_source(variant.name); v != nullptr && variant.family == exp.family)
+    return emulated_configuration(exp, cfg, *v, budget, lines);
   launch::config_result r;
   if (!variant.plan) {
     try { // parameters the GPU would refuse are unsupported here too
@@ -54,6 +121,19 @@ std::optional<model::prediction> predict_variant(const variant_info& variant, co
   try {
     return model::predict(variant.plan(params));
   } catch (const std::exception&) { // the measured row says why the parameters do not work
+    return std::nullopt;
+  }
+}
+
+std::optional<model::prediction> predict_source_variant(const config::experiment& exp, const config::source_variant& v,
+                                                        const nlohmann::json& params) {
+  try {
+    source::emulation_options o;
+    o.budget = source::k_beside_measured_budget;
+    o.check = false;
+    return source::emulate(exp, v, params, exp.seed, source::default_cache_dir(), o).prediction;
+  } catch (const std::exception& e) {
+    spdlog::debug("{}/{}: no prediction beside the measurement: {}", exp.name, v.name, e.what());
     return std::nullopt;
   }
 }

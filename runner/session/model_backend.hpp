@@ -9,6 +9,7 @@
 #include "runner/launch/executor.hpp"
 #include "runner/model/predict.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/store/lines.hpp"
 #include "runner/store/records.hpp"
 
 namespace bb::session {
@@ -17,13 +18,23 @@ namespace bb::session {
 store::gpu_record model_gpu_record();
 
 /// Predicted raw counters (requests, wavefronts, conflicts for loads and stores) of one
-/// configuration, as one range; status not_modelled when the variant has no access plan, and
-/// unsupported where the parameters do not fit it.
+/// configuration, as one range: from the variant's access plan, or for a source variant from its
+/// kernel's PTX (source/emulate.hpp), whose outputs are checked and whose per-line prediction goes
+/// to `lines` (when given). Status not_modelled when the variant has no plan or the emulation
+/// cannot follow its code (the reason says where), unsupported where the parameters do not fit.
+/// `budget`: emulate.hpp's, 0 for its default.
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
-                                            const variant_info& variant);
+                                            const variant_info& variant, std::uint64_t budget = 0,
+                                            store::line_collection* lines = nullptr);
 
 /// The model's prediction for `variant` at `params`; nullopt when the variant has no plan or its
 /// plan refuses the parameters.
 std::optional<model::prediction> predict_variant(const variant_info& variant, const nlohmann::json& params);
+
+/// The model's prediction for source variant `v` at `params` from its PTX, within
+/// source::k_beside_measured_budget and without checking outputs; nullopt where it cannot be had
+/// (the model run, `--backend model`, says why).
+std::optional<model::prediction> predict_source_variant(const config::experiment& exp, const config::source_variant& v,
+                                                        const nlohmann::json& params);
 
 } // namespace bb::session

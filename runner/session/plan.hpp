@@ -48,6 +48,9 @@ struct run_plan {
   /// An experiment file asks for lines (`lines:`), collected as --lines would, on a GPU.
   bool lines_in_files = false;
   unsigned lines_jobs = 4; ///< collecting processes at a time on each GPU
+  /// --backend model: thread-instructions the PTX interpreter may run for one source configuration
+  /// (source/emulate.hpp); 0: source::k_default_model_budget.
+  std::uint64_t model_budget = 0;
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// The device's CUDA ordinal in this process.

@@ -76,7 +76,7 @@ store::configuration_record configuration_record_of(const config::experiment& ex
   rec.reason = r.reason;
   if (r.status == config_status::ok && r.unverified) {
     rec.status = config_status::unverified;
-    rec.reason = "the variant has no check: its output was not compared with anything";
+    rec.reason = r.reason.empty() ? "the variant has no check: its output was not compared with anything" : r.reason;
   }
   rec.compile_key = r.compile_key;
   rec.compile_ms = r.compile_ms;
@@ -109,11 +109,16 @@ store::configuration_record configuration_record_of(const config::experiment& ex
     rec.launches.push_back(std::move(launch));
   }
 
-  // The bank model's prediction beside the measurement, where the variant has an access plan.
+  // The bank model's prediction beside the measurement, where the variant has an access plan or,
+  // for a source variant, where its PTX can be run within a small budget.
   std::map<std::string, double> predicted;
   if (const variant_info* v = exp.sources.empty() ? registry::instance().find_variant(exp.family, cfg.variant)
-                                                  : nullptr)
+                                                  : nullptr) {
     if (const auto p = predict_variant(*v, cfg.params)) predicted = model::predicted_metric_rows(*p);
+  } else if (const config::source_variant* sv = exp.find_source(cfg.variant);
+             sv != nullptr && counters != nullptr && r.status == config_status::ok) {
+    if (const auto p = predict_source_variant(exp, *sv, cfg.params)) predicted = model::predicted_metric_rows(*p);
+  }
   if (!predicted.empty() && rec.launches.empty()) rec.launches.push_back({0, {}});
   for (const auto& [name, value] : predicted) add(rec.launches.front(), name, derived_unit(name), value, true);
   if (!not_numbers.empty()) {

@@ -30,6 +30,7 @@
 #include "runner/source/variants.hpp"
 #include "runner/store/resume.hpp"
 #include "runner/store/samples.hpp"
+#include "runner/store/lines.hpp"
 #include "runner/store/sessions.hpp"
 
 namespace bb::build {
@@ -154,6 +155,9 @@ public:
   [[nodiscard]] virtual bool full() const = 0;
   /// `before_timing(tag)` is called as the timing pass of the configuration added with `tag` begins.
   virtual std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>& before_timing) = 0;
+  /// Per-line results of the configuration added with `tag`, once finished: the model's prediction
+  /// for a source variant. The GPU's per-line pass runs after the run (lines_pass.hpp).
+  virtual std::optional<store::line_collection> take_lines(std::size_t /*tag*/) { return std::nullopt; }
 };
 
 /// The GPU: configurations grouped as launch::group decides.
@@ -178,9 +182,19 @@ private:
 /// The bank model: each configuration is predicted as it is added.
 class model_runner final : public config_runner {
 public:
-  explicit model_runner(const config::experiment& e) : m_experiment(e) {}
+  model_runner(const config::experiment& e, std::uint64_t budget) : m_experiment(e), m_budget(budget) {}
   void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string&) override {
-    m_done.push_back({tag, predict_configuration(m_experiment, c, v)});
+    store::line_collection lines;
+    lines.status = store::lines_status::unsupported; // stays so for a variant with an access plan
+    m_done.push_back({tag, predict_configuration(m_experiment, c, v, m_budget, &lines)});
+    if (lines.status != store::lines_status::unsupported) m_lines[tag] = std::move(lines);
+  }
+  std::optional<store::line_collection> take_lines(std::size_t tag) override {
+    const auto it = m_lines.find(tag);
+    if (it == m_lines.end()) return std::nullopt;
+    store::line_collection l = std::move(it->second);
+    m_lines.erase(it);
+    return l;
   }
   [[nodiscard]] bool full() const override { return !m_done.empty(); }
   std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>&) override {
@@ -189,7 +203,9 @@ public:
 
 private:
   const config::experiment& m_experiment;
+  std::uint64_t m_budget;
   std::vector<launch::group::finished> m_done;
+  std::map<std::size_t, store::line_collection> m_lines;
 };
 
 /// Where a session's counters come from: the GPU (its profiler sessions) or the bank model.
@@ -369,7 +385,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
   const profile::session* counters = m_source.session_for(e);
   std::unique_ptr<config_runner> runner;
   if (m_plan.model()) {
-    runner = std::make_unique<model_runner>(e);
+    runner = std::make_unique<model_runner>(e, m_plan.model_budget);
   } else {
     profile::session* counting = m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr;
     if (counting != nullptr) warm_up(m_source, *counting, m_plan);
@@ -395,6 +411,7 @@ void active_session::run(std::size_t index, experiment_result& out) {
       rec.finished_at = store::utc_now_iso8601();
       db.add_configuration(run_id, rec);
       const int seq = static_cast<int>(w.cfg->index);
+      if (auto lines = runner->take_lines(tag)) store::add_lines(db, run_id, seq, *lines);
       if (m_events != nullptr) m_events->configuration_stored(index, seq);
       out.context_lost = out.context_lost || r.context_lost;
 
@@ -536,7 +553,8 @@ int run_in_process(const std::vector<config::experiment>& experiments, const run
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (not_modelled > 0)
-    spdlog::info("note: {} configuration{} not modelled (variants without an access plan, such as reference/memcpy); "
+    spdlog::info("note: {} configuration{} not modelled (variants without an access plan, such as reference/memcpy, "
+                 "and source kernels whose code the model cannot follow: `bankbench show` gives each reason); "
                  "they are stored as not_modelled, and a GPU run measures them",
                  not_modelled, not_modelled == 1 ? "" : "s");
   const cost_totals& cost = session.cost();

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "runner/source/emulate.hpp"
+#include "runner/source/launch_args.hpp"
 #include "runner/source/variants.hpp"
 
 namespace bb::source {
@@ -126,6 +128,34 @@ std::vector<diagnostic> sweep_kernels::diagnostics(const std::vector<config::exp
     const std::string others = g.others_text();
     out.push_back({experiments.at(first.experiment).path, first.line, 0, "variants." + first.variant,
                    named(first) + ": " + g.message + (others.empty() ? "" : "\n(" + others + ")"), ""});
+  }
+  return out;
+}
+
+std::vector<diagnostic> sweep_kernels::argument_diagnostics(const std::vector<config::experiment>& experiments,
+                                                            const std::string& cache_dir) const {
+  std::vector<diagnostic> out;
+  std::set<std::pair<std::size_t, std::string>> checked; // (experiment, variant): one list of args each
+  for (const auto& k : m_kernels) {
+    if (!k.outcome.ok) continue; // diagnostics() reports the failure
+    compiled_kernel c;
+    try {
+      c = source::compile(k.request, cache_dir); // a cache hit: compile() just made it
+    } catch (const error&) {
+      continue;
+    }
+    const auto sizes = ptx_parameter_sizes(c);
+    if (!sizes) continue;
+    for (const auto& u : k.users) {
+      const config::experiment& e = experiments.at(u.experiment);
+      const config::source_variant* v = e.find_source(u.variant);
+      if (v == nullptr || !checked.insert({u.experiment, u.variant}).second) continue;
+      try {
+        check_parameter_sizes(e.name + "/" + v->name, *v, c.lowered_name, *sizes);
+      } catch (const error& err) {
+        out.push_back({e.path, u.line, 0, "variants." + u.variant + ".args", err.what(), ""});
+      }
+    }
   }
   return out;
 }

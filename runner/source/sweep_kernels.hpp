@@ -81,6 +81,11 @@ public:
   /// Problems to report as `validate` does: one per refused configuration, one per failure group
   /// (at its first configuration's variant in its experiment file).
   [[nodiscard]] std::vector<diagnostic> diagnostics(const std::vector<config::experiment>& experiments) const;
+  /// Variants whose args do not match their compiled kernel's parameters (sizes, read from the
+  /// PTX in `cache_dir`): one problem per variant, at the variant in its experiment file. A GPU run
+  /// would fail each of their configurations with the same words.
+  [[nodiscard]] std::vector<diagnostic> argument_diagnostics(const std::vector<config::experiment>& experiments,
+                                                             const std::string& cache_dir) const;
 
 private:
   std::vector<sweep_kernel> m_kernels;

@@ -1,5 +1,8 @@
 // `bankbench run --backend model`: the whole pipeline (run -> store -> show) without a GPU, with
 // the bank model's predictions where the counters would be.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -104,9 +107,13 @@ TEST(cli_model, the_default_suite_runs_without_a_gpu_and_notes_what_is_not_model
   EXPECT_NE(run.err.find("reference/memcpy bytes=268435456  not_modelled: reference/memcpy has no access plan"),
             std::string::npos)
       << run.err;
-  EXPECT_NE(run.err.find("bankbench: info: note: 17 configurations not modelled"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("bankbench: info: note: 2 configurations not modelled"), std::string::npos) << run.err;
   EXPECT_EQ(run.err.find("counters 0.0 ms"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("ok  ld 32.00 wf/req  (predicted)"), std::string::npos) << run.err;
+  // Source variants are predicted from their kernels' PTX, checked against their reference.
+  EXPECT_NE(run.err.find("source/naive block_rows=8 n=1024 tile=32  ok  ld 32.00 wf/req  (predicted)"),
+            std::string::npos)
+      << run.err;
 
   const auto runs = run_cli("--db '" + db + "' list runs");
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
@@ -129,11 +136,15 @@ TEST(cli_model, the_default_suite_runs_without_a_gpu_and_notes_what_is_not_model
   EXPECT_EQ(tech.out.find("- Measured: "), std::string::npos);
   EXPECT_EQ(tech.out.find("median µs"), std::string::npos);
   EXPECT_EQ(tech.out.find("model ld wf/req"), std::string::npos);
-  EXPECT_NE(tech.out.find("**Not modelled**: 2 of 4 configurations have no access plan"), std::string::npos);
+  EXPECT_NE(tech.out.find("**Not modelled**: the bank model cannot predict 2 of 4 configurations (no access plan, or "
+                          "kernel code it cannot follow): "),
+            std::string::npos);
   // The run selectors other commands take: the newest session is the same page.
   const auto latest = run_cli("--db '" + db + "' techniques latest");
   ASSERT_EQ(latest.exit_code, 0) << latest.err;
-  EXPECT_NE(latest.out.find("**Not modelled**: 2 of 4 configurations have no access plan"), std::string::npos);
+  EXPECT_NE(latest.out.find("**Not modelled**: the bank model cannot predict 2 of 4 configurations (no access plan, or "
+                            "kernel code it cannot follow): "),
+            std::string::npos);
   const auto none = run_cli("--db '" + db + "' techniques session:999");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("session"), std::string::npos) << none.err;
@@ -147,30 +158,76 @@ TEST(cli_model, the_default_suite_runs_without_a_gpu_and_notes_what_is_not_model
   EXPECT_NE(page.find("ldsm wf/req against matrices"), std::string::npos);
   EXPECT_NE(page.find("atom wf/req by variant"), std::string::npos);
   EXPECT_NE(page.find("ldgsts wf/req"), std::string::npos);
-  EXPECT_NE(page.find("configurations in the newest run of each experiment: 654 ok, 17 not modelled</p>"),
+  EXPECT_NE(page.find("configurations in the newest run of each experiment: 660 ok, 2 not modelled, 4 unverified</p>"),
             std::string::npos);
-  EXPECT_NE(page.find("not modelled (no access plan; a GPU run measures it): memcpy"), std::string::npos);
+  EXPECT_NE(page.find("not modelled (no access plan, or kernel code the model cannot follow; a GPU run measures it): "
+                      "memcpy"),
+            std::string::npos);
   EXPECT_NE(page.find("no measured run of this experiment to set the predictions against"), std::string::npos);
 }
 
-// Model runs of source variants hold no counters because the model does not predict them, not
-// because counters were turned off: regress says so and how to measure them.
-TEST(cli_model, regress_of_source_variants_says_the_model_does_not_predict_them) {
+// Model runs of kernels the model cannot follow hold no counters because the model does not
+// predict them, not because counters were turned off: regress says so and how to measure them.
+TEST(cli_model, regress_of_kernels_the_model_cannot_follow_says_so) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "source.sqlite").string();
   for (int i = 0; i < 2; ++i) {
-    const auto run = run_cli("--db '" + db + "' run --backend model experiments/source/transpose.yaml",
-                             "CUDA_VISIBLE_DEVICES=");
+    const auto run = run_cli("--db '" + db + "' run --backend model tests/data/emulate/unfollowed.yaml",
+                             "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + tmp.path.string() + "/cache'");
     ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("not_modelled: unfollowed/pmevent: block (0, 0, 0): PTX line "), std::string::npos)
+        << run.err;
+    EXPECT_NE(run.err.find("(tests/data/emulate/kernels.cu:19): unsupported instruction 'pmevent'"), std::string::npos)
+        << run.err;
   }
   const auto r = run_cli("--db '" + db + "' regress --baseline 1 --candidate 2");
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_NE(r.err.find("run 2 is a bank-model run of variants the model does not predict (all "), std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find(" configurations are not_modelled: source variants and variants without an access plan have "
-                       "no prediction); measure them on a GPU with `bankbench run FILE` (without --backend model) and "
-                       "regress those runs; nothing to judge"),
+  EXPECT_NE(r.err.find("run 2 is a bank-model run of variants the model does not predict (all 2 configurations are "
+                       "not_modelled: variants without an access plan, and source kernels whose code the model cannot "
+                       "follow, have no prediction; `bankbench show` gives each reason); measure them on a GPU with "
+                       "`bankbench run FILE` (without --backend model) and regress those runs; nothing to judge"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("--no-counters"), std::string::npos) << r.err;
+}
+
+// A user's own kernel file, without a GPU: predicted from its code, its expectation checked, and an
+// edit that brings the bank conflicts back caught by the expectation and by `regress`.
+TEST(cli_model, a_users_kernel_is_predicted_and_regress_catches_an_edit) {
+  bb::test::temp_dir tmp;
+  for (const char* f : {"kernels.cu", "user.yaml"})
+    std::filesystem::copy_file(std::string(BB_TEST_DATA) + "/emulate/" + f, tmp.path / f);
+  const auto db = (tmp.path / "user.sqlite").string();
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + tmp.path.string() + "/cache'";
+  const std::string cmd = "--db '" + db + "' run --backend model '" + (tmp.path / "user.yaml").string() + "'";
+  const auto before = run_cli(cmd, env);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  EXPECT_NE(before.err.find("[2/2] source/tile n=256  ok  ld 1.00 wf/req  (predicted)"), std::string::npos)
+      << before.err;
+  // Stored unverified: the variant has no check: to compare its emulated output with.
+  EXPECT_NE(before.out.find("unverified: predicted from its PTX; outputs not checked: the variant has no check"),
+            std::string::npos)
+      << before.out;
+  EXPECT_NE(before.out.find("expectations: 2 met, 0 failed"), std::string::npos) << before.out;
+
+  // The padding dropped: every column read of the tile is 32-way again.
+  const auto source = tmp.path / "kernels.cu";
+  std::ifstream in(source);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const auto at = text.find("tile[32][32 + PAD]");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("tile[32][32 + PAD]").size(), "tile[32][32]");
+  std::ofstream(source, std::ios::trunc) << text;
+
+  const auto after = run_cli(cmd, env);
+  EXPECT_EQ(after.exit_code, 1) << after.err;
+  EXPECT_NE(after.out.find("expectations: 0 met, 2 failed"), std::string::npos) << after.out;
+  const auto same = run_cli("--db '" + db + "' regress --baseline 1 --candidate 1");
+  EXPECT_EQ(same.exit_code, 0) << same.err << same.out;
+  const auto r = run_cli("--db '" + db + "' regress --baseline 1 --candidate 2");
+  EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+  EXPECT_NE(r.out.find("regressions (4)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("user_tile   tile     n=256   ld wf/req         1         32  +3100.0%"), std::string::npos)
+      << r.out;
 }

@@ -1,0 +1,535 @@
+#include "runner/source/emulate.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "runner/common/atomic_file.hpp"
+#include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
+#include "runner/model/evaluate.hpp"
+#include "runner/ptx/parse.hpp"
+#include "runner/ptx/run.hpp"
+#include "runner/ptx/trace.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/known_kernels.hpp"
+#include "runner/source/launch_args.hpp"
+#include "runner/source/variants.hpp"
+
+namespace bb::source {
+
+namespace {
+
+// What an sm_90 block may have (the chip the model's rules describe): a GPU run refuses more.
+constexpr std::uint64_t k_max_block_threads = 1024;
+constexpr std::uint64_t k_max_block_shared = 232448; // 227 KiB, opted in
+// Buffers sit at made-up device addresses, 256-byte aligned with a gap between them, so that an
+// access past a buffer's end lands in none and stops the run.
+constexpr std::uint64_t k_first_buffer = 0x7f00'0000'0000ull;
+constexpr std::uint64_t k_buffer_gap = 1ull << 20;
+constexpr std::uint64_t k_max_buffer_bytes = 4ull << 30;
+// Blocks run when not every block is: these corners, the middle one and k_spread more spread over
+// the grid. A launch whose sampled blocks differ is run whole or not predicted.
+constexpr std::uint64_t k_spread = 8;
+
+struct output_buffer {
+  std::uint64_t address = 0;
+  const config::source_arg* arg = nullptr;
+  const element_type* type = nullptr;
+};
+
+/// A configuration ready to run: its kernel's PTX parsed, its buffers in host memory.
+struct prepared {
+  compiled_kernel kernel;
+  ptx::module module;
+  const ptx::entry* entry = nullptr; ///< in `module`, whose entries stay where they are when it moves
+  ptx::program program;              ///< the entry decoded once, run for every block
+  launch_shape shape;
+  std::vector<std::uint8_t> params;
+  ptx::global_memory global;
+  std::vector<output_buffer> outputs;
+};
+
+// A file under the working folder relative to it (as `lines` shows it), others as they are.
+std::string shown_source(const std::string& file) {
+  std::error_code ec;
+  const auto relative = std::filesystem::path(file).lexically_proximate(std::filesystem::current_path(ec));
+  if (!ec && !relative.empty() && relative.native().rfind("..", 0) != 0) return shown_path(relative.string());
+  return shown_path(file);
+}
+
+std::string where_of(const config::experiment& exp, const config::source_variant& v) {
+  return exp.name + "/" + v.name;
+}
+
+compiled_kernel compiled(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                         const std::string& cache_dir, const emulation_options& o) {
+  config::check_source_configuration(exp, v, params);
+  compiled_kernel k = compile_known(request_of(v, params, o.arch), cache_dir);
+  if (k.ptx.empty())
+    throw not_modelled(where_of(exp, v) + ": the compiler kept no PTX of '" + v.kernel + "' to run");
+  return k;
+}
+
+const ptx::entry& entry_of(const ptx::module& m, const compiled_kernel& k, const std::string& where) {
+  try {
+    return m.find(k.lowered_name);
+  } catch (const std::out_of_range& e) {
+    throw not_modelled(where + ": the PTX has no entry " + k.lowered_name + ": " + e.what());
+  }
+}
+
+std::vector<std::size_t> parameter_sizes(const ptx::entry& e) {
+  std::vector<std::size_t> sizes;
+  for (const auto& p : e.params) sizes.push_back(static_cast<std::size_t>(p.size));
+  return sizes;
+}
+
+prepared prepare(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                 std::uint64_t seed, const std::string& cache_dir, const emulation_options& o) {
+  const std::string where = where_of(exp, v);
+  prepared p;
+  p.kernel = compiled(exp, v, params, cache_dir, o);
+  try {
+    p.module = ptx::parse(p.kernel.ptx);
+  } catch (const ptx::ptx_error& e) {
+    throw not_modelled(where + ": the kernel's PTX cannot be read: " + e.what());
+  }
+  p.entry = &entry_of(p.module, p.kernel, where);
+  p.program = ptx::prepare(p.module, *p.entry);
+  check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
+
+  p.shape = shape_of(v, params, where);
+  if (p.shape.threads() > k_max_block_threads)
+    throw unsupported_parameter(where + ": a block of " + std::to_string(p.shape.threads()) +
+                                " threads; an sm_90 block has at most " + std::to_string(k_max_block_threads));
+  if (p.shape.shared_bytes > k_max_block_shared)
+    throw unsupported_parameter(where + ": " + std::to_string(p.shape.shared_bytes) +
+                                " bytes of dynamic shared memory; an sm_90 block has at most " +
+                                std::to_string(k_max_block_shared));
+
+  std::vector<std::uint64_t> values;
+  std::uint64_t address = k_first_buffer, total = 0;
+  for (std::size_t i = 0; i < v.args.size(); ++i) {
+    const config::source_arg& a = v.args[i];
+    if (!a.is_buffer) {
+      const auto bytes = scalar_bytes(a, params, where);
+      std::uint64_t value = 0;
+      std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof value));
+      values.push_back(value);
+      continue;
+    }
+    const element_type& t = type_named(a.type);
+    std::uint64_t bytes = 0;
+    const std::size_t count = buffer_count(a, t, params, where, bytes);
+    total += bytes;
+    if (total > k_max_buffer_bytes)
+      throw not_modelled(where + ": its buffers hold more than " + std::to_string(k_max_buffer_bytes >> 30) +
+                         " GiB, more than the model keeps in host memory");
+    // As a GPU run has them before the verified launch: inputs filled, outputs poisoned (every
+    // byte 0xff) unless their init is given (an accumulator starts from it).
+    std::vector<std::uint8_t> contents;
+    if (a.output && !a.init_given)
+      contents.assign(bytes, 0xff);
+    else if (a.init == "zeros")
+      contents.assign(bytes, 0);
+    else {
+      const auto made = initial_bytes(a, t, count, seed, i);
+      contents.assign(made->front().begin(), made->front().end());
+    }
+    p.global.add(address, std::move(contents));
+    if (a.output) p.outputs.push_back({address, &a, &t});
+    values.push_back(address);
+    address += (std::max<std::uint64_t>(bytes, 1) + 255) / 256 * 256 + k_buffer_gap;
+  }
+  p.params = ptx::pack_params(*p.entry, values);
+  return p;
+}
+
+std::array<std::uint32_t, 3> block_at(const launch_shape& s, std::uint64_t index) {
+  const std::uint64_t x = s.grid[0], y = s.grid[1];
+  return {static_cast<std::uint32_t>(index % x), static_cast<std::uint32_t>(index / x % y),
+          static_cast<std::uint32_t>(index / (x * y))};
+}
+
+std::string block_name(const launch_shape& s, std::uint64_t index) {
+  const auto b = block_at(s, index);
+  return "(" + std::to_string(b[0]) + ", " + std::to_string(b[1]) + ", " + std::to_string(b[2]) + ")";
+}
+
+/// One instruction's requests over the blocks run.
+struct instruction_sum {
+  std::uint64_t requests = 0, threads = 0, wavefronts = 0, ideal = 0;
+  model::access_kind kind = model::access_kind::load;
+  int width = 0;
+  friend bool operator==(const instruction_sum&, const instruction_sum&) = default;
+};
+
+struct block_cost {
+  std::vector<instruction_sum> per_instruction; ///< by instruction index
+  model::prediction prediction;
+  std::uint64_t steps = 0, global_atomics = 0;
+};
+
+class launch_runner {
+public:
+  launch_runner(prepared& p, const std::string& where, std::uint64_t budget)
+      : m_p(p), m_where(where), m_budget(budget) {}
+
+  block_cost run(std::uint64_t index) {
+    ptx::launch l;
+    l.grid = m_p.shape.grid;
+    l.block = m_p.shape.block;
+    l.cta = block_at(m_p.shape, index);
+    l.dynamic_shared_bytes = static_cast<std::uint32_t>(m_p.shape.shared_bytes);
+    l.params = m_p.params;
+    l.step_budget = m_budget > m_steps ? m_budget - m_steps : 0;
+    block_cost c;
+    c.per_instruction.resize(m_p.entry->body.size());
+    try {
+      const ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
+      c.steps = r.steps;
+      c.global_atomics = r.global_atomics;
+      for (const ptx::warp_request& q : ptx::warp_requests(r.events)) {
+        const model::access_cost cost = model::evaluate(q.access);
+        model::add_cost(c.prediction, q.access.kind, 1, cost);
+        instruction_sum& s = c.per_instruction[q.instruction];
+        s.kind = q.access.kind;
+        s.width = q.access.width;
+        s.requests += 1;
+        s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
+        s.wavefronts += static_cast<std::uint64_t>(cost.wavefronts);
+        s.ideal += static_cast<std::uint64_t>(cost.ideal_wavefronts);
+      }
+    } catch (const ptx::ptx_error& e) {
+      std::string what = e.what();
+      for (const auto& [number, file] : m_p.program.files) // the source as the user names it
+        for (std::size_t at = 0; (at = what.find(file, at)) != std::string::npos;) {
+          const std::string shown = shown_source(file);
+          what.replace(at, file.size(), shown);
+          at += shown.size();
+        }
+      if (l.step_budget == 0 || std::string(e.what()).find("budget") != std::string::npos)
+        throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": the kernel runs more than the " +
+                           "model's budget of " + std::to_string(m_budget) + " thread-instructions (run --model-budget)");
+      throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + what);
+    } catch (const std::invalid_argument& e) { // the model's rules refuse a request (a misaligned lane)
+      throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + e.what());
+    }
+    m_steps += c.steps;
+    return c;
+  }
+  [[nodiscard]] std::uint64_t steps() const { return m_steps; }
+
+private:
+  prepared& m_p;
+  std::string m_where;
+  std::uint64_t m_budget, m_steps = 0;
+};
+
+void add(block_cost& into, const block_cost& c) {
+  for (std::size_t i = 0; i < c.per_instruction.size(); ++i) {
+    instruction_sum& s = into.per_instruction[i];
+    const instruction_sum& t = c.per_instruction[i];
+    if (t.requests == 0) continue;
+    s.kind = t.kind;
+    s.width = t.width;
+    s.requests += t.requests;
+    s.threads += t.threads;
+    s.wavefronts += t.wavefronts;
+    s.ideal += t.ideal;
+  }
+  for (const auto& [kind, t] : c.prediction.kinds) {
+    auto& s = into.prediction.kinds[kind];
+    s.requests += t.requests;
+    s.wavefronts += t.wavefronts;
+    s.ideal_wavefronts += t.ideal_wavefronts;
+    s.conflicts += t.conflicts;
+  }
+  for (auto [s, t] : {std::pair{&into.prediction.load, &c.prediction.load},
+                      std::pair{&into.prediction.store, &c.prediction.store}}) {
+    s->requests += t->requests;
+    s->wavefronts += t->wavefronts;
+    s->ideal_wavefronts += t->ideal_wavefronts;
+    s->conflicts += t->conflicts;
+  }
+  into.steps += c.steps;
+  into.global_atomics += c.global_atomics;
+}
+
+/// The blocks run when not every one is: the grid's corners, the middle one and k_spread more.
+std::vector<std::uint64_t> sample_of(const launch_shape& s) {
+  const std::uint64_t n = s.blocks();
+  std::set<std::uint64_t> picked;
+  const std::uint64_t x = s.grid[0], y = s.grid[1], z = s.grid[2];
+  for (std::uint64_t cz : {std::uint64_t{0}, z - 1})
+    for (std::uint64_t cy : {std::uint64_t{0}, y - 1})
+      for (std::uint64_t cx : {std::uint64_t{0}, x - 1}) picked.insert(cx + x * (cy + y * cz));
+  picked.insert(n / 2);
+  for (std::uint64_t i = 1; i <= k_spread; ++i) picked.insert(i * n / (k_spread + 1));
+  return {picked.begin(), picked.end()};
+}
+
+/// What running a launch gave: its summed (or scaled) costs and which blocks ran.
+struct launch_run {
+  block_cost total;
+  std::vector<std::uint64_t> blocks; ///< empty: every block
+  std::uint64_t factor = 1;          ///< the sums of one block, times this, are the launch's
+};
+
+launch_run run_launch(prepared& p, const std::string& where, std::uint64_t budget, bool whole_only) {
+  launch_runner runner(p, where, budget);
+  const std::uint64_t n = p.shape.blocks();
+  launch_run out;
+  block_cost first = runner.run(0);
+  const bool whole = n == 1 || first.steps == 0 || first.steps <= budget / n;
+  if (whole || whole_only) {
+    if (!whole)
+      throw not_modelled(where + ": running all " + std::to_string(n) + " blocks takes about " +
+                         std::to_string(first.steps * n) + " thread-instructions, more than the model's budget of " +
+                         std::to_string(budget) + " (run --model-budget)");
+    out.total = std::move(first);
+    for (std::uint64_t i = 1; i < n; ++i) add(out.total, runner.run(i));
+    return out;
+  }
+  out.blocks = sample_of(p.shape);
+  for (const std::uint64_t b : out.blocks) {
+    if (b == 0) continue;
+    const block_cost c = runner.run(b);
+    first.global_atomics += c.global_atomics;
+    if (c.per_instruction != first.per_instruction) {
+      const auto wf = [](const block_cost& k) { return k.prediction.load.wavefronts + k.prediction.store.wavefronts; };
+      throw not_modelled(where + ": blocks differ (block (0, 0, 0) makes " + std::to_string(first.prediction.load.requests +
+                                                                                            first.prediction.store.requests) +
+                         " load and store requests of " + std::to_string(wf(first)) + " wavefronts, block " +
+                         block_name(p.shape, b) + " " +
+                         std::to_string(c.prediction.load.requests + c.prediction.store.requests) + " of " +
+                         std::to_string(wf(c)) + "), and running all " + std::to_string(n) +
+                         " takes about " + std::to_string(first.steps * n) +
+                         " thread-instructions, more than the model's budget of " + std::to_string(budget) +
+                         " (run --model-budget)");
+    }
+  }
+  first.steps = runner.steps();
+  out.total = std::move(first);
+  out.factor = n;
+  return out;
+}
+
+std::string element_text(const unsigned char* p, const element_type& t) {
+  std::ostringstream s;
+  s << load_number(p, t);
+  return s.str();
+}
+
+/// Compares output `o` of `got` with `want` (the whole buffer's expected bytes) over the elements
+/// `mask` marks written (every element where `mask` is null).
+void compare(verify_result& r, const output_buffer& o, const std::vector<std::uint8_t>& got,
+             const std::vector<std::uint8_t>& want, const std::vector<std::uint8_t>* mask, double tolerance) {
+  const std::size_t size = o.type->bytes;
+  for (std::size_t i = 0; i + size <= got.size(); i += size) {
+    if (mask != nullptr && std::none_of(mask->begin() + static_cast<std::ptrdiff_t>(i),
+                                        mask->begin() + static_cast<std::ptrdiff_t>(i + size),
+                                        [](std::uint8_t b) { return b != 0; }))
+      continue;
+    ++r.checked;
+    if (std::memcmp(got.data() + i, want.data() + i, size) == 0 ||
+        elements_match(got.data() + i, want.data() + i, *o.type, tolerance))
+      continue;
+    if (r.mismatches++ == 0)
+      r.first_mismatch = o.arg->name + "[" + std::to_string(i / size) + "] = " + element_text(got.data() + i, *o.type) +
+                         ", expected " + element_text(want.data() + i, *o.type);
+  }
+}
+
+/// The reference variant's outputs, and per output the bytes its blocks wrote.
+struct reference_result {
+  std::vector<std::vector<std::uint8_t>> outputs, written;
+};
+
+/// The outputs of the reference variant `ref` at the same configuration, from the same blocks
+/// (`run.blocks` empty: all of them); null with `why` set when they cannot be had. The last one
+/// made is kept: the variants of an experiment mostly check against one reference.
+std::shared_ptr<const reference_result> reference_outputs(const config::experiment& exp,
+                                                          const config::source_variant& ref,
+                                                          const nlohmann::json& params, std::uint64_t seed,
+                                                          const std::string& cache_dir, const emulation_options& o,
+                                                          const launch_run& run, const launch_shape& shape,
+                                                          std::string& why) {
+  static std::mutex mutex;
+  static std::pair<std::string, std::shared_ptr<const reference_result>> last;
+  std::string key = exp.path + "\n" + exp.name + "\n" + ref.name + "\n" + params.dump() + "\n" +
+                    std::to_string(seed) + "\n" + std::to_string(o.budget) + "\n";
+  for (const std::uint64_t b : run.blocks) key += std::to_string(b) + " ";
+  {
+    const std::lock_guard lock(mutex);
+    if (last.first == key) return last.second;
+  }
+  const std::string where = where_of(exp, ref);
+  try {
+    prepared p = prepare(exp, ref, params, seed, cache_dir, o);
+    if (!run.blocks.empty() && p.shape.grid != shape.grid) {
+      why = "only a sample of the blocks ran, and the reference '" + ref.name + "' has another grid";
+      return nullptr;
+    }
+    if (run.blocks.empty()) {
+      (void)run_launch(p, where, o.budget, true);
+    } else {
+      launch_runner runner(p, where, o.budget);
+      for (const std::uint64_t b : run.blocks) (void)runner.run(b);
+    }
+    auto r = std::make_shared<reference_result>();
+    for (const auto& b : p.outputs) {
+      r->outputs.push_back(p.global.buffer(b.address));
+      r->written.push_back(p.global.written(b.address));
+    }
+    const std::lock_guard lock(mutex);
+    last = {key, r};
+    return r;
+  } catch (const std::exception& e) {
+    why = "the reference '" + ref.name + "' was not emulated: " + e.what();
+    return nullptr;
+  }
+}
+
+void check_outputs(emulation& out, const config::experiment& exp, const config::source_variant& v,
+                   const nlohmann::json& params, std::uint64_t seed, const std::string& cache_dir,
+                   const emulation_options& o, prepared& p, const launch_run& run) {
+  if (!v.check) {
+    out.unchecked = "the variant has no check";
+    return;
+  }
+  if (!o.check) {
+    out.unchecked = "not asked for";
+    return;
+  }
+  const bool sampled = !run.blocks.empty();
+  if (sampled && run.total.global_atomics > 0) {
+    out.unchecked = "only " + std::to_string(run.blocks.size()) + " of " + std::to_string(p.shape.blocks()) +
+                    " blocks ran, and the kernel writes global memory with atomics, so its outputs need every block";
+    return;
+  }
+  std::shared_ptr<const reference_result> reference;
+  std::vector<std::uint8_t> file_bytes;
+  if (!v.check->reference.empty()) {
+    const config::source_variant* ref = exp.find_source(v.check->reference);
+    if (ref == nullptr) throw error(exit_code::usage, "no reference variant '" + v.check->reference + "'");
+    reference = reference_outputs(exp, *ref, params, seed, cache_dir, o, run, p.shape, out.unchecked);
+    if (!reference) return;
+    if (reference->outputs.size() != p.outputs.size())
+      throw error(exit_code::usage, "reference variant '" + ref->name + "' has " +
+                                        std::to_string(reference->outputs.size()) + " output buffer(s), '" + v.name +
+                                        "' " + std::to_string(p.outputs.size()));
+  } else {
+    std::string bytes;
+    if (!read_whole_file(v.check->file, bytes))
+      throw error(exit_code::usage, "cannot read the check file " + shown_path(v.check->file));
+    file_bytes.assign(bytes.begin(), bytes.end());
+  }
+  const auto want_of = [&](std::size_t i) -> const std::vector<std::uint8_t>& {
+    return reference ? reference->outputs[i] : file_bytes;
+  };
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    const auto& got = p.global.buffer(p.outputs[i].address);
+    if (want_of(i).size() != got.size())
+      throw error(exit_code::usage, "output '" + p.outputs[i].arg->name + "' of '" + v.name + "' holds " +
+                                        std::to_string(got.size()) + " bytes, its expected outputs " +
+                                        std::to_string(want_of(i).size()));
+  }
+  verify_result r;
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    const output_buffer& b = p.outputs[i];
+    const std::vector<std::uint8_t>* mask = sampled ? &p.global.written(b.address) : nullptr;
+    if (sampled && reference) {
+      const auto& theirs = reference->written[i];
+      for (std::size_t j = 0; j < mask->size(); ++j)
+        if ((*mask)[j] != 0 && theirs[j] == 0) {
+          out.unchecked = "only a sample of the blocks ran, and the reference's same blocks did not write " +
+                          b.arg->name + "[" + std::to_string(j / b.type->bytes) + "], which this variant's did";
+          return;
+        }
+    }
+    compare(r, b, p.global.buffer(b.address), want_of(i), mask, v.check->tolerance);
+  }
+  r.ok = r.mismatches == 0;
+  out.verify = r;
+  out.checked = true;
+}
+
+store::line_collection lines_of(const prepared& p, const launch_run& run) {
+  store::line_collection c;
+  c.kernel = p.kernel.lowered_name;
+  bool any_line = false;
+  for (std::size_t i = 0; i < run.total.per_instruction.size(); ++i) {
+    const instruction_sum& s = run.total.per_instruction[i];
+    if (s.requests == 0) continue;
+    const ptx::instruction& in = p.entry->body[i];
+    store::line_row row;
+    row.function = p.kernel.lowered_name;
+    row.pc = static_cast<std::uint32_t>(in.ptx_line);
+    if (const auto f = p.module.files.find(in.file); f != p.module.files.end() && in.line > 0) {
+      row.file = f->second;
+      row.line = in.line;
+      any_line = true;
+    }
+    row.opcode = in.opcode;
+    row.kind = s.kind == model::access_kind::atom ? "atoms" : model::kind_name(s.kind);
+    row.executions = s.requests * run.factor;
+    row.threads = s.threads * run.factor;
+    row.wavefronts = s.wavefronts * run.factor;
+    row.ideal = s.ideal * run.factor;
+    c.rows.push_back(std::move(row));
+  }
+  if (c.rows.empty()) {
+    c.status = store::lines_status::no_records;
+    c.note = "the kernel made no shared-memory request";
+  } else if (!any_line) {
+    c.status = store::lines_status::no_line_info;
+    c.note = "the PTX has no line info (.loc)";
+  }
+  return c;
+}
+
+} // namespace
+
+emulation emulate(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                  std::uint64_t seed, const std::string& cache_dir, const emulation_options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string where = where_of(exp, v);
+  prepared p = prepare(exp, v, params, seed, cache_dir, o);
+  const launch_run run = run_launch(p, where, o.budget, false);
+  emulation out;
+  out.prediction = run.total.prediction;
+  model::scale(out.prediction, run.factor);
+  out.blocks = p.shape.blocks();
+  out.blocks_run = run.blocks.empty() ? out.blocks : run.blocks.size();
+  out.instructions = run.total.steps;
+  out.smem_access_bytes = v.smem_access_bytes;
+  out.compile_key = p.kernel.key;
+  out.compiler = p.kernel.compiler;
+  out.compile_options = p.kernel.options;
+  out.compile_ms = p.kernel.compile_ms;
+  out.lines = lines_of(p, run);
+  check_outputs(out, exp, v, params, seed, cache_dir, o, p, run);
+  out.lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k) {
+  try {
+    const ptx::module m = ptx::parse(k.ptx);
+    return parameter_sizes(m.find(k.lowered_name));
+  } catch (const std::exception&) { // what the model cannot read, a GPU run checks
+    return std::nullopt;
+  }
+}
+
+} // namespace bb::source

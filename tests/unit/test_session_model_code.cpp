@@ -1,0 +1,216 @@
+// `run --backend model` for source variants, without a GPU: each kernel compiled by NVRTC, its PTX
+// run block by block on the configuration's inputs, its shared-memory requests costed by the bank
+// model; outputs checked, per-line predictions made, what the model cannot follow not_modelled.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "plan_test_util.hpp"
+#include "runner/common/metrics.hpp"
+#include "runner/config/experiment.hpp"
+#include "runner/registry/registry.hpp"
+#include "runner/session/model_backend.hpp"
+#include "runner/source/emulate.hpp"
+#include "runner/source/variants.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using bb::config_status;
+
+// One compile cache for the whole program: each kernel is compiled once.
+struct cache_env : ::testing::Environment {
+  fs::path dir = fs::temp_directory_path() / ("bb_model_code_" + std::to_string(::getpid()));
+  void SetUp() override { ::setenv("BB_CACHE_DIR", dir.c_str(), 1); }
+  void TearDown() override {
+    ::unsetenv("BB_CACHE_DIR");
+    fs::remove_all(dir);
+  }
+};
+const auto* const k_env = ::testing::AddGlobalTestEnvironment(new cache_env);
+
+bb::config::experiment load(const std::string& path) {
+  return bb::config::load_experiment_file(path, bb::registry::instance());
+}
+
+const bb::config::experiment& model_yaml() {
+  static const auto e = load(std::string(BB_TEST_DATA) + "/emulate/model.yaml");
+  return e;
+}
+
+struct predicted {
+  bb::launch::config_result r;
+  bb::store::line_collection lines;
+  [[nodiscard]] double counter(const char* name) const {
+    if (r.ranges.empty()) return -1;
+    const auto it = r.ranges.front().find(name);
+    return it == r.ranges.front().end() ? -1 : it->second;
+  }
+};
+
+predicted predict(const bb::config::experiment& e, const std::string& variant, const nlohmann::json& params,
+                  std::uint64_t budget = 0) {
+  bb::config::configuration cfg;
+  cfg.variant = variant;
+  cfg.params = params;
+  predicted p;
+  p.lines.status = bb::store::lines_status::unsupported;
+  for (const auto& v : bb::source::variants_of(e))
+    if (v.name == variant) p.r = bb::session::predict_configuration(e, cfg, v, budget, &p.lines);
+  return p;
+}
+
+namespace m = bb::metrics;
+
+TEST(model_code, a_conflicted_tile_is_predicted_checked_and_tied_to_its_line) {
+  const auto p = predict(model_yaml(), "unpadded", {{"n", 64}});
+  ASSERT_EQ(p.r.status, config_status::ok) << p.r.reason;
+  // 4 blocks x 8 warps x 4 iterations; each reads (and writes) a column of the 32 x 32 tile: 32-way.
+  EXPECT_EQ(p.counter(m::k_ld_requests), 128);
+  EXPECT_EQ(p.counter(m::k_ld_wavefronts), 128 * 32);
+  EXPECT_EQ(p.counter(m::k_ld_conflicts), 128 * 31);
+  EXPECT_EQ(p.counter(m::k_st_wavefronts), 128 * 32);
+  EXPECT_FALSE(p.r.unverified);
+  EXPECT_EQ(p.r.verify.checked, 64u * 64u); // against the padded reference, emulated too
+  EXPECT_EQ(p.r.verify.mismatches, 0u);
+  EXPECT_NE(p.r.compiler.find("nvrtc"), std::string::npos);
+
+  ASSERT_EQ(p.lines.status, bb::store::lines_status::ok) << p.lines.note;
+  EXPECT_NE(p.lines.note.find("all 4 blocks run"), std::string::npos) << p.lines.note;
+  std::uint64_t load_excess = 0, store_excess = 0;
+  for (const auto& row : p.lines.rows) {
+    EXPECT_TRUE(row.file.ends_with("tests/data/emulate/kernels.cu")) << row.file;
+    if (row.kind == "lds") {
+      EXPECT_EQ(row.line, 10);
+      EXPECT_NE(row.source.find("out[(y + j) * n + x] = tile[threadIdx.x]"), std::string::npos) << row.source;
+      load_excess += row.excess();
+    } else {
+      EXPECT_EQ(row.kind, "sts");
+      EXPECT_EQ(row.line, 8);
+      store_excess += row.excess();
+    }
+  }
+  EXPECT_EQ(load_excess, 128u * 31);
+  EXPECT_EQ(store_excess, 128u * 31);
+}
+
+TEST(model_code, padding_removes_the_conflict) {
+  const auto p = predict(model_yaml(), "padded", {{"n", 64}});
+  ASSERT_EQ(p.r.status, config_status::ok) << p.r.reason;
+  EXPECT_TRUE(p.r.unverified); // it is the reference: nothing to check it against
+  EXPECT_NE(p.r.reason.find("the variant has no check"), std::string::npos) << p.r.reason;
+  EXPECT_EQ(p.counter(m::k_ld_requests), 128);
+  EXPECT_EQ(p.counter(m::k_ld_wavefronts), 128);
+  EXPECT_EQ(p.counter(m::k_st_conflicts), 0);
+}
+
+TEST(model_code, a_wrong_emulated_output_is_a_wrong_result) {
+  const auto p = predict(model_yaml(), "buggy", {{"n", 64}});
+  EXPECT_EQ(p.r.status, config_status::wrong_result);
+  EXPECT_NE(p.r.reason.find("4096 of 4096 elements wrong; first: out[0] = 1, expected 0"), std::string::npos)
+      << p.r.reason;
+}
+
+TEST(model_code, an_instruction_it_cannot_follow_is_not_modelled_at_its_source_line) {
+  const auto p = predict(model_yaml(), "pmevent", {{"n", 64}});
+  EXPECT_EQ(p.r.status, config_status::not_modelled);
+  EXPECT_NE(p.r.reason.find("tests/data/emulate/kernels.cu:19"), std::string::npos) << p.r.reason;
+  EXPECT_NE(p.r.reason.find("pmevent"), std::string::npos) << p.r.reason;
+  EXPECT_TRUE(p.r.ranges.empty()); // never a guess
+  EXPECT_EQ(p.lines.status, bb::store::lines_status::unsupported); // nothing to store
+}
+
+TEST(model_code, arguments_that_do_not_fit_the_kernel_fail_naming_both_lists) {
+  const auto p = predict(model_yaml(), "missing_scalar", {{"n", 64}});
+  EXPECT_EQ(p.r.status, config_status::failed);
+  EXPECT_NE(p.r.reason.find("takes 4 parameter(s) of 8, 8, 4, 4 bytes; args: lists 3 of 8, 8, 4 bytes"),
+            std::string::npos)
+      << p.r.reason;
+}
+
+TEST(model_code, blocks_that_differ_are_summed_when_all_run) {
+  const auto p = predict(model_yaml(), "uneven", {{"n", 64}});
+  ASSERT_EQ(p.r.status, config_status::ok) << p.r.reason;
+  // Block (0, 0) reads by column (32 requests of 32 wavefronts), the other three by row.
+  EXPECT_EQ(p.counter(m::k_ld_requests), 128);
+  EXPECT_EQ(p.counter(m::k_ld_wavefronts), 32 * 32 + 96);
+}
+
+TEST(model_code, a_large_grid_is_scaled_from_a_sample_that_agrees) {
+  // 32 x 32 blocks over a budget that runs about a dozen: the sample agrees, the counts scale.
+  const auto p = predict(model_yaml(), "unpadded", {{"n", 1024}}, 300'000);
+  ASSERT_EQ(p.r.status, config_status::ok) << p.r.reason;
+  EXPECT_EQ(p.counter(m::k_ld_requests), 1024 * 32);
+  EXPECT_EQ(p.counter(m::k_ld_wavefronts), 1024 * 32 * 32);
+  EXPECT_NE(p.lines.note.find("13 of 1024 blocks run (they agree), counts scaled to all"), std::string::npos)
+      << p.lines.note;
+  // The sampled blocks' outputs are checked against the reference's same blocks.
+  EXPECT_FALSE(p.r.unverified) << p.r.reason;
+  EXPECT_EQ(p.r.verify.checked, 13u * 32 * 32);
+  EXPECT_EQ(p.r.verify.mismatches, 0u);
+}
+
+TEST(model_code, a_sample_that_disagrees_is_not_modelled) {
+  const auto p = predict(model_yaml(), "uneven", {{"n", 1024}}, 300'000);
+  EXPECT_EQ(p.r.status, config_status::not_modelled);
+  EXPECT_NE(p.r.reason.find("blocks differ (block (0, 0, 0) makes 64 load and store requests of 1056 wavefronts, "
+                            "block (31, 0, 0) 64 of 64)"),
+            std::string::npos)
+      << p.r.reason;
+  EXPECT_NE(p.r.reason.find("budget of 300000 (run --model-budget)"), std::string::npos) << p.r.reason;
+}
+
+TEST(model_code, a_block_over_the_budget_is_not_modelled) {
+  const auto p = predict(model_yaml(), "padded", {{"n", 64}}, 1000);
+  EXPECT_EQ(p.r.status, config_status::not_modelled);
+  EXPECT_NE(p.r.reason.find("more than the model's budget of 1000 thread-instructions (run --model-budget)"),
+            std::string::npos)
+      << p.r.reason;
+}
+
+// Atomics: the shared-memory atomics' conflicts, and outputs that need every block.
+TEST(model_code, the_histogram_atomics_are_predicted_and_checked_when_every_block_runs) {
+  const auto e = load(std::string(BB_SOURCE_DIR) + "/experiments/source/histogram.yaml");
+  // n = 16384: 4 blocks of 256 threads, 16 bytes each; the bytes count 0, 1, .., 255 over and over.
+  const auto eight = predict(e, "eight_copies", {{"n", 16384}});
+  ASSERT_EQ(eight.r.status, config_status::ok) << eight.r.reason;
+  EXPECT_FALSE(eight.r.unverified) << eight.r.reason;
+  EXPECT_EQ(eight.r.verify.checked, 256u); // against one_copy, emulated too
+  // The final reads: 256 threads read bin b's 8 copies at b * 8 + c, 8 lanes per bank.
+  EXPECT_EQ(eight.counter(m::k_ld_requests), 4 * 8 * 8);
+  EXPECT_EQ(eight.counter(m::k_ld_wavefronts), 4 * 8 * 8 * 8);
+
+  const auto sampled = predict(e, "eight_copies", {{"n", 4194304}}, 1'000'000);
+  ASSERT_EQ(sampled.r.status, config_status::ok) << sampled.r.reason;
+  EXPECT_TRUE(sampled.r.unverified);
+  EXPECT_NE(sampled.r.reason.find("writes global memory with atomics, so its outputs need every block"),
+            std::string::npos)
+      << sampled.r.reason;
+  EXPECT_EQ(sampled.counter(m::k_ld_requests), 1024 * 8 * 8);
+}
+
+// The seeds' transpose as a plain .cu file equals the built-in transpose's access plans.
+TEST(model_code, the_source_transpose_equals_the_built_in_plans) {
+  const auto e = load(std::string(BB_SOURCE_DIR) + "/experiments/source/transpose.yaml");
+  for (const char* variant : {"naive", "padded", "swizzled"})
+    for (const int tile : {16, 32, 64}) {
+      const nlohmann::json params = {{"n", 256}, {"tile", tile}, {"block_rows", 8}};
+      const std::string what = std::string(variant) + " " + params.dump();
+      const auto p = predict(e, variant, params);
+      ASSERT_EQ(p.r.status, config_status::ok) << what << ": " << p.r.reason;
+      EXPECT_EQ(p.r.verify.mismatches, 0u) << what;
+      auto plan_params = params;
+      plan_params["type"] = "float";
+      const auto want = bb::test::predict_of("transpose", variant, plan_params);
+      const auto want_counters = bb::model::predicted_counters(want, e.metrics.names());
+      ASSERT_FALSE(p.r.ranges.empty()) << what;
+      EXPECT_EQ(p.r.ranges.front(), want_counters) << what;
+    }
+}
+
+} // namespace
