@@ -15,7 +15,9 @@ targets=(${FUZZ_TARGETS:-experiment selector bankmap})
 # bankmap's target registers every variant: build/release must be configured to give its kernel
 # objects (built there if needed).
 [ -f build/release/CMakeCache.txt ] || cmake --preset release >/dev/null
-cmake --preset asan >/dev/null
+# build/asan as it is where configured already (scripts/test.sh's ci-asan, or asan): configuring
+# it with the other preset would compile its host code again with that one's flags.
+[ -f build/asan/CMakeCache.txt ] || cmake --preset asan >/dev/null
 cmake --build build/asan -j "${BB_JOBS:-$(nproc)}" --target "${targets[@]/#/bb_fuzz_}"
 
 seed() { # target, then folders or files to copy into its corpus
