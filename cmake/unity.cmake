@@ -2,7 +2,8 @@
 # of BB_UNITY_BATCH, so that the headers every file includes (fmt, spdlog, nlohmann/json, CLI11,
 # GoogleTest) are read, and their templates and inline functions compiled and optimised, once per
 # batch instead of once per file. The runner's modules and the test programs are built this way;
-# the kernels never are (each .cu file is its own variant, with its own registration).
+# so is the injected library (runner/CMakeLists.txt); the kernels never are (each .cu file is its
+# own variant, with its own registration).
 # The files of one batch share one scope: a name in an anonymous namespace must not be defined
 # twice in one module or test program, and a file's `using namespace` reaches the files after it.
 option(BB_UNITY_BUILD "Compile the runner's modules and the test programs in batches of files (cmake/unity.cmake)" ON)

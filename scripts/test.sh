@@ -6,6 +6,11 @@
 # - ci-asan: build/asan, the host code built once with AddressSanitizer, UBSan and libFuzzer's
 #   coverage (clang) for the unit tests and the fuzz targets, linking build/release's kernel
 #   objects instead of compiling the kernels again; runs the unit tests.
+# Both configure presets (ci, ci-asan) are the release and asan ones with each module and test
+# program compiled in one unity batch (BB_UNITY_BATCH=0): the fastest from a fresh tree, where the
+# presets for working in the tree keep batches of 8 so that an edit recompiles less. ci-asan's debug
+# information is line tables alone (-gline-tables-only): sanitizer reports still name function, file
+# and line; the asan preset keeps -g for a debugger.
 # - scripts/fuzz.sh: the fuzz targets of build/asan, BB_FUZZ_SECONDS in all (default 45; 0 skips).
 # BB_JOBS sets the parallel jobs (default: the number of cores).
 set -euo pipefail

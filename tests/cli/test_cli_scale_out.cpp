@@ -22,7 +22,7 @@ using bb::test::results::temp_folder;
 
 const std::string k_files = "experiments/transpose/transpose.yaml experiments/transpose/tiles.yaml";
 
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> output_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) out.push_back(line);
@@ -44,20 +44,20 @@ std::string duplicates(const std::string& db) {
 } // namespace
 
 TEST(cli_scale_out, dry_run_shares_list_every_configuration_once) {
-  const auto all = lines_of(run_cli("run --dry-run " + k_files).out);
+  const auto all = output_lines(run_cli("run --dry-run " + k_files).out);
   ASSERT_EQ(all.size(), 45u);
   std::multiset<std::string> union_of_shares;
   for (int i = 0; i < 4; ++i) {
     const auto r = run_cli("run --dry-run --shard " + std::to_string(i) + "/4 " + k_files);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto mine = lines_of(r.out);
+    const auto mine = output_lines(r.out);
     EXPECT_GE(mine.size(), 10u);
     EXPECT_LE(mine.size(), 13u);
     union_of_shares.insert(mine.begin(), mine.end());
   }
   EXPECT_EQ(union_of_shares, std::multiset<std::string>(all.begin(), all.end()));
   // fnv1a("transpose") mod 4 = 0: share 1 of transpose.yaml holds its configurations 1 and 5
-  const auto one = lines_of(run_cli("run --dry-run --shard 1/4 experiments/transpose/transpose.yaml").out);
+  const auto one = output_lines(run_cli("run --dry-run --shard 1/4 experiments/transpose/transpose.yaml").out);
   EXPECT_EQ(one, (std::vector<std::string>{
                      "experiments/transpose/transpose.yaml: transpose/naive block_rows=8 n=4096 tile=32 type=float",
                      "experiments/transpose/transpose.yaml: transpose/padded block_rows=8 n=8192 tile=32 type=float"}));
@@ -80,7 +80,7 @@ TEST(cli_scale_out, a_run_records_its_share_slurm_task_and_visible_devices) {
   const auto db = tmp.file("shard.sqlite");
   model(db, "--shard 2/4 " + k_files,
         "SLURM_JOB_ID=91 SLURM_ARRAY_JOB_ID=90 SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=3");
-  const auto expected = lines_of(run_cli("run --dry-run --shard 2/4 " + k_files).out).size();
+  const auto expected = output_lines(run_cli("run --dry-run --shard 2/4 " + k_files).out).size();
   EXPECT_EQ(scalar(db, "SELECT count(*) FROM configurations"), std::to_string(expected));
   EXPECT_EQ(scalar(db, "SELECT group_concat(DISTINCT slurm_job_id || ' ' || slurm_array_task_id || ' ' || "
                        "cuda_visible_devices || ' ' || shard) FROM runs"),
@@ -205,7 +205,7 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   ASSERT_EQ(submit.exit_code, 0) << submit.err;
   EXPECT_NE(submit.out.find("submitted array job 100 (tasks 0-3) and merge job 101 (afterany:100)"), std::string::npos)
       << submit.out;
-  const auto log = lines_of(bb::test::slurp(tmp.file("sbatch.log")));
+  const auto log = output_lines(bb::test::slurp(tmp.file("sbatch.log")));
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0], "--parsable --job-name=bankbench-sweep --array=0-3%2 --output=" + sweep +
                         "/logs/task-%A_%a.out --gres=gpu:a100:1 --partition=gpu --account=lab " + sweep + "/task.sh");
@@ -243,13 +243,13 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   const auto first = run_cli("-q slurm collect '" + sweep + "'");
   EXPECT_EQ(first.exit_code, 1) << first.err;
   const auto without_2 = std::stoi(scalar(merged, "SELECT count(*) FROM configurations"));
-  EXPECT_EQ(without_2, 45 - static_cast<int>(lines_of(run_cli("run --dry-run --shard 2/4 " + k_files).out).size()));
+  EXPECT_EQ(without_2, 45 - static_cast<int>(output_lines(run_cli("run --dry-run --shard 2/4 " + k_files).out).size()));
 
   const auto again = run_cli("slurm resubmit --time 02:00:00 '" + sweep + "'", env);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("submitted array job 102 (tasks 2) and merge job 103"), std::string::npos) << again.out;
   EXPECT_NE(bb::test::slurp(tmp.file("sbatch.log")).find(" --array=2%2 "), std::string::npos);
-  const auto resubmitted = lines_of(bb::test::slurp(tmp.file("sbatch.log")));
+  const auto resubmitted = output_lines(bb::test::slurp(tmp.file("sbatch.log")));
   ASSERT_EQ(resubmitted.size(), 4u);
   EXPECT_NE(resubmitted[2].find(" --time=02:00:00 "), std::string::npos) << resubmitted[2];
   EXPECT_EQ(resubmitted[3].find("--time"), std::string::npos)
@@ -386,7 +386,7 @@ TEST(cli_scale_out, a_resubmitted_task_waiting_in_the_queue_is_not_offered_again
   const auto twice = run_cli("slurm resubmit '" + sweep + "'", env);
   EXPECT_EQ(twice.exit_code, 0) << twice.err;
   EXPECT_NE(twice.out.find("nothing to resubmit"), std::string::npos) << twice.out;
-  EXPECT_EQ(lines_of(bb::test::slurp(tmp.file("sbatch.log"))).size(), 4u) << "a third array was submitted";
+  EXPECT_EQ(output_lines(bb::test::slurp(tmp.file("sbatch.log"))).size(), 4u) << "a third array was submitted";
 }
 
 TEST(cli_scale_out, a_damaged_sweep_json_is_refused_naming_the_file_the_key_and_a_fix) {
