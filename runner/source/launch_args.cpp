@@ -39,7 +39,8 @@ std::vector<unsigned char> scalar_bytes(const config::source_arg& a, const nlohm
   if (t.is_float && text.find_first_of(".eE") != std::string::npos)
     v = std::stod(text);
   else
-    v = static_cast<double>(config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
+    v = static_cast<double>(
+        config::evaluate_param_expression(a.expression, params, where + ": scalar '" + a.name + "'"));
   store_number(value, t, 0, v);
   return value;
 }
@@ -57,7 +58,7 @@ std::size_t buffer_count(const config::source_arg& a, const element_type& t, con
 
 // A buffer's initial contents, generated (or read) once per process while the cache holds them.
 shared_bytes::handle initial_bytes(const config::source_arg& a, const element_type& t, std::size_t count,
-                                             std::uint64_t seed, std::size_t arg_index) {
+                                   std::uint64_t seed, std::size_t arg_index) {
   std::uint64_t value_bits = 0;
   std::memcpy(&value_bits, &a.value, sizeof value_bits);
   std::string key = "initial contents\n" + a.init + "\n" + t.name + "\n" + std::to_string(count) + "\n" +

@@ -121,7 +121,7 @@ TEST(model_code, an_instruction_it_cannot_follow_is_not_modelled_at_its_source_l
   EXPECT_EQ(p.r.status, config_status::not_modelled);
   EXPECT_NE(p.r.reason.find("tests/data/emulate/kernels.cu:19"), std::string::npos) << p.r.reason;
   EXPECT_NE(p.r.reason.find("pmevent"), std::string::npos) << p.r.reason;
-  EXPECT_TRUE(p.r.ranges.empty()); // never a guess
+  EXPECT_TRUE(p.r.ranges.empty());                                 // never a guess
   EXPECT_EQ(p.lines.status, bb::store::lines_status::unsupported); // nothing to store
 }
 
