@@ -16,6 +16,7 @@
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/model/evaluate.hpp"
+#include "runner/ptx/fuse.hpp"
 #include "runner/ptx/parse.hpp"
 #include "runner/ptx/run.hpp"
 #include "runner/ptx/trace.hpp"
@@ -52,6 +53,7 @@ struct prepared {
   ptx::module module;
   const ptx::entry* entry = nullptr; ///< in `module`, whose entries stay where they are when it moves
   ptx::program program;              ///< the entry decoded once, run for every block
+  ptx::fusion_plan fusion;           ///< adjacent shared accesses ptxas may fuse (ptx/fuse.hpp)
   launch_shape shape;
   std::vector<std::uint8_t> params;
   ptx::global_memory global;
@@ -66,16 +68,13 @@ std::string shown_source(const std::string& file) {
   return shown_path(file);
 }
 
-std::string where_of(const config::experiment& exp, const config::source_variant& v) {
-  return exp.name + "/" + v.name;
-}
+std::string where_of(const config::experiment& exp, const config::source_variant& v) { return exp.name + "/" + v.name; }
 
 compiled_kernel compiled(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                          const std::string& cache_dir, const emulation_options& o) {
   config::check_source_configuration(exp, v, params);
   compiled_kernel k = compile_known(request_of(v, params, o.arch), cache_dir);
-  if (k.ptx.empty())
-    throw not_modelled(where_of(exp, v) + ": the compiler kept no PTX of '" + v.kernel + "' to run");
+  if (k.ptx.empty()) throw not_modelled(where_of(exp, v) + ": the compiler kept no PTX of '" + v.kernel + "' to run");
   return k;
 }
 
@@ -105,6 +104,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   }
   p.entry = &entry_of(p.module, p.kernel, where);
   p.program = ptx::prepare(p.module, *p.entry);
+  p.fusion = ptx::plan_fusion(*p.entry);
   check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
 
   p.shape = shape_of(v, params, where);
@@ -198,7 +198,7 @@ public:
       const ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
       c.steps = r.steps;
       c.global_atomics = r.global_atomics;
-      for (const ptx::warp_request& q : ptx::warp_requests(r.events)) {
+      for (const ptx::warp_request& q : ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, r.events))) {
         const model::access_cost cost = model::evaluate(q.access);
         model::add_cost(c.prediction, q.access.kind, 1, cost);
         instruction_sum& s = c.per_instruction[q.instruction];
@@ -219,7 +219,8 @@ public:
         }
       if (l.step_budget == 0 || std::string(e.what()).find("budget") != std::string::npos)
         throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": the kernel runs more than the " +
-                           "model's budget of " + std::to_string(m_budget) + " thread-instructions (run --model-budget)");
+                           "model's budget of " + std::to_string(m_budget) +
+                           " thread-instructions (run --model-budget)");
       throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + what);
     } catch (const std::invalid_argument& e) { // the model's rules refuse a request (a misaligned lane)
       throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + e.what());
@@ -254,8 +255,8 @@ void add(block_cost& into, const block_cost& c) {
     s.ideal_wavefronts += t.ideal_wavefronts;
     s.conflicts += t.conflicts;
   }
-  for (auto [s, t] : {std::pair{&into.prediction.load, &c.prediction.load},
-                      std::pair{&into.prediction.store, &c.prediction.store}}) {
+  for (auto [s, t] :
+       {std::pair{&into.prediction.load, &c.prediction.load}, std::pair{&into.prediction.store, &c.prediction.store}}) {
     s->requests += t->requests;
     s->wavefronts += t->wavefronts;
     s->ideal_wavefronts += t->ideal_wavefronts;
@@ -307,15 +308,14 @@ launch_run run_launch(prepared& p, const std::string& where, std::uint64_t budge
     first.global_atomics += c.global_atomics;
     if (c.per_instruction != first.per_instruction) {
       const auto wf = [](const block_cost& k) { return k.prediction.load.wavefronts + k.prediction.store.wavefronts; };
-      throw not_modelled(where + ": blocks differ (block (0, 0, 0) makes " + std::to_string(first.prediction.load.requests +
-                                                                                            first.prediction.store.requests) +
+      throw not_modelled(where + ": blocks differ (block (0, 0, 0) makes " +
+                         std::to_string(first.prediction.load.requests + first.prediction.store.requests) +
                          " load and store requests of " + std::to_string(wf(first)) + " wavefronts, block " +
                          block_name(p.shape, b) + " " +
                          std::to_string(c.prediction.load.requests + c.prediction.store.requests) + " of " +
-                         std::to_string(wf(c)) + "), and running all " + std::to_string(n) +
-                         " takes about " + std::to_string(first.steps * n) +
-                         " thread-instructions, more than the model's budget of " + std::to_string(budget) +
-                         " (run --model-budget)");
+                         std::to_string(wf(c)) + "), and running all " + std::to_string(n) + " takes about " +
+                         std::to_string(first.steps * n) + " thread-instructions, more than the model's budget of " +
+                         std::to_string(budget) + " (run --model-budget)");
     }
   }
   first.steps = runner.steps();
@@ -336,9 +336,9 @@ void compare(verify_result& r, const output_buffer& o, const std::vector<std::ui
              const std::vector<std::uint8_t>& want, const std::vector<std::uint8_t>* mask, double tolerance) {
   const std::size_t size = o.type->bytes;
   for (std::size_t i = 0; i + size <= got.size(); i += size) {
-    if (mask != nullptr && std::none_of(mask->begin() + static_cast<std::ptrdiff_t>(i),
-                                        mask->begin() + static_cast<std::ptrdiff_t>(i + size),
-                                        [](std::uint8_t b) { return b != 0; }))
+    if (mask != nullptr &&
+        std::none_of(mask->begin() + static_cast<std::ptrdiff_t>(i),
+                     mask->begin() + static_cast<std::ptrdiff_t>(i + size), [](std::uint8_t b) { return b != 0; }))
       continue;
     ++r.checked;
     if (std::memcmp(got.data() + i, want.data() + i, size) == 0 ||
@@ -366,8 +366,8 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
                                                           std::string& why) {
   static std::mutex mutex;
   static std::pair<std::string, std::shared_ptr<const reference_result>> last;
-  std::string key = exp.path + "\n" + exp.name + "\n" + ref.name + "\n" + params.dump() + "\n" +
-                    std::to_string(seed) + "\n" + std::to_string(o.budget) + "\n";
+  std::string key = exp.path + "\n" + exp.name + "\n" + ref.name + "\n" + params.dump() + "\n" + std::to_string(seed) +
+                    "\n" + std::to_string(o.budget) + "\n";
   for (const std::uint64_t b : run.blocks) key += std::to_string(b) + " ";
   {
     const std::lock_guard lock(mutex);
