@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "runner/common/atomic_file.hpp"
@@ -195,10 +196,10 @@ public:
     block_cost c;
     c.per_instruction.resize(m_p.entry->body.size());
     try {
-      const ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
+      ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
       c.steps = r.steps;
       c.global_atomics = r.global_atomics;
-      for (const ptx::warp_request& q : ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, r.events))) {
+      for (const ptx::warp_request& q : ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, std::move(r.events)))) {
         const model::access_cost cost = model::evaluate(q.access);
         model::add_cost(c.prediction, q.access.kind, 1, cost);
         instruction_sum& s = c.per_instruction[q.instruction];
