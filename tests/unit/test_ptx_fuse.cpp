@@ -73,7 +73,7 @@ TEST(PtxFuse, TheHistogramsFinalLoadsFuseIntoTwo16ByteLoadsAsOnTheGpu) {
 // accesses between `ld.param` and `ret` given by `body`.
 std::string kernel(const std::string& body) {
   return ".version 8.0\n.target sm_90\n.address_size 64\n"
-         ".visible .entry k(.param .u32 k_param_0)\n{\n.reg .b32 %r<20>;\n"
+         ".visible .entry k(.param .u32 k_param_0)\n{\n.reg .b32 %r<20>;\n.reg .pred %p<2>;\n"
          ".shared .align 16 .b8 s[1024];\n"
          "ld.param.u32 %r1, [k_param_0];\nmov.u32 %r2, %tid.x;\nshl.b32 %r3, %r2, 4;\n"
          "mov.u32 %r4, s;\nadd.s32 %r5, %r4, %r3;\nadd.s32 %r6, %r5, %r1;\n" +
@@ -147,6 +147,23 @@ TEST(PtxFuse, AdjacentStoresFuseLikeLoads) {
   EXPECT_EQ(events[3].kind, model::access_kind::store);
   EXPECT_EQ(events[3].width, 8);
   EXPECT_EQ(events[3].address, 3u * 16);
+}
+
+TEST(PtxFuse, TwoV2LoadsOf4BytesFuseInto16BytesAndGuardsMustMatch) {
+  const module m = parse(kernel("ld.shared.v2.u32 {%r10, %r11}, [%r6+8];\nld.shared.v2.u32 {%r12, %r13}, [%r6];\n"));
+  const fusion_plan plan = plan_fusion(m.find("k"));
+  ASSERT_EQ(plan.chunks.size(), 1u);
+  EXPECT_EQ(plan.chunks[0].element_bytes, 8);
+  const load_requests fused = loads_of(fuse_adjacent(plan, run_kernel(m, 0)));
+  EXPECT_EQ(fused.requests, 1u);
+  EXPECT_EQ(fused.widths, std::set<int>{16});
+  // At offset 8 the 16-byte load is misaligned and its 8-byte halves are single loads: no fusion.
+  EXPECT_EQ(loads_of(fuse_adjacent(plan, run_kernel(m, 8))).requests, 2u);
+  // The same loads under two guards are two runs.
+  EXPECT_TRUE(plan_fusion(parse(kernel("setp.eq.u32 %p1, %r1, 0;\n@%p1 ld.shared.u32 %r10, [%r6];\n"
+                                       "ld.shared.u32 %r11, [%r6+4];\n"))
+                              .find("k"))
+                  .chunks.empty());
 }
 
 } // namespace
