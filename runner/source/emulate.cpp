@@ -10,12 +10,14 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/model/evaluate.hpp"
+#include "runner/ptx/fuse.hpp"
 #include "runner/ptx/parse.hpp"
 #include "runner/ptx/run.hpp"
 #include "runner/ptx/trace.hpp"
@@ -52,6 +54,7 @@ struct prepared {
   ptx::module module;
   const ptx::entry* entry = nullptr; ///< in `module`, whose entries stay where they are when it moves
   ptx::program program;              ///< the entry decoded once, run for every block
+  ptx::fusion_plan fusion;           ///< adjacent shared accesses ptxas may fuse (ptx/fuse.hpp)
   launch_shape shape;
   std::vector<std::uint8_t> params;
   ptx::global_memory global;
@@ -102,6 +105,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   }
   p.entry = &entry_of(p.module, p.kernel, where);
   p.program = ptx::prepare(p.module, *p.entry);
+  p.fusion = ptx::plan_fusion(*p.entry);
   check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
 
   p.shape = shape_of(v, params, where);
@@ -192,10 +196,10 @@ public:
     block_cost c;
     c.per_instruction.resize(m_p.entry->body.size());
     try {
-      const ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
+      ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
       c.steps = r.steps;
       c.global_atomics = r.global_atomics;
-      for (const ptx::warp_request& q : ptx::warp_requests(r.events)) {
+      for (const ptx::warp_request& q : ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, std::move(r.events)))) {
         const model::access_cost cost = model::evaluate(q.access);
         model::add_cost(c.prediction, q.access.kind, 1, cost);
         instruction_sum& s = c.per_instruction[q.instruction];
