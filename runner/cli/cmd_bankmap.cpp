@@ -1,20 +1,28 @@
-// bankbench bankmap: the bank of every element one warp touches, as a table and an SVG picture.
+// bankbench bankmap: the bank of every element one warp touches, as a table and an SVG picture: of a
+// tile and an access pattern, of a request of a variant's access plan, or of a source variant's
+// kernel run from its PTX.
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "runner/cli/commands.hpp"
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/path_text.hpp"
+#include "runner/config/experiment.hpp"
 #include "runner/model/bankmap.hpp"
+#include "runner/model/evaluate.hpp"
 #include "runner/model/tile.hpp"
 #include "runner/registry/params.hpp"
 #include "runner/registry/registry.hpp"
 #include "runner/render/bankmap_svg.hpp"
+#include "runner/source/compile.hpp"
+#include "runner/source/emulate.hpp"
 
 namespace bb::cli {
 
@@ -28,6 +36,7 @@ struct bankmap_options {
   int lanes = 32;
   bool store = false;
   std::string variant;
+  std::string experiment; ///< --experiment FILE: --variant names one of its source variants
   std::vector<std::string> params;
   int request = -1; ///< -1: the plan's most conflicted request
   std::string svg;
@@ -87,6 +96,75 @@ model::bankmap from_variant(const bankmap_options& o) {
   return m;
 }
 
+/// The configuration of source variant `name` of `e` whose parameters are `given` (NAME=VALUE, each
+/// matched against the value as `describe_params` writes it); the first of its sweep when none given.
+const config::configuration& configuration_of(const std::vector<config::configuration>& configs,
+                                              const config::experiment& e, const std::string& name,
+                                              const std::vector<std::string>& given) {
+  std::vector<std::string> seen;
+  for (const auto& c : configs) {
+    if (c.variant != name) continue;
+    bool all = true;
+    for (const auto& kv : given) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos) throw usage_error("--params takes NAME=VALUE, not '" + kv + "'");
+      const std::string key = kv.substr(0, eq), value = kv.substr(eq + 1);
+      all = all && c.params.contains(key) &&
+            (c.params.at(key).is_string() ? c.params.at(key).get<std::string>() : c.params.at(key).dump()) == value;
+    }
+    if (all) return c;
+    seen.push_back(config::describe_params(c.params));
+  }
+  if (seen.empty()) throw usage_error(fmt::format("{} has no source variant '{}'", shown_path(e.path), name));
+  throw usage_error(fmt::format("{}: variant '{}' has no configuration with {}; it has: {}", shown_path(e.path), name,
+                                fmt::join(given, " "), fmt::join(seen, "; ")));
+}
+
+/// A request of source variant --variant of --experiment, from its kernel's PTX run on block
+/// (0, 0, 0) of the configuration (bank-model.md, "In `--backend model`").
+model::bankmap from_source(const bankmap_options& o) {
+  const auto e = config::load_experiment_file(o.experiment, registry::instance());
+  const config::source_variant* v = e.find_source(o.variant);
+  if (v == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& s : e.sources) names.push_back(s.name);
+    throw usage_error(fmt::format("{} has no source variant '{}'{}", shown_path(e.path), o.variant,
+                                  names.empty() ? std::string(" (it has none)")
+                                                : fmt::format(" (its source variants: {})", fmt::join(names, ", "))));
+  }
+  const auto configs = config::expand(e);
+  const config::configuration& c = configuration_of(configs, e, o.variant, o.params);
+  std::vector<source::block_request> requests;
+  try {
+    requests = source::block_requests(e, *v, c.params, e.seed, source::default_cache_dir());
+  } catch (const source::not_modelled& err) {
+    throw usage_error(std::string("the bank model cannot follow this kernel: ") + err.what());
+  } catch (const unsupported_parameter& err) {
+    throw usage_error(err.what());
+  }
+  if (requests.empty()) throw usage_error("block (0, 0, 0) of this configuration makes no shared-memory request");
+  std::size_t k = 0;
+  if (o.request >= 0) {
+    if (static_cast<std::size_t>(o.request) >= requests.size())
+      throw usage_error(fmt::format("--request must be 0..{} for this configuration", requests.size() - 1));
+    k = static_cast<std::size_t>(o.request);
+  } else {
+    int most = -1;
+    for (std::size_t i = 0; i < requests.size(); ++i)
+      if (const int wf = model::evaluate(requests[i].access).wavefronts; wf > most) {
+        most = wf;
+        k = i;
+      }
+  }
+  const auto& r = requests[k];
+  model::bankmap m;
+  m.title = fmt::format("{}/{} {}: request {} of {} ({}, {}, issued {} time{} by block (0, 0, 0))", e.name, v->name,
+                        config::describe_params(c.params), k, requests.size(), model::kind_label(r.access.kind),
+                        r.where, r.count, r.count == 1 ? "" : "s");
+  m.access = r.access;
+  return m;
+}
+
 model::bankmap from_tile(const bankmap_options& o) {
   model::tile_shape s = o.shape;
   s.element_bytes = o.bytes > 0 ? o.bytes : element_bytes_of(o.type);
@@ -110,7 +188,7 @@ model::bankmap from_tile(const bankmap_options& o) {
 }
 
 int run_bankmap(const bankmap_options& o) {
-  const model::bankmap m = o.variant.empty() ? from_tile(o) : from_variant(o);
+  const model::bankmap m = o.variant.empty() ? from_tile(o) : o.experiment.empty() ? from_variant(o) : from_source(o);
   model::write_text(m, std::cout);
   if (!o.svg.empty()) {
     write_file_atomically(o.svg, [&](std::ostream& f) { render::write_bankmap_svg(m, f); });
@@ -167,10 +245,17 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
                     ->capture_default_str();
   auto* store = sub.add_flag("--store", o->store, "a store rather than a load");
   auto* variant = sub.add_option("--variant", o->variant,
-                                 "draw a request of this variant's access plan, e.g. transpose/naive");
-  sub.add_option("--params", o->params, "the variant's parameters, NAME=VALUE ...")->needs(variant);
-  add_number_option(sub, "--request", o->request,
-                    "which of the plan's distinct requests (default: the most conflicted)",
+                                 "draw a request of this variant's access plan, e.g. transpose/naive (with "
+                                 "--experiment: a source variant of that file, from its kernel's code)");
+  sub.add_option("--experiment", o->experiment,
+                 "an experiment file whose source variant --variant names: the request comes from running its "
+                 "kernel's PTX (block (0, 0, 0)), no access plan needed")
+      ->needs(variant);
+  sub.add_option("--params", o->params,
+                 "the variant's parameters, NAME=VALUE ... (with --experiment: which configuration of its sweep; "
+                 "default its first)")
+      ->needs(variant);
+  add_number_option(sub, "--request", o->request, "which of the distinct requests (default: the most conflicted)",
                     number_rule::integer(0, 1 << 20))
       ->needs(variant);
   for (auto* opt : {rows, cols, type, bytes, pad, swz, cute, row, col, stride, lanes, store}) variant->excludes(opt);

@@ -185,7 +185,9 @@ public:
   launch_runner(prepared& p, const std::string& where, std::uint64_t budget)
       : m_p(p), m_where(where), m_budget(budget) {}
 
-  block_cost run(std::uint64_t index) {
+  /// Runs block `index` and gives its warp requests, adjacent accesses fused as ptxas fuses them;
+  /// `r` gets the run's steps and global atomics (its events are handed on).
+  std::vector<ptx::warp_request> requests(std::uint64_t index, ptx::cta_result& r) {
     ptx::launch l;
     l.grid = m_p.shape.grid;
     l.block = m_p.shape.block;
@@ -193,23 +195,10 @@ public:
     l.dynamic_shared_bytes = static_cast<std::uint32_t>(m_p.shape.shared_bytes);
     l.params = m_p.params;
     l.step_budget = m_budget > m_steps ? m_budget - m_steps : 0;
-    block_cost c;
-    c.per_instruction.resize(m_p.entry->body.size());
     try {
-      ptx::cta_result r = ptx::run_cta(m_p.program, l, m_p.global);
-      c.steps = r.steps;
-      c.global_atomics = r.global_atomics;
-      for (const ptx::warp_request& q : ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, std::move(r.events)))) {
-        const model::access_cost cost = model::evaluate(q.access);
-        model::add_cost(c.prediction, q.access.kind, 1, cost);
-        instruction_sum& s = c.per_instruction[q.instruction];
-        s.kind = q.access.kind;
-        s.width = q.access.width;
-        s.requests += 1;
-        s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
-        s.wavefronts += static_cast<std::uint64_t>(cost.wavefronts);
-        s.ideal += static_cast<std::uint64_t>(cost.ideal_wavefronts);
-      }
+      r = ptx::run_cta(m_p.program, l, m_p.global);
+      m_steps += r.steps;
+      return ptx::warp_requests(ptx::fuse_adjacent(m_p.fusion, std::move(r.events)));
     } catch (const ptx::ptx_error& e) {
       std::string what = e.what();
       for (const auto& [number, file] : m_p.program.files) // the source as the user names it
@@ -223,10 +212,31 @@ public:
                            "model's budget of " + std::to_string(m_budget) +
                            " thread-instructions (run --model-budget)");
       throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + what);
+    }
+  }
+
+  block_cost run(std::uint64_t index) {
+    block_cost c;
+    c.per_instruction.resize(m_p.entry->body.size());
+    ptx::cta_result r;
+    const auto made = requests(index, r);
+    c.steps = r.steps;
+    c.global_atomics = r.global_atomics;
+    try {
+      for (const ptx::warp_request& q : made) {
+        const model::access_cost cost = model::evaluate(q.access);
+        model::add_cost(c.prediction, q.access.kind, 1, cost);
+        instruction_sum& s = c.per_instruction[q.instruction];
+        s.kind = q.access.kind;
+        s.width = q.access.width;
+        s.requests += 1;
+        s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
+        s.wavefronts += static_cast<std::uint64_t>(cost.wavefronts);
+        s.ideal += static_cast<std::uint64_t>(cost.ideal_wavefronts);
+      }
     } catch (const std::invalid_argument& e) { // the model's rules refuse a request (a misaligned lane)
       throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + e.what());
     }
-    m_steps += c.steps;
     return c;
   }
   [[nodiscard]] std::uint64_t steps() const { return m_steps; }
@@ -521,6 +531,30 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
   out.lines = lines_of(p, run);
   check_outputs(out, exp, v, params, seed, cache_dir, o, p, run);
   out.lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+std::vector<block_request> block_requests(const config::experiment& exp, const config::source_variant& v,
+                                          const nlohmann::json& params, std::uint64_t seed,
+                                          const std::string& cache_dir, const emulation_options& o) {
+  const std::string where = where_of(exp, v);
+  prepared p = prepare(exp, v, params, seed, cache_dir, o);
+  launch_runner runner(p, where, o.budget);
+  ptx::cta_result r;
+  std::vector<block_request> out;
+  for (const ptx::warp_request& q : runner.requests(0, r)) {
+    const auto same = std::find_if(out.begin(), out.end(),
+                                   [&](const block_request& b) { return b.access == q.access; });
+    if (same != out.end()) {
+      ++same->count;
+      continue;
+    }
+    const ptx::instruction& in = p.entry->body[q.instruction];
+    std::string at;
+    if (const auto f = p.module.files.find(in.file); f != p.module.files.end() && in.line > 0)
+      at = shown_source(f->second) + ":" + std::to_string(in.line) + " ";
+    out.push_back({q.access, 1, at + in.opcode});
+  }
   return out;
 }
 

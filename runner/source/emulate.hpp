@@ -68,6 +68,19 @@ struct emulation {
 emulation emulate(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                   std::uint64_t seed, const std::string& cache_dir, const emulation_options& options = {});
 
+/// One distinct warp request of one block, for `bankmap`.
+struct block_request {
+  model::warp_access access;
+  std::uint64_t count = 0; ///< times the block makes it
+  std::string where;       ///< "kernels.cu:10 ld.shared.f32": its source line and PTX instruction
+};
+
+/// The distinct shared-memory requests block (0, 0, 0) of the configuration makes, in the order of
+/// their first issue. Throws as emulate() does.
+std::vector<block_request> block_requests(const config::experiment& exp, const config::source_variant& v,
+                                          const nlohmann::json& params, std::uint64_t seed,
+                                          const std::string& cache_dir, const emulation_options& options = {});
+
 /// The parameter sizes of kernel `k` as its PTX declares them, in order; nullopt where the PTX
 /// cannot be read or has no entry of k.lowered_name. `validate` checks a variant's args with them.
 std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k);

@@ -103,3 +103,35 @@ TEST(cli_bankmap, matrix_and_atomic_requests_name_their_kind) {
   EXPECT_NE(atom.out.find("atomic, 4 B per lane"), std::string::npos) << atom.out;
   EXPECT_NE(atom.out.find("32-way bank conflict: 32 wavefronts, ideal 1"), std::string::npos) << atom.out;
 }
+
+// A source variant's request, from its kernel's PTX: no access plan needed, no GPU.
+TEST(cli_bankmap, a_source_variants_request_comes_from_its_code) {
+  bb::test::temp_dir cache;
+  const std::string env = "BB_CACHE_DIR='" + cache.path.string() + "'";
+  const auto r = run_cli("bankmap --experiment tests/data/emulate/model.yaml --variant unpadded --params n=64", env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model_code/unpadded n=64: request "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tests/data/emulate/kernels.cu:8 st.shared.f32, issued 1 time by block (0, 0, 0))"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("32-way bank conflict: 32 wavefronts, ideal 1"), std::string::npos) << r.out;
+  const auto padded = run_cli("bankmap --experiment tests/data/emulate/model.yaml --variant padded", env);
+  ASSERT_EQ(padded.exit_code, 0) << padded.err;
+  EXPECT_NE(padded.out.find("conflict-free: 1 wavefront, ideal 1"), std::string::npos) << padded.out;
+
+  const auto none = run_cli("bankmap --experiment tests/data/emulate/model.yaml --variant unpaded", env);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("tests/data/emulate/model.yaml has no source variant 'unpaded' (its source variants: "
+                          "padded, unpadded, buggy, pmevent, uneven, missing_scalar)"),
+            std::string::npos)
+      << none.err;
+  const auto size = run_cli("bankmap --experiment tests/data/emulate/model.yaml --variant unpadded --params n=65", env);
+  EXPECT_EQ(size.exit_code, 2);
+  EXPECT_NE(size.err.find("variant 'unpadded' has no configuration with n=65; it has: n=64"), std::string::npos)
+      << size.err;
+  const auto unfollowed = run_cli("bankmap --experiment tests/data/emulate/model.yaml --variant pmevent --params n=64",
+                                  env);
+  EXPECT_EQ(unfollowed.exit_code, 2);
+  EXPECT_NE(unfollowed.err.find("the bank model cannot follow this kernel: "), std::string::npos) << unfollowed.err;
+  EXPECT_NE(unfollowed.err.find("unsupported instruction 'pmevent'"), std::string::npos) << unfollowed.err;
+}
