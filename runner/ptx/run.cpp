@@ -911,7 +911,7 @@ void global_memory::add(std::uint64_t address, std::vector<std::uint8_t> bytes) 
   if (next != m_buffers.begin() && std::prev(next)->first + std::prev(next)->second.bytes.size() > address)
     throw std::invalid_argument("global buffers overlap");
   buffer_bytes& b = m_buffers[address];
-  b.written.assign(bytes.size(), 0);
+  b.written.clear();
   b.bytes = std::move(bytes);
 }
 
@@ -919,12 +919,17 @@ const std::vector<std::uint8_t>& global_memory::buffer(std::uint64_t address) co
   return m_buffers.at(address).bytes;
 }
 
-const std::vector<std::uint8_t>& global_memory::written(std::uint64_t buffer_address) const {
+const std::vector<std::uint64_t>& global_memory::written(std::uint64_t buffer_address) const {
   return m_buffers.at(buffer_address).written;
 }
 
 void global_memory::clear_written() {
-  for (auto& [address, b] : m_buffers) std::fill(b.written.begin(), b.written.end(), 0);
+  for (auto& [address, b] : m_buffers) b.written.clear();
+}
+
+std::pair<std::vector<std::uint8_t>, std::vector<std::uint64_t>> global_memory::release(std::uint64_t buffer_address) {
+  buffer_bytes& b = m_buffers.at(buffer_address);
+  return {std::exchange(b.bytes, {}), std::exchange(b.written, {})};
 }
 
 std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
@@ -940,7 +945,9 @@ std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t s
   if (it == m_buffers.begin()) return nullptr;
   --it;
   if (address + size > it->first + it->second.bytes.size()) return nullptr;
-  std::fill_n(it->second.written.begin() + static_cast<std::ptrdiff_t>(address - it->first), size, 1);
+  auto& mask = it->second.written;
+  if (mask.empty()) mask.assign((it->second.bytes.size() + 63) / 64, 0);
+  for (std::size_t i = address - it->first, end = i + size; i < end; ++i) mask[i / 64] |= std::uint64_t{1} << (i % 64);
   return it->second.bytes.data() + (address - it->first);
 }
 

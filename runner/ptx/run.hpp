@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -26,18 +27,28 @@ public:
   std::uint8_t* find(std::uint64_t address, std::size_t size);
   /// As find, and marks the bytes written (stores, atomics, cp.async never: its target is shared).
   std::uint8_t* find_for_write(std::uint64_t address, std::size_t size);
-  /// 1 for each byte of the buffer at `address` that a store or atomic wrote since it was added or
-  /// since clear_written() (throws std::out_of_range if no buffer starts there).
-  [[nodiscard]] const std::vector<std::uint8_t>& written(std::uint64_t buffer_address) const;
+  /// The bytes of the buffer at `buffer_address` that a store or atomic wrote since it was added or
+  /// since clear_written(), one bit per byte (byte i: bit i % 64 of word i / 64; written_at reads
+  /// it); empty while nothing was written to it (the mask is made on the first write). Throws
+  /// std::out_of_range if no buffer starts there.
+  [[nodiscard]] const std::vector<std::uint64_t>& written(std::uint64_t buffer_address) const;
   /// Forgets which bytes were written, in every buffer.
   void clear_written();
+  /// Moves the buffer at `buffer_address` out, its bytes and its written mask, leaving it empty.
+  std::pair<std::vector<std::uint8_t>, std::vector<std::uint64_t>> release(std::uint64_t buffer_address);
 
 private:
   struct buffer_bytes {
-    std::vector<std::uint8_t> bytes, written;
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::uint64_t> written;
   };
   std::map<std::uint64_t, buffer_bytes> m_buffers;
 };
+
+/// Whether byte `i` is set in a written() mask (an empty mask: nothing was written).
+inline bool written_at(const std::vector<std::uint64_t>& mask, std::size_t i) {
+  return i / 64 < mask.size() && (mask[i / 64] >> (i % 64) & 1u) != 0;
+}
 
 /// One launch, of which one CTA is run.
 struct launch {

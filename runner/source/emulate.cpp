@@ -344,13 +344,14 @@ std::string element_text(const unsigned char* p, const element_type& t) {
 /// Compares output `o` of `got` with `want` (the whole buffer's expected bytes) over the elements
 /// `mask` marks written (every element where `mask` is null).
 void compare(verify_result& r, const output_buffer& o, const std::vector<std::uint8_t>& got,
-             const std::vector<std::uint8_t>& want, const std::vector<std::uint8_t>* mask, double tolerance) {
+             const std::vector<std::uint8_t>& want, const std::vector<std::uint64_t>* mask, double tolerance) {
   const std::size_t size = o.type->bytes;
   for (std::size_t i = 0; i + size <= got.size(); i += size) {
-    if (mask != nullptr &&
-        std::none_of(mask->begin() + static_cast<std::ptrdiff_t>(i),
-                     mask->begin() + static_cast<std::ptrdiff_t>(i + size), [](std::uint8_t b) { return b != 0; }))
-      continue;
+    if (mask != nullptr) {
+      bool any = false;
+      for (std::size_t j = i; j < i + size && !any; ++j) any = ptx::written_at(*mask, j);
+      if (!any) continue;
+    }
     ++r.checked;
     if (std::memcmp(got.data() + i, want.data() + i, size) == 0 ||
         elements_match(got.data() + i, want.data() + i, *o.type, tolerance))
@@ -363,7 +364,8 @@ void compare(verify_result& r, const output_buffer& o, const std::vector<std::ui
 
 /// The reference variant's outputs, and per output the bytes its blocks wrote.
 struct reference_result {
-  std::vector<std::vector<std::uint8_t>> outputs, written;
+  std::vector<std::vector<std::uint8_t>> outputs;
+  std::vector<std::vector<std::uint64_t>> written; ///< ptx::global_memory::written() masks
 };
 
 /// The outputs of the reference variant `ref` at the same configuration, from the same blocks
@@ -383,6 +385,7 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
   {
     const std::lock_guard lock(mutex);
     if (last.first == key) return last.second;
+    last = {}; // another reference: the old outputs go before the new ones are made
   }
   const std::string where = where_of(exp, ref);
   try {
@@ -399,8 +402,9 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
     }
     auto r = std::make_shared<reference_result>();
     for (const auto& b : p.outputs) {
-      r->outputs.push_back(p.global.buffer(b.address));
-      r->written.push_back(p.global.written(b.address));
+      auto [bytes, written] = p.global.release(b.address);
+      r->outputs.push_back(std::move(bytes));
+      r->written.push_back(std::move(written));
     }
     const std::lock_guard lock(mutex);
     last = {key, r};
@@ -458,15 +462,17 @@ void check_outputs(emulation& out, const config::experiment& exp, const config::
   verify_result r;
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
     const output_buffer& b = p.outputs[i];
-    const std::vector<std::uint8_t>* mask = sampled ? &p.global.written(b.address) : nullptr;
+    const std::vector<std::uint64_t>* mask = sampled ? &p.global.written(b.address) : nullptr;
     if (sampled && reference) {
       const auto& theirs = reference->written[i];
-      for (std::size_t j = 0; j < mask->size(); ++j)
-        if ((*mask)[j] != 0 && theirs[j] == 0) {
-          out.unchecked = "only a sample of the blocks ran, and the reference's same blocks did not write " +
-                          b.arg->name + "[" + std::to_string(j / b.type->bytes) + "], which this variant's did";
-          return;
-        }
+      for (std::size_t w = 0; w < mask->size(); ++w) {
+        const std::uint64_t missing = (*mask)[w] & ~(w < theirs.size() ? theirs[w] : 0);
+        if (missing == 0) continue;
+        const std::size_t j = w * 64 + static_cast<std::size_t>(std::countr_zero(missing));
+        out.unchecked = "only a sample of the blocks ran, and the reference's same blocks did not write " +
+                        b.arg->name + "[" + std::to_string(j / b.type->bytes) + "], which this variant's did";
+        return;
+      }
     }
     compare(r, b, p.global.buffer(b.address), want_of(i), mask, v.check->tolerance);
   }
