@@ -1,5 +1,6 @@
 #include "runner/profile/sass_lines.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -21,9 +22,21 @@ namespace bb::profile {
 
 namespace {
 
-// Cubins by CUPTI CRC, kept as their modules load (the callback runs on the loading thread).
+// Cubins by CUPTI CRC, kept as their modules load (the callback runs on the loading thread). One
+// CRC can stand for several cubins: CUPTI 13.0 gave two NVRTC cubins of one template (tile<0> and
+// tile<1>, 17,800 bytes each) the same CRC, so every cubin is kept and a record's is found by the
+// function it names (cubin_of).
 std::mutex g_cubins_mutex;
-std::map<std::uint32_t, std::vector<char>> g_cubins;
+std::map<std::uint32_t, std::vector<std::vector<char>>> g_cubins;
+
+// Whether `cubin` holds a symbol named `function`: its name, NUL-terminated, in a string table.
+bool holds_symbol(const std::vector<char>& cubin, const std::string& function) {
+  if (function.empty()) return false;
+  const std::string needle = function + '\0';
+  for (auto at = cubin.begin(); (at = std::search(at, cubin.end(), needle.begin(), needle.end())) != cubin.end(); ++at)
+    if (at == cubin.begin() || *(at - 1) == '\0') return true;
+  return false;
+}
 
 void CUPTIAPI on_resource(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED || data == nullptr) return;
@@ -34,8 +47,10 @@ void CUPTIAPI on_resource(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   p.cubinSize = module->cubinSize;
   p.cubin = module->pCubin;
   if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return;
+  std::vector<char> cubin(module->pCubin, module->pCubin + module->cubinSize);
   const std::lock_guard lock(g_cubins_mutex);
-  g_cubins[p.cubinCrc].assign(module->pCubin, module->pCubin + module->cubinSize);
+  auto& same_crc = g_cubins[p.cubinCrc];
+  if (std::find(same_crc.begin(), same_crc.end(), cubin) == same_crc.end()) same_crc.push_back(std::move(cubin));
 }
 
 // The file and line of `pc` in `function` of `cubin`; empty where the cubin has no line info.
@@ -64,10 +79,13 @@ void sass_lines::watch_modules() {
   BB_CUPTI_CALL(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
 }
 
-const std::vector<char>* sass_lines::cubin_of(std::uint32_t crc) {
+const std::vector<char>* sass_lines::cubin_of(std::uint32_t crc, const std::string& function) {
   const std::lock_guard lock(g_cubins_mutex);
   const auto it = g_cubins.find(crc);
-  return it == g_cubins.end() ? nullptr : &it->second;
+  if (it == g_cubins.end()) return nullptr;
+  for (const auto& cubin : it->second)
+    if (holds_symbol(cubin, function)) return &cubin;
+  return it->second.size() == 1 ? &it->second.front() : nullptr; // never another kernel's lines
 }
 
 const std::vector<std::string>& sass_lines::metric_names() {
@@ -165,7 +183,8 @@ std::vector<sass_record> sass_lines::end() {
       }
     }
     for (auto& [key, r] : merged) {
-      if (const auto* cubin = cubin_of(r.crc)) std::tie(r.file, r.line) = source_of(*cubin, r.function, r.pc);
+      if (const auto* cubin = cubin_of(r.crc, r.function))
+        std::tie(r.file, r.line) = source_of(*cubin, r.function, r.pc);
       out.push_back(std::move(r));
     }
   }

@@ -19,7 +19,7 @@ namespace bb::profile {
 struct sass_record {
   std::string function;                        ///< mangled name
   std::uint32_t pc = 0;                        ///< byte offset in the function
-  std::uint32_t crc = 0;                       ///< of the cubin holding it (cubin_of)
+  std::uint32_t crc = 0;                       ///< CUPTI's CRC of the cubin holding it (cubin_of)
   std::uint32_t function_index = 0;            ///< the function's symbol index in that cubin
   std::string file;                            ///< source file ("" without line info)
   int line = 0;                                ///< 0 without line info
@@ -31,8 +31,9 @@ public:
   /// Call before any CUDA call of the process: keeps the cubin of every module loaded from then
   /// on, to map PCs to source lines.
   static void watch_modules();
-  /// The cubin whose CUPTI CRC is `crc`, as loaded; nullptr when it was not seen.
-  static const std::vector<char>* cubin_of(std::uint32_t crc);
+  /// The cubin, as loaded, whose CUPTI CRC is `crc` and which holds `function` (CUPTI gives cubins
+  /// that differ the same CRC at times); nullptr when none was seen.
+  static const std::vector<char>* cubin_of(std::uint32_t crc, const std::string& function);
 
   /// Sets up and enables collection on `device` (its context current) for the metrics of
   /// metric_names() the chip has. Throws environment_error where CUPTI or the device does not

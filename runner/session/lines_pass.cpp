@@ -19,6 +19,7 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/child_process.hpp"
 #include "runner/common/error.hpp"
+#include "runner/common/sha256.hpp"
 #include "runner/launch/device.hpp"
 #include "runner/launch/device_memory.hpp"
 #include "runner/query/lines.hpp"
@@ -65,14 +66,15 @@ std::string nvdisasm_path() {
   return "nvdisasm";
 }
 
-// nvdisasm's listing of the cubin `r` lies in: read from the cache folder (by cubin CRC), else
-// made with `nvdisasm -c` and kept there; "" where there is no nvdisasm. Starting nvdisasm on a
-// cubin took 0.6 to 1.3 s per collecting process on an H100's host while a sweep's configurations
-// mostly share a few cubins, so one process lists each (a lock on the cache entry) and the others
-// read it.
-std::string listing_of(const profile::sass_record& r, std::string& note) {
+// nvdisasm's listing of `cubin`: read from the cache folder (by the cubin's SHA-256: CUPTI's CRC
+// can be one for two cubins), else made with `nvdisasm -c` and kept there; "" where there is no
+// nvdisasm. Starting nvdisasm on a cubin took 0.6 to 1.3 s per collecting process on an H100's host
+// while a sweep's configurations mostly share a few cubins, so one process lists each (a lock on
+// the cache entry) and the others read it.
+std::string listing_of(const std::vector<char>& cubin, std::string& note) {
   const std::string dir = source::default_cache_dir();
-  const std::string cached = dir.empty() ? "" : fmt::format("{}/sass/{:08x}.txt", dir, r.crc);
+  const std::string cached =
+      dir.empty() ? "" : fmt::format("{}/sass/{}.txt", dir, sha256_hex(std::string(cubin.begin(), cubin.end())));
   std::string text;
   if (!cached.empty() && read_whole_file(cached, text)) return text;
   int lock = -1;
@@ -86,12 +88,11 @@ std::string listing_of(const profile::sass_record& r, std::string& note) {
       return text;
     }
   }
-  const auto* cubin = profile::sass_lines::cubin_of(r.crc);
   const char* tmp = std::getenv("TMPDIR");
   std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/bankbench-lines-XXXXXX";
-  const int fd = cubin == nullptr ? -1 : mkstemp(path.data());
+  const int fd = mkstemp(path.data());
   if (fd >= 0) {
-    const bool written = write(fd, cubin->data(), cubin->size()) == static_cast<ssize_t>(cubin->size());
+    const bool written = write(fd, cubin.data(), cubin.size()) == static_cast<ssize_t>(cubin.size());
     close(fd);
     if (written) {
       auto result = run_captured({nvdisasm_path(), "-c", path});
@@ -118,10 +119,11 @@ std::string listing_of(const profile::sass_record& r, std::string& note) {
 // Opcodes of every function the records point into; empty where nvdisasm is not there.
 opcode_map disassemble(const std::vector<profile::sass_record>& records, std::string& note) {
   opcode_map out;
-  std::set<std::uint32_t> seen;
+  std::set<const std::vector<char>*> seen;
   for (const auto& r : records) {
-    if (!seen.insert(r.crc).second) continue;
-    const auto parsed = parse_disassembly(listing_of(r, note));
+    const auto* cubin = profile::sass_lines::cubin_of(r.crc, r.function);
+    if (cubin == nullptr || !seen.insert(cubin).second) continue;
+    const auto parsed = parse_disassembly(listing_of(*cubin, note));
     out.insert(parsed.begin(), parsed.end());
   }
   return out;

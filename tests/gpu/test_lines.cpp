@@ -83,3 +83,27 @@ TEST(gpu_lines, source_variant_lines_point_into_the_users_file) {
   EXPECT_EQ(line_value(db, "SELECT count(*) FROM line_counters WHERE file NOT LIKE '%experiments/source/transpose.cu'"),
             "0");
 }
+
+// Two instances of one template, whose cubins CUPTI 13.0 gave one CRC: each configuration's lines
+// come from its own kernel (the unpadded one's reference, the padded one, is loaded in the same
+// process), with its source lines and opcodes.
+TEST(gpu_lines, template_twins_keep_their_own_lines) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "t.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' run --no-timing --lines '" BB_TEST_DATA "/emulate/twins.yaml'");
+  unsetenv("BB_CACHE_DIR");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(line_value(db, "SELECT group_concat(status) FROM (SELECT l.status FROM line_collections l JOIN "
+                           "configurations c ON c.id = l.configuration_id ORDER BY c.seq)"),
+            "ok,ok");
+  const std::string unpadded = "(SELECT id FROM configurations WHERE variant = 'source/unpadded')";
+  // 4 blocks x 8 warps x 4 rows, each 32-way: 31 excess wavefronts per request, on the store line
+  // (8) and the load line (10).
+  EXPECT_EQ(line_value(db, "SELECT group_concat(line || ':' || excess) FROM (SELECT line, sum(wavefronts - ideal) AS "
+                           "excess FROM line_counters WHERE configuration_id = " +
+                               unpadded + " GROUP BY line ORDER BY line)"),
+            "8:3968,10:3968");
+  EXPECT_EQ(line_value(db, "SELECT count(*) FROM line_counters WHERE line = 0 OR opcode = ''"), "0");
+}
