@@ -6,7 +6,7 @@ usage: bench/model_code_vs_plans.py [--bankbench B] [--out DIR] TWIN.yaml ...
 A twin is a source-variant experiment (bench/code_twins/FAMILY.yaml) that launches the family's
 own kernels (kernels/FAMILY/*.cu, compiled by nvcc: they hold host code) with the family's
 variant names and parameter axes. For each twin the script writes the same sweep as a built-in
-experiment (family, variants, axes), runs both with `--backend model` into one database, and
+experiment (family, variants, axes, zip, metrics), runs both with `--backend model` into one database, and
 compares every raw counter the model stores per (variant, parameters): requests, wavefronts and
 conflicts per direction and per access kind. Prints a summary line per twin and every difference;
 exit status 0 when all are equal, 1 otherwise.
@@ -53,8 +53,9 @@ def main():
         variants = [v["name"] for v in spec["variants"]]
         builtin = {"name": family + "_plans", "description": "the twin's sweep, from the access plans",
                    "family": family, "variants": variants, "axes": spec.get("axes", {})}
-        if "zip" in spec:
-            builtin["zip"] = spec["zip"]
+        for key in ("zip", "metrics"):
+            if key in spec:
+                builtin[key] = spec[key]
         plans_yaml = os.path.join(out, family + "_plans.yaml")
         with open(plans_yaml, "w") as f:
             yaml.safe_dump(builtin, f, sort_keys=False)
