@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 namespace bb::ptx {
 
@@ -104,7 +105,7 @@ public:
           fail(t.line, "expected .entry, .func or a variable after " + t.text);
         }
       } else if (t.text == ".entry") {
-        m.entries.push_back(read_entry(m));
+        if (auto e = read_entry(m)) m.entries.push_back(std::move(*e));
       } else if (t.text == ".func") {
         skip_function();
       } else if (t.text == ".shared") {
@@ -286,7 +287,9 @@ private:
     return p;
   }
 
-  entry read_entry(const module& m) {
+  /// An entry; nullopt for a declaration without a body (`.entry name(...);`, which nvcc writes
+  /// before a module variable that refers to the kernel), whose definition follows later.
+  std::optional<entry> read_entry(const module& m) {
     entry e;
     e.ptx_line = next().line; // .entry
     e.name = next().text;
@@ -301,7 +304,12 @@ private:
       }
       expect(")");
     }
-    while (!done() && peek().text != "{") skip_line(); // .maxntid, .reqntid, .minnctapersm, ...
+    // .maxntid, .reqntid, .minnctapersm, ... up to the body, or the end of a declaration
+    while (!done() && peek().text != "{" && peek().text != ";") next();
+    if (!done() && peek().text == ";") {
+      next();
+      return std::nullopt;
+    }
     expect("{");
     read_body(e, m);
     return e;

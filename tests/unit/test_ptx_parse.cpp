@@ -30,6 +30,20 @@ TEST(PtxParse, TransposeEntriesParametersAndShared) {
   EXPECT_THROW((void)m.find("transpose"), std::out_of_range);
 }
 
+// nvcc declares an entry whose address a module variable takes (`.entry name(...);`) before the
+// module's `.extern .shared` array and defines it after: the declaration is no entry, and the array
+// is the module's.
+TEST(PtxParse, ADeclaredEntryKeepsTheSharedArrayAfterIt) {
+  const module m = parse(test::read_fixture("forward_declared.ptx"));
+  ASSERT_EQ(m.entries.size(), 1u);
+  EXPECT_EQ(m.entries[0].name, "_Z16forward_declaredPKfPf");
+  EXPECT_FALSE(m.entries[0].body.empty());
+  ASSERT_EQ(m.shared.size(), 1u);
+  EXPECT_EQ(m.shared[0].name, "forward_smem");
+  EXPECT_TRUE(m.shared[0].dynamic);
+  EXPECT_EQ(m.shared[0].align, 16);
+}
+
 TEST(PtxParse, InstructionsCarryTheirSourceLines) {
   const module m = parse(test::read_fixture("transpose.ptx"));
   ASSERT_EQ(m.files.count(1), 1u);

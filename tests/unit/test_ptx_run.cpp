@@ -159,5 +159,34 @@ TEST(PtxRun, StepBudgetAndUnregisteredMemoryStopTheRun) {
   }
 }
 
+// The module's extern shared array, declared between the entry's declaration and its definition,
+// is the dynamic shared memory: lane l reads word 2l mod 64, two lanes per bank (2-way).
+TEST(PtxRun, TheModulesExternSharedArrayAfterADeclaredEntry) {
+  const module m = parse(test::read_fixture("forward_declared.ptx"));
+  const entry& e = m.find("_Z16forward_declaredPKfPf");
+  global_memory global;
+  std::vector<std::uint8_t> in(64 * 4), out(64 * 4, 0xff);
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    const auto v = static_cast<float>(i);
+    std::memcpy(in.data() + 4 * i, &v, 4);
+  }
+  global.add(k_in, std::move(in));
+  global.add(k_out, std::move(out));
+  launch l;
+  l.block = {64, 1, 1};
+  l.dynamic_shared_bytes = 64 * 4;
+  l.params = pack_params(e, {k_in, k_out});
+  const cta_result r = run_cta(m, e, l, global);
+  EXPECT_EQ(r.shared_bytes, 256u);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    float v = 0;
+    std::memcpy(&v, global.buffer(k_out).data() + 4 * t, 4);
+    EXPECT_EQ(v, static_cast<float>(t * 2 % 64)) << t;
+  }
+  const auto requests = warp_requests(r.events);
+  EXPECT_EQ(wavefronts(requests, model::access_kind::store), std::vector<int>(2, 1));
+  EXPECT_EQ(wavefronts(requests, model::access_kind::load), std::vector<int>(2, 2));
+}
+
 } // namespace
 } // namespace bb::ptx
