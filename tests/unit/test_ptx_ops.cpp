@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <set>
+#include <vector>
 
 #include "runner/ptx/trace.hpp"
 #include "tests/unit/ptx_kernel_run.hpp"
@@ -150,12 +152,44 @@ TEST(PtxOps, SharedAndGlobalAtomics) {
 __extension__ using u128 = unsigned __int128;
 __extension__ using s128 = __int128;
 
-std::uint16_t half_rn(float f) { return std::bit_cast<std::uint16_t>(static_cast<_Float16>(f)); }
-/// Toward zero: the nearest, one step back when it rounded away from zero.
+// float16 on the host from its definition, not from the interpreter's conversions (nor the
+// compiler's _Float16, which not every host compiler has): every finite non-negative value, in
+// order of its bits.
+const std::vector<double>& half_values() {
+  static const std::vector<double> values = [] {
+    std::vector<double> v;
+    for (int h = 0; h < 0x7c00; ++h) {
+      const int exponent = h >> 10, fraction = h & 0x3ff;
+      v.push_back(exponent == 0 ? std::ldexp(fraction, -24) : std::ldexp(1024 + fraction, exponent - 25));
+    }
+    return v;
+  }();
+  return values;
+}
+/// `f` rounded to the nearest float16, ties to even; 65520 and beyond to infinity.
+std::uint16_t half_rn(float f) {
+  const auto sign = static_cast<std::uint16_t>(std::signbit(f) ? 0x8000 : 0);
+  const double a = std::fabs(static_cast<double>(f));
+  if (a >= 65520.0) return sign | 0x7c00;
+  const auto& v = half_values();
+  const auto hi = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), a) - v.begin());
+  if (hi == v.size()) return static_cast<std::uint16_t>(sign | (v.size() - 1));
+  if (v[hi] == a || hi == 0) return static_cast<std::uint16_t>(sign | hi);
+  const std::size_t lo = hi - 1;
+  const double below = a - v[lo], above = v[hi] - a;
+  return static_cast<std::uint16_t>(sign | (below < above ? lo : above < below ? hi : (lo % 2 == 0 ? lo : hi)));
+}
+/// Toward zero: the largest float16 not above |f|.
 std::uint16_t half_rz(float f) {
-  const std::uint16_t h = half_rn(f);
-  return std::fabs(static_cast<float>(std::bit_cast<_Float16>(h))) > std::fabs(f) ? static_cast<std::uint16_t>(h - 1)
-                                                                                  : h;
+  const auto sign = static_cast<std::uint16_t>(std::signbit(f) ? 0x8000 : 0);
+  const auto& v = half_values();
+  const auto above = std::upper_bound(v.begin(), v.end(), std::fabs(static_cast<double>(f)));
+  return static_cast<std::uint16_t>(sign | static_cast<std::size_t>(above - v.begin() - 1));
+}
+/// The value of finite float16 bits `h`.
+float half_value(std::uint16_t h) {
+  const double a = half_values()[h & 0x7fffu];
+  return static_cast<float>((h & 0x8000u) != 0 ? -a : a);
 }
 
 TEST(PtxOps, IntegerAndConversionInstructions) {
@@ -228,7 +262,7 @@ TEST(PtxOps, IntegerAndConversionInstructions) {
     const float f = static_cast<float>(sa) / static_cast<float>((b & 0xffff) + 1);
     EXPECT_EQ(outf[t], f) << t;
     EXPECT_EQ(outh[2 * t], half_rn(f)) << t;
-    const float rz = static_cast<float>(std::bit_cast<_Float16>(half_rz(f * 0.001f)));
+    const float rz = half_value(half_rz(f * 0.001f));
     EXPECT_EQ(outh[2 * t + 1], half_rn(rz * 3.0f)) << t;
   }
 }
