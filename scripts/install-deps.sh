@@ -7,6 +7,7 @@ packages=(build-essential cmake ninja-build git pkg-config
           libyaml-cpp-dev libsqlite3-dev sqlite3 libspdlog-dev libfmt-dev libcli11-dev
           libvalijson-dev nlohmann-json3-dev libgtest-dev
           chromium libpng-dev python3
+          python3-yaml                    # bench/model_code_vs_plans.py (the code_twins test)
           slurm-wlm munge                 # the Slurm test (tests/slurm) starts its own daemons
           clang libclang-rt-14-dev        # libFuzzer for scripts/fuzz.sh
           clang-format-14)                # the layout check (scripts/format-check.sh)
