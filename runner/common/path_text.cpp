@@ -2,9 +2,20 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 namespace bb {
+
+std::string relative_to_working_folder(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (!p.is_absolute()) return path;
+  std::error_code ec;
+  const auto relative = p.lexically_proximate(std::filesystem::current_path(ec));
+  if (ec || relative.empty() || relative.native().rfind("..", 0) == 0) return path;
+  return relative.string();
+}
 
 std::string shown_path(std::string_view path) {
   bool plain = true;

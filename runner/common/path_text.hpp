@@ -12,6 +12,10 @@ namespace bb {
 /// name can neither forge a line of output nor drive the terminal.
 std::string shown_path(std::string_view path);
 
+/// `path` relative to the working folder where it is an absolute path under it (as line info names
+/// files: "/work/repo/kernels/a.cu" -> "kernels/a.cu"); any other path unchanged. Not escaped.
+std::string relative_to_working_folder(const std::string& path);
+
 /// `word` as a POSIX shell reads it back as one word: unchanged when it holds only characters a
 /// shell leaves alone, else in single quotes (a quote inside as '\'').
 std::string shell_word(std::string_view word);

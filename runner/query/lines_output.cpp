@@ -1,10 +1,10 @@
 // `bankbench lines` printed: a table per configuration for reading, one table or one document for
 // programs.
-#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runner/common/path_text.hpp"
 #include "runner/query/cells.hpp"
 #include "runner/query/lines.hpp"
 
@@ -18,14 +18,7 @@ constexpr const char* k_residual = "conflicts no address caused";
 // A file under the working folder relative to it, others as stored; "(no line info)" for none.
 std::string line_label(const source_line& l) {
   if (l.file.empty()) return "(no line info)";
-  std::string file = l.file;
-  std::error_code ec;
-  const auto path = std::filesystem::path(l.file);
-  if (path.is_absolute()) {
-    const auto relative = path.lexically_proximate(std::filesystem::current_path(ec));
-    if (!ec && !relative.empty() && relative.native().rfind("..", 0) != 0) file = relative.string();
-  }
-  return fmt::format("{}:{}", file, l.line);
+  return fmt::format("{}:{}", relative_to_working_folder(l.file), l.line);
 }
 
 // The first `width` code points of `text`, with "..." where it was cut.

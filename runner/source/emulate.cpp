@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <mutex>
-#include <cstring>
-#include <filesystem>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -61,13 +60,8 @@ struct prepared {
   std::vector<output_buffer> outputs;
 };
 
-// A file under the working folder relative to it (as `lines` shows it), others as they are.
-std::string shown_source(const std::string& file) {
-  std::error_code ec;
-  const auto relative = std::filesystem::path(file).lexically_proximate(std::filesystem::current_path(ec));
-  if (!ec && !relative.empty() && relative.native().rfind("..", 0) != 0) return shown_path(relative.string());
-  return shown_path(file);
-}
+// A source file as `lines` shows it: under the working folder, relative to it.
+std::string shown_source(const std::string& file) { return shown_path(relative_to_working_folder(file)); }
 
 std::string where_of(const config::experiment& exp, const config::source_variant& v) { return exp.name + "/" + v.name; }
 
@@ -528,7 +522,6 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
   model::scale(out.prediction, run.factor);
   out.blocks = p.shape.blocks();
   out.blocks_run = run.blocks.empty() ? out.blocks : run.blocks.size();
-  out.instructions = run.total.steps;
   out.smem_access_bytes = v.smem_access_bytes;
   out.compile_key = p.kernel.key;
   out.compiler = p.kernel.compiler;

@@ -51,7 +51,6 @@ struct emulation {
   store::line_collection lines;
   int smem_access_bytes = 4;
   std::uint64_t blocks = 0, blocks_run = 0; ///< fewer run than there are: the sample's counts were scaled
-  std::uint64_t instructions = 0;           ///< thread-instructions run
   /// The outputs against the variant's check: `checked` false with `unchecked` saying why
   /// (no check, a sample whose outputs cannot be checked), else `verify` holds the comparison.
   bool checked = false;
