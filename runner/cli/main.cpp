@@ -22,7 +22,8 @@ namespace {
 
 void setup_logging(int verbosity) {
   auto logger = spdlog::stderr_color_mt("bankbench");
-  logger->set_pattern("bankbench: %^%l%$: %v");
+  // -vv stamps each line with the time of day, so a long run's phases can be placed.
+  logger->set_pattern(verbosity >= 2 ? "bankbench: %H:%M:%S.%e %^%l%$: %v" : "bankbench: %^%l%$: %v");
   logger->set_level(verbosity < 0    ? spdlog::level::warn
                     : verbosity == 0 ? spdlog::level::info
                     : verbosity == 1 ? spdlog::level::debug

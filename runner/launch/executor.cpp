@@ -291,6 +291,7 @@ void group::counter_passes() {
   const auto t0 = clock_type::now();
   nvtx_range range("counter pass");
   config_result failure;
+  double flush_ms = 0;
   std::vector<std::vector<profile::range_values>> ranges(todo.size());
   recorded(failure, [&] {
     if (grouped) {
@@ -306,7 +307,9 @@ void group::counter_passes() {
       // docs/ncu-parity.md).
       ranges = m_counters->profile_group(items, [&](std::size_t i) {
         items[i].launch();
+        const auto f0 = clock_type::now();
         flush_l2();
+        flush_ms += ms_since(f0);
       });
     } else { // a group of one: CUPTI's kernel replay restores memory between passes
       problem& p = *todo.front().m->p;
@@ -319,7 +322,8 @@ void group::counter_passes() {
     }
   });
   const double per_member = ms_since(t0) / static_cast<double>(todo.size());
-  spdlog::debug("counter passes of {} configuration(s): {}", todo.size(), m_counters->last_breakdown());
+  spdlog::debug("counter passes of {} configuration(s): {}; flush {:.2f} ms", todo.size(), m_counters->last_breakdown(),
+                flush_ms);
   if (failure.status != config_status::ok) classify_failure(failure); // every member shares the session's failure
   for (std::size_t i = 0; i < todo.size(); ++i) {
     config_result& r = todo[i].m->r;

@@ -37,6 +37,7 @@ nvml::nvml() {
   m_get_count = lookup<decltype(m_get_count)>(m_lib, "nvmlDeviceGetCount_v2");
   m_get_handle_by_index = lookup<decltype(m_get_handle_by_index)>(m_lib, "nvmlDeviceGetHandleByIndex_v2");
   m_get_mig_mode = lookup<decltype(m_get_mig_mode)>(m_lib, "nvmlDeviceGetMigMode");
+  m_get_compute_capability = lookup<decltype(m_get_compute_capability)>(m_lib, "nvmlDeviceGetCudaComputeCapability");
   if (m_get_reasons == nullptr)
     m_get_reasons = lookup<decltype(m_get_reasons)>(m_lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (init == nullptr || init() != k_nvml_success) {
@@ -78,6 +79,23 @@ bool nvml::any_mig() const {
     if (rc != k_nvml_success || current != 0) return true;
   }
   return false;
+}
+
+int nvml::common_compute_capability() const {
+  const int n = device_count();
+  if (n <= 0 || m_get_handle_by_index == nullptr || m_get_compute_capability == nullptr) return 0;
+  int common = 0;
+  for (int i = 0; i < n; ++i) {
+    void* dev = nullptr;
+    int major = 0, minor = 0;
+    if (m_get_handle_by_index(static_cast<unsigned>(i), &dev) != k_nvml_success ||
+        m_get_compute_capability(dev, &major, &minor) != k_nvml_success || major <= 0)
+      return 0;
+    const int cc = major * 10 + minor;
+    if (common != 0 && cc != common) return 0;
+    common = cc;
+  }
+  return common;
 }
 
 int nvml::sm_clock_mhz() const {

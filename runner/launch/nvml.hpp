@@ -24,6 +24,9 @@ public:
   [[nodiscard]] int device_count() const;
   /// Whether any GPU has MIG mode on (or NVML cannot tell).
   [[nodiscard]] bool any_mig() const;
+  /// The CUDA compute capability (major * 10 + minor) every GPU NVML sees shares; 0 when they
+  /// differ, when there are none, or when NVML cannot tell.
+  [[nodiscard]] int common_compute_capability() const;
 
   /// True when the reasons include a slowdown (power cap, thermal, hardware brake).
   static bool is_throttled(std::uint64_t reasons);
@@ -44,6 +47,7 @@ private:
   int (*m_get_count)(unsigned*) = nullptr;
   int (*m_get_handle_by_index)(unsigned, void**) = nullptr;
   int (*m_get_mig_mode)(void*, unsigned*, unsigned*) = nullptr;
+  int (*m_get_compute_capability)(void*, int*, int*) = nullptr;
 };
 
 } // namespace bb::launch

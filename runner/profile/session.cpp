@@ -111,9 +111,11 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
   s->m_impl = std::make_unique<impl>();
   ensure_initialized();
   check_supported(device);
+  stopwatch watch(s->m_last_breakdown); // until the first profile(): where the set-up went
   s->m_chip = chip_name(device);
-
+  watch.lap("chip");
   s->m_availability = counter_availability(ctx);
+  watch.lap("availability");
 
   CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, nullptr};
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
@@ -121,6 +123,7 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
   hi.pCounterAvailabilityImage = s->m_availability.data();
   BB_CUPTI_CALL(cuptiProfilerHostInitialize(&hi));
   s->m_impl->host = hi.pHostObject;
+  watch.lap("host init");
 
   std::string unknown;
   for (const auto& name : metrics) {
@@ -145,6 +148,7 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
                       "; list a chip's metrics with `ncu --query-metrics --chip " + s->m_chip + "`");
 
   for (const auto& n : s->m_names) s->m_name_ptrs.push_back(n.c_str());
+  watch.lap("metrics");
 
   CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE, nullptr};
   add.pHostObject = s->m_impl->host;
@@ -166,6 +170,7 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
   np.pConfigImage = s->m_config.data();
   BB_CUPTI_CALL(cuptiProfilerHostGetNumOfPasses(&np));
   s->m_passes = np.numOfPasses;
+  watch.lap("config image");
 
   s->m_impl->ctx = ctx;
   return s;
@@ -221,24 +226,39 @@ std::vector<std::vector<range_values>> session::profile_group(
     const std::vector<group_item>& items, const std::function<void(std::size_t item)>& before_each) {
   std::size_t total = 0;
   for (const auto& item : items) total += item.launches;
+  // What the passes' enqueueing spent in each call, summed over the passes (for `-v`).
+  double before_ms = 0, push_ms = 0, launch_ms = 0, pop_ms = 0;
+  auto t = std::chrono::steady_clock::now();
+  const auto lap = [&t](double& into) {
+    const auto now = std::chrono::steady_clock::now();
+    into += std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+  };
   auto flat = collect(
       [&] {
         for (std::size_t i = 0; i < items.size(); ++i) {
+          t = std::chrono::steady_clock::now();
           before_each(i); // outside every range: not counted
+          lap(before_ms);
           for (std::size_t k = 0; k < items[i].launches; ++k) {
             const std::string name = std::to_string(i) + "." + std::to_string(k);
             CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE, nullptr};
             push.pRangeProfilerObject = m_impl->range;
             push.pRangeName = name.c_str();
             BB_CUPTI_CALL(cuptiRangeProfilerPushRange(&push));
+            lap(push_ms);
             items[i].launch();
+            lap(launch_ms);
             CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE, nullptr};
             pop.pRangeProfilerObject = m_impl->range;
             BB_CUPTI_CALL(cuptiRangeProfilerPopRange(&pop));
+            lap(pop_ms);
           }
         }
       },
       total, true);
+  m_last_breakdown += fmt::format("; enqueued: before each {:.2f} ms, push {:.2f} ms, launch {:.2f} ms, pop {:.2f} ms",
+                                  before_ms, push_ms, launch_ms, pop_ms);
   if (flat.size() != total)
     throw api_error("profiler returned " + std::to_string(flat.size()) + " ranges for a group of " +
                     std::to_string(items.size()) + " configurations (" + std::to_string(total) + " expected)");
@@ -254,10 +274,12 @@ std::vector<std::vector<range_values>> session::profile_group(
 
 void session::arm(std::size_t max_ranges, bool grouped) {
   // One capacity for the session's life: a range profiler keeps the capacity of its first
-  // configuration (on an H200, an image for more ranges set up later returned 2 of 24), and a new
+  // configuration (on an H200, an image for more ranges set up later returned 2 of 24; on an H100,
+  // an image for fewer ranges than the first left the last Stop's cost as it was), and a new
   // range profiler costs 10-17 ms to enable plus about 120 ms in its first pass. Its last pass
-  // costs about 0.12 ms per range of capacity, and CUPTI holds about 1 MiB of host and of device
-  // memory per range, hence a modest capacity (launch::group closes a group at it).
+  // costs about 0.12 ms per range of capacity, whatever the group holds, and CUPTI holds about
+  // 1 MiB of host and of device memory per range, hence a small capacity (launch::group closes a
+  // group at it; docs/measurements/2026-11-27-h100x4-scale.md).
   // It keeps its first range mode too (PushRange failed with CUPTI_ERROR_INVALID_PARAMETER after
   // an auto-range session): a run uses one mode, and warm_up_profiler() sets it up front.
   if (max_ranges > m_max_ranges || (m_impl->range != nullptr && m_grouped != grouped)) {
@@ -303,9 +325,11 @@ bool session::stop(bool checked) {
 }
 
 std::vector<range_values> session::read_ranges() {
+  const auto t0 = std::chrono::steady_clock::now();
   CUpti_RangeProfiler_DecodeData_Params dec{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE, nullptr};
   dec.pRangeProfilerObject = m_impl->range;
   BB_CUPTI_CALL(cuptiRangeProfilerDecodeData(&dec));
+  m_decode_ms = ms_since(t0);
   if (dec.numOfRangeDropped != 0)
     throw api_error(std::to_string(dec.numOfRangeDropped) + " profiled range(s) were dropped");
 
@@ -349,19 +373,22 @@ std::vector<range_values> session::collect(const std::function<void()>& run_pass
     start();
     try {
       run_pass();
+      watch.lap(grouped ? "start+enqueue" : "start+launch");
+      synchronize_device("kernel failed under the profiler");
     } catch (...) {
       stop(false);
       throw;
     }
-    synchronize_device("kernel failed under the profiler");
+    watch.lap(grouped ? "wait" : "wait+replay");
     all_submitted = stop(true);
-    watch.lap(grouped ? "pass" : "launch+replay");
+    watch.lap("stop");
   }
   if (!all_submitted)
     throw api_error(std::string("CUPTI ") + (grouped ? "user" : "kernel") + " replay did not submit every pass (" +
                     std::to_string(m_passes) + " needed)");
   auto out = read_ranges();
   watch.lap("decode+evaluate");
+  m_last_breakdown += fmt::format(" (decode {:.2f} ms)", m_decode_ms);
   return out;
 }
 

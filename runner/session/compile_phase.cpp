@@ -1,13 +1,14 @@
 #include "runner/session/compile_phase.hpp"
 
-#include "runner/common/path_text.hpp"
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "runner/common/path_text.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/known_kernels.hpp"
@@ -40,7 +41,11 @@ compile_summary compile_before_gpu(const std::vector<config::experiment>& experi
   // a kernel once for every GPU of --devices, and the outcomes reach every worker, a fresh one
   // after a crash too, through the fork.
   std::vector<std::string> archs;
-  for (const auto& a : probe_archs(plan.devices))
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto probed = probe_archs(plan.devices);
+  spdlog::debug("GPU architectures read in {:.0f} ms",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  for (const auto& a : probed)
     if (!a.empty() && std::find(archs.begin(), archs.end(), a) == archs.end()) archs.push_back(a);
   if (archs.empty()) {
     spdlog::debug("no GPU answered: nothing compiled before the run");
@@ -71,6 +76,8 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
   options.progress = true;
   options.stop = &g_interrupted;
   summary.wall_s = kernels.compile(options);
+  spdlog::debug("{} kernel(s) compiled or read from the cache in {:.0f} ms", kernels.kernels().size(),
+                summary.wall_s * 1000);
   summary.kernels = kernels.kernels().size();
   for (const auto& k : kernels.kernels()) {
     source::remember(k.request, k.outcome);

@@ -247,6 +247,8 @@ void open_gpu(counter_source& b, const std::vector<config::experiment>& experime
       auto& s = b.sessions[e.metrics];
       if (s) continue;
       s = profile::session::create(plan.cuda_ordinal(), e.metrics.names());
+      spdlog::debug("metric set {}: {} counter(s) in {} pass(es); set up: {}", e.metrics.set_name(),
+                    s->metrics().size(), s->passes(), s->last_breakdown());
       if (const auto& absent = s->absent(); !absent.empty())
         spdlog::info("{}: {} counter(s) of metric set {} not on chip {}, left out (`bankbench list metrics`)",
                      shown_path(e.path), absent.size(), e.metrics.set_name(), s->chip());

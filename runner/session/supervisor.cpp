@@ -29,6 +29,7 @@
 #include "runner/common/child_process.hpp"
 #include "runner/common/error.hpp"
 #include "runner/launch/device.hpp"
+#include "runner/launch/nvml.hpp"
 #include "runner/session/compile_phase.hpp"
 #include "runner/session/lines_pass.hpp"
 #include "runner/session/run_shares.hpp"
@@ -145,7 +146,9 @@ private:
 /// A worker: narrows CUDA to its GPU, runs its share of the configurations, tells its progress.
 int worker_main(int fd, const std::vector<config::experiment>& experiments, run_plan plan, resume_point start,
                 bool several) {
-  if (several) spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] %^%l%$: %v", plan.device));
+  if (several)
+    spdlog::default_logger()->set_pattern(fmt::format("bankbench: [gpu {}] {}%^%l%$: %v", plan.device,
+                                                      spdlog::should_log(spdlog::level::trace) ? "%H:%M:%S.%e " : ""));
   if (!plan.model())
     if (auto entry = launch::make_only_visible(plan.device, plan.visible_devices)) { // before any CUDA call
       plan.device_alone = true;
@@ -646,6 +649,11 @@ session::compile_summary compile_in_child(const std::vector<config::experiment>&
 } // namespace
 
 std::vector<std::string> probe_archs(const std::vector<int>& devices) {
+  // Where every GPU of the machine has one compute capability, NVML's answer holds whatever
+  // CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER make of the ordinals, and asking it spares a
+  // process that starts CUDA (1.02 to 1.04 s on a host with 4 H100s, where NVML took 46 to 70 ms).
+  if (const int cc = launch::nvml::instance().common_compute_capability(); cc > 0)
+    return std::vector<std::string>(devices.size(), source::arch_of(cc / 10, cc % 10));
   // A child that exits without a line (no driver, no device) leaves "" for each device: the
   // workers then say what is wrong, as they do without this probe.
   const child c = spawn([&](int fd) {
