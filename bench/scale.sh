@@ -7,8 +7,8 @@
 # pass, timing pass), the counter pass's parts summed over its groups, and the floor (the kernels'
 # own GPU time times the passes their metric set needs).
 # usage: bench/scale.sh [COPIES [ROUNDS]] (default 4 and 1). BB_BUILD: the build folder (default
-# build/gpu; bankbench is built there for sm_90 when missing). Writes $OUT (or ./scale-out): logs,
-# databases, scale.md.
+# build/gpu; bankbench is built there for sm_90 when missing). Writes $OUT (or ./scale-out): the
+# logs and scale.md; the suite and the databases go to $BB_SCALE_WORK (default /tmp/bankbench-scale).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-scale-out}"
@@ -33,7 +33,9 @@ if [ ! -x "$bb" ]; then
   echo "built in $(($(date +%s) - t0)) s"
 fi
 
-suite="$out/suite"
+work="${BB_SCALE_WORK:-/tmp/bankbench-scale}"
+mkdir -p "$work"
+suite="$work/suite"
 rm -rf "$suite"
 mkdir -p "$suite"
 for k in $(seq 1 "$copies"); do
@@ -54,19 +56,23 @@ sets=("0")
   git rev-parse --short HEAD 2>/dev/null
 } >"$out/machine.txt" 2>&1
 
+# Source variants' kernels into the compile cache first, so no run pays for compiling them.
+# (Exit 2 where an experiment cannot compile here, such as CuTe's without CUTLASS: runs skip those.)
+"$bb" compile "$suite" >"$out/compile.log" 2>&1 || tail -3 "$out/compile.log"
+
 echo "label devices gpus timing round wall_s rc" >"$out/walls.txt"
 one() { # devices timing round
   local devices=$1 timing=$2 round=$3
   local gpus=$n
   [ "$devices" = all ] || gpus=$(echo "$devices" | tr -cd '0-9' | wc -c)
   local label="d$gpus-$timing-r$round"
-  local db="$out/$label.sqlite"
+  local db="$work/$label.sqlite"
   rm -f "$db"*
   local args=(run --devices "$devices")
   [ "$timing" = counters ] && args+=(--no-timing)
   local t0 t1 rc
   t0=$(date +%s.%N)
-  "$bb" -vv --db "$db" "${args[@]}" "$suite" >"$out/$label.out" 2>"$out/$label.err"
+  "$bb" -vv --db "$db" "${args[@]}" "$suite" >"$work/$label.out" 2>"$out/$label.err"
   rc=$?
   t1=$(date +%s.%N)
   local s
@@ -85,4 +91,4 @@ for r in $(seq 1 "$rounds"); do
     one "$devices" counters "$r"
   done
 done
-python3 bench/scale_report.py "$out" | tee "$out/scale.md"
+[ "$rounds" -gt 0 ] && python3 bench/scale_report.py "$out" "$work" | tee "$out/scale.md"

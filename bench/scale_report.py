@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The table of bench/scale.sh: reads its folder (walls.txt, each run's -vv log and database).
 
-usage: bench/scale_report.py OUT
+usage: bench/scale_report.py OUT [WORK] (WORK: where the databases are, default OUT)
 
 Per run: wall time; throughput against the one-GPU run of the same kind (full or counters alone);
 per worker, its start-up (from the run's first log line to the worker's first configuration), its
@@ -93,6 +93,7 @@ def floor_ms(db, passes):
 
 def main():
     out = pathlib.Path(sys.argv[1])
+    work = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else out
     runs = []
     for line in (out / "walls.txt").read_text().splitlines()[1:]:
         label, devices, gpus, timing, rnd, wall, rc = line.split()
@@ -143,7 +144,7 @@ def main():
 
     full_one = [r for r in runs if r["gpus"] == 1 and r["timing"] == "full"]
     if full_one:
-        db = out / (full_one[0]["label"] + ".sqlite")
+        db = work / (full_one[0]["label"] + ".sqlite")
         counters, timing, n, unknown = floor_ms(db, all_passes)
         print(f"\nFloor, over the {n} verified configurations of {full_one[0]['label']} (passes per metric set: "
               f"{dict(sorted(all_passes.items()))}{'; unknown: ' + str(sorted(unknown)) if unknown else ''}):")
