@@ -9,6 +9,7 @@
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/config/experiment_files.hpp"
+#include "runner/session/run_session.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/source/sweep_kernels.hpp"
 
@@ -25,7 +26,10 @@ struct compile_options {
 std::string plural(std::size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
 
 int run_compile(const compile_options& o) {
-  const auto experiments = config::load_all(config::experiment_files(o.inputs));
+  auto experiments = config::load_all(config::experiment_files(o.inputs));
+  // An experiment whose kernels need what this machine lacks (CuTe without CUTLASS) is skipped with
+  // the reason, as `run` and `validate` skip it.
+  const std::size_t skipped = session::skip_unavailable(experiments);
   const std::string cache_dir = source::default_cache_dir();
   if (cache_dir.empty())
     throw usage_error("there is no compile cache to fill: HOME is not set and BB_CACHE_DIR is empty; set "
@@ -39,7 +43,8 @@ int run_compile(const compile_options& o) {
   source::sweep_kernels kernels;
   for (std::size_t i = 0; i < experiments.size(); ++i) kernels.add(experiments[i], i, {arch});
   if (kernels.kernels().empty() && kernels.refused().empty()) {
-    fmt::print("no source variants in {}: nothing to compile\n", plural(experiments.size(), "experiment file"));
+    fmt::print("no source variants in {}{}: nothing to compile\n", plural(experiments.size(), "experiment file"),
+               skipped > 0 ? fmt::format(" ({} skipped)", skipped) : "");
     return 0;
   }
   source::parallel_options options;
@@ -73,11 +78,13 @@ int run_compile(const compile_options& o) {
 
 run_fn setup_compile(CLI::App& sub, const global_options&) {
   auto o = std::make_shared<compile_options>();
-  sub.footer("Every distinct kernel of the source variants (experiments with a source: block) goes into the compile "
-             "cache ($BB_CACHE_DIR, else $XDG_CACHE_HOME/bankbench/nvrtc, else ~/.cache/bankbench/nvrtc), so that a "
-             "later run on a GPU of that architecture finds it there.\nExit codes: 0 every kernel compiled (or came "
-             "from the cache); 2 a kernel does not compile (its log once, at the user's file and line), an invalid "
-             "experiment file, or no cache folder; 3 NVRTC is missing.");
+  sub.footer(
+      "Every distinct kernel of the source variants (experiments with a source: block) goes into the compile "
+      "cache ($BB_CACHE_DIR, else $XDG_CACHE_HOME/bankbench/nvrtc, else ~/.cache/bankbench/nvrtc), so that a "
+      "later run on a GPU of that architecture finds it there. An experiment whose kernels need what this "
+      "machine lacks (CuTe's without CUTLASS) is skipped with a warning, as `run` skips it.\nExit codes: 0 every kernel compiled (or came "
+      "from the cache); 2 a kernel does not compile (its log once, at the user's file and line), an invalid "
+      "experiment file, or no cache folder; 3 NVRTC is missing.");
   sub.add_option("inputs", o->inputs, "experiment files or folders")->capture_default_str();
   add_arch_option(sub, o->arch,
                   "architecture to compile for, sm_XY or sm_XYa (default: GPU 0's where one is visible, else sm_90)");

@@ -118,4 +118,21 @@ TEST(cli_compile, help_names_the_cache_and_the_exit_codes) {
   EXPECT_NE(r.out.find("Exit codes: 0 every kernel compiled"), std::string::npos) << r.out;
 }
 
+TEST(cli_compile, skips_an_experiment_that_needs_cutlass_where_there_is_none_as_run_does) {
+  temp_dir tmp;
+  const auto r = run_cli("compile --arch sm_90 experiments/cute", with_cache(tmp.path / "cache") + " CUTLASS_DIR=");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: experiments/cute/ldmatrix.yaml: skipped: CUTLASS not found: "), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "no source variants in 0 experiment files (1 skipped): nothing to compile\n");
+  EXPECT_TRUE(cache_files(tmp.path / "cache").empty());
+
+  // Beside a compilable experiment, the other one's kernels are compiled and the exit code is 0.
+  const auto both = run_cli("compile --arch sm_90 experiments/cute " + k_examples + "/histogram.yaml",
+                            with_cache(tmp.path / "cache") + " CUTLASS_DIR=");
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("histogram.yaml: 2 kernels: 2 compiled in "), std::string::npos) << both.out;
+  EXPECT_EQ(cache_files(tmp.path / "cache").size(), 2u);
+}
+
 } // namespace
