@@ -1,8 +1,11 @@
 #include "runner/source/emulate.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <bit>
 #include <chrono>
+#include <list>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -360,32 +363,101 @@ void compare(verify_result& r, const output_buffer& o, const std::vector<std::ui
 struct reference_result {
   std::vector<std::vector<std::uint8_t>> outputs;
   std::vector<std::vector<std::uint64_t>> written; ///< ptx::global_memory::written() masks
+  std::array<std::uint32_t, 3> grid{};             ///< of the launch that made them
+  [[nodiscard]] std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const auto& o : outputs) n += o.size();
+    for (const auto& w : written) n += w.size() * sizeof(std::uint64_t);
+    return n;
+  }
 };
 
+/// What a reference's outputs depend on: the experiment, the variant, the configuration, the seed,
+/// the options, and the blocks run (empty: all of them).
+std::string reference_key(const config::experiment& exp, const std::string& ref, const nlohmann::json& params,
+                          std::uint64_t seed, const emulation_options& o, const std::vector<std::uint64_t>& blocks) {
+  std::string key = exp.path + "\n" + exp.name + "\n" + ref + "\n" + params.dump() + "\n" + std::to_string(seed) +
+                    "\n" + std::to_string(o.budget) + "\n" + o.arch + "\n";
+  for (const std::uint64_t b : blocks) key += std::to_string(b) + " ";
+  return key;
+}
+
+/// The references' outputs made in this process, the least recently used dropped first beyond
+/// k_reference_bytes. The variants of an experiment check against one reference at each
+/// configuration, and a sweep's order (variant by variant, each over every configuration) asks
+/// for several in turn: transpose's naive, padded and swizzled at n = 1024 and 4096 each.
+constexpr std::size_t k_reference_bytes = std::size_t{256} << 20;
+std::atomic<std::uint64_t> reference_emulations{0};
+
+class reference_store {
+public:
+  std::shared_ptr<const reference_result> find(const std::string& key) {
+    const std::lock_guard lock(m_mutex);
+    for (auto it = m_entries.begin(); it != m_entries.end(); ++it)
+      if (it->first == key) {
+        m_entries.splice(m_entries.begin(), m_entries, it);
+        return m_entries.front().second;
+      }
+    return nullptr;
+  }
+  void keep(const std::string& key, std::shared_ptr<const reference_result> r) {
+    const std::lock_guard lock(m_mutex);
+    std::erase_if(m_entries, [&](const auto& e) { return e.first == key; });
+    m_entries.emplace_front(key, std::move(r));
+    std::size_t held = 0;
+    for (auto it = m_entries.begin(); it != m_entries.end();) {
+      held += it->second->bytes();
+      it = held > k_reference_bytes && it != m_entries.begin() ? m_entries.erase(it) : std::next(it);
+    }
+  }
+  static reference_store& process() {
+    static reference_store store;
+    return store;
+  }
+
+private:
+  std::mutex m_mutex;
+  std::list<std::pair<std::string, std::shared_ptr<const reference_result>>> m_entries; ///< most recent first
+};
+
+/// `p`'s outputs after `run`, moved out of its memory.
+std::shared_ptr<reference_result> outputs_of(prepared& p) {
+  auto r = std::make_shared<reference_result>();
+  r->grid = p.shape.grid;
+  for (const auto& b : p.outputs) {
+    auto [bytes, written] = p.global.release(b.address);
+    r->outputs.push_back(std::move(bytes));
+    r->written.push_back(std::move(written));
+  }
+  return r;
+}
+
 /// The outputs of the reference variant `ref` at the same configuration, from the same blocks
-/// (`run.blocks` empty: all of them); null with `why` set when they cannot be had. The last one
-/// made is kept: the variants of an experiment mostly check against one reference.
+/// (`run.blocks` empty: all of them); null with `why` set when they cannot be had. Those of a
+/// reference emulated as a variant of its own are kept too (keep_as_reference below).
 std::shared_ptr<const reference_result> reference_outputs(const config::experiment& exp,
                                                           const config::source_variant& ref,
                                                           const nlohmann::json& params, std::uint64_t seed,
                                                           const std::string& cache_dir, const emulation_options& o,
                                                           const launch_run& run, const launch_shape& shape,
                                                           std::string& why) {
-  static std::mutex mutex;
-  static std::pair<std::string, std::shared_ptr<const reference_result>> last;
-  std::string key = exp.path + "\n" + exp.name + "\n" + ref.name + "\n" + params.dump() + "\n" + std::to_string(seed) +
-                    "\n" + std::to_string(o.budget) + "\n";
-  for (const std::uint64_t b : run.blocks) key += std::to_string(b) + " ";
-  {
-    const std::lock_guard lock(mutex);
-    if (last.first == key) return last.second;
-    last = {}; // another reference: the old outputs go before the new ones are made
+  const std::string key = reference_key(exp, ref.name, params, seed, o, run.blocks);
+  const auto other_grid = [&] {
+    why = "only a sample of the blocks ran, and the reference '" + ref.name + "' has another grid";
+  };
+  if (auto hit = reference_store::process().find(key)) {
+    if (!run.blocks.empty() && hit->grid != shape.grid) {
+      other_grid();
+      return nullptr;
+    }
+    return hit;
   }
   const std::string where = where_of(exp, ref);
+  reference_emulations.fetch_add(1);
   try {
     prepared p = prepare(exp, ref, params, seed, cache_dir, o);
     if (!run.blocks.empty() && p.shape.grid != shape.grid) {
-      why = "only a sample of the blocks ran, and the reference '" + ref.name + "' has another grid";
+      other_grid();
       return nullptr;
     }
     if (run.blocks.empty()) {
@@ -394,19 +466,26 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
       launch_runner runner(p, where, o.budget);
       for (const std::uint64_t b : run.blocks) (void)runner.run(b);
     }
-    auto r = std::make_shared<reference_result>();
-    for (const auto& b : p.outputs) {
-      auto [bytes, written] = p.global.release(b.address);
-      r->outputs.push_back(std::move(bytes));
-      r->written.push_back(std::move(written));
-    }
-    const std::lock_guard lock(mutex);
-    last = {key, r};
+    std::shared_ptr<const reference_result> r = outputs_of(p);
+    reference_store::process().keep(key, r);
     return r;
   } catch (const std::exception& e) {
     why = "the reference '" + ref.name + "' was not emulated: " + e.what();
     return nullptr;
   }
+}
+
+/// Keeps the outputs of variant `v`, just run as `run`, where another variant of `exp` checks
+/// against it: reference_outputs would run the same blocks in the same order on the same inputs,
+/// so it finds them instead. Leaves `p`'s output buffers empty.
+void keep_as_reference(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                       std::uint64_t seed, const emulation_options& o, prepared& p, const launch_run& run) {
+  if (!o.check) return;
+  const bool referenced = std::any_of(exp.sources.begin(), exp.sources.end(), [&](const config::source_variant& s) {
+    return s.check && s.check->reference == v.name && exp.find_source(v.name) == &v;
+  });
+  if (!referenced) return;
+  reference_store::process().keep(reference_key(exp, v.name, params, seed, o, run.blocks), outputs_of(p));
 }
 
 void check_outputs(emulation& out, const config::experiment& exp, const config::source_variant& v,
@@ -529,6 +608,7 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
   out.compile_ms = p.kernel.compile_ms;
   out.lines = lines_of(p, run);
   check_outputs(out, exp, v, params, seed, cache_dir, o, p, run);
+  keep_as_reference(exp, v, params, seed, o, p, run);
   out.lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }
@@ -556,6 +636,8 @@ std::vector<block_request> block_requests(const config::experiment& exp, const c
   }
   return out;
 }
+
+std::uint64_t references_emulated() { return reference_emulations.load(); }
 
 std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k) {
   try {

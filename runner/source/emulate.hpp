@@ -80,6 +80,12 @@ std::vector<block_request> block_requests(const config::experiment& exp, const c
                                           const nlohmann::json& params, std::uint64_t seed,
                                           const std::string& cache_dir, const emulation_options& options = {});
 
+/// How many times this process emulated a reference variant for a check: the outputs of each
+/// reference at each configuration are kept (up to 256 MiB, the least recently used dropped first),
+/// those of a reference emulated as a variant of its own too, so a second variant checked against
+/// the same reference at the same configuration reads them instead.
+std::uint64_t references_emulated();
+
 /// The parameter sizes of kernel `k` as its PTX declares them, in order; nullopt where the PTX
 /// cannot be read or has no entry of k.lowered_name. `validate` checks a variant's args with them.
 std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k);

@@ -173,6 +173,30 @@ TEST(model_code, a_block_over_the_budget_is_not_modelled) {
       << p.r.reason;
 }
 
+TEST(model_code, a_reference_is_emulated_once_per_configuration) {
+  // n = 96 and 160 appear nowhere else in this program: no outputs of theirs are kept yet.
+  const auto before = bb::source::references_emulated();
+  const auto own = predict(model_yaml(), "padded", {{"n", 96}}); // the reference, as a variant of its own
+  ASSERT_EQ(own.r.status, config_status::ok) << own.r.reason;
+  const auto checked = predict(model_yaml(), "unpadded", {{"n", 96}});
+  ASSERT_EQ(checked.r.status, config_status::ok) << checked.r.reason;
+  EXPECT_EQ(checked.r.verify.checked, 96u * 96u);
+  EXPECT_EQ(checked.r.verify.mismatches, 0u);
+  EXPECT_EQ(bb::source::references_emulated(), before); // its outputs were kept when it ran
+
+  // Not run before: emulated once for the first variant checked against it, read by the next.
+  const auto first = predict(model_yaml(), "unpadded", {{"n", 160}});
+  EXPECT_EQ(first.r.verify.checked, 160u * 160u);
+  EXPECT_EQ(bb::source::references_emulated(), before + 1);
+  const auto wrong = predict(model_yaml(), "buggy", {{"n", 160}});
+  EXPECT_EQ(wrong.r.status, config_status::wrong_result) << wrong.r.reason;
+  EXPECT_EQ(wrong.r.verify.checked, 160u * 160u);
+  // Back to n = 96 after 160: both are kept.
+  const auto again = predict(model_yaml(), "buggy", {{"n", 96}});
+  EXPECT_EQ(again.r.status, config_status::wrong_result) << again.r.reason;
+  EXPECT_EQ(bb::source::references_emulated(), before + 1);
+}
+
 // Atomics: the shared-memory atomics' conflicts, and outputs that need every block.
 TEST(model_code, the_histogram_atomics_are_predicted_and_checked_when_every_block_runs) {
   const auto e = load(std::string(BB_SOURCE_DIR) + "/experiments/source/histogram.yaml");
