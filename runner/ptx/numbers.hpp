@@ -12,9 +12,11 @@
 
 namespace bb::ptx {
 
-inline std::uint64_t mask_of(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
+// Inlined by force: the interpreter runs them for nearly every instruction, and its loop is too
+// large for the compiler to inline them of its own accord.
+[[gnu::always_inline]] inline std::uint64_t mask_of(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
-inline std::int64_t sext(std::uint64_t v, int bits) {
+[[gnu::always_inline]] inline std::int64_t sext(std::uint64_t v, int bits) {
   if (bits >= 64) return static_cast<std::int64_t>(v);
   const std::uint64_t sign = 1ull << (bits - 1);
   return static_cast<std::int64_t>(((v & mask_of(bits)) ^ sign) - sign);

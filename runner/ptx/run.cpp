@@ -219,7 +219,8 @@ private:
     th.pc = pc;
   }
 
-  void execute(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+  [[gnu::always_inline]] void execute(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in,
+                                      std::uint32_t pc) {
     const int bits = in.type.bits;
     const bool is_signed = in.type.cls == type_class::sint;
     switch (in.code) {
@@ -623,7 +624,9 @@ private:
 
   void event(std::uint32_t t, const decoded_instruction& in, std::uint32_t pc, std::uint64_t address, int width,
              model::access_kind kind) {
-    shared_event ev;
+    // Written in place: an event built on the stack and copied was read back in wider pieces than
+    // it was written, a store-forwarding stall on every shared access.
+    shared_event& ev = m_result.events.emplace_back();
     ev.warp = t / model::k_warp_lanes;
     ev.lane = t % model::k_warp_lanes;
     ev.instruction = pc;
@@ -631,7 +634,27 @@ private:
     ev.address = static_cast<std::uint32_t>(address);
     ev.width = width;
     ev.kind = kind;
-    m_result.events.push_back(ev);
+  }
+
+  /// `bytes` (1, 2, 4 or 8; else up to 8) little-endian bytes at `p`, zero-extended: one load of
+  /// the width, where a memcpy of a variable size into a 64-bit value stalls on reading it back.
+  static std::uint64_t load_bytes(const std::uint8_t* p, int bytes) {
+    switch (bytes) {
+    case 1: return *p;
+    case 2: return load_as<std::uint16_t>(p);
+    case 4: return load_as<std::uint32_t>(p);
+    case 8: return load_as<std::uint64_t>(p);
+    default: {
+      std::uint64_t v = 0;
+      std::memcpy(&v, p, static_cast<std::size_t>(std::min(bytes, 8)));
+      return v;
+    }
+    }
+  }
+  template <class T> static std::uint64_t load_as(const std::uint8_t* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
   }
 
   void memory(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
@@ -649,8 +672,7 @@ private:
     else if (atomic && space == state_space::global)
       ++m_result.global_atomics;
     auto load = [&](int i) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, at + i * bytes, static_cast<std::size_t>(bytes));
+      const std::uint64_t v = load_bytes(at + i * bytes, bytes);
       return in.type.cls == type_class::sint ? static_cast<std::uint64_t>(sext(v, bits)) : v;
     };
     auto store = [&](int i, std::uint64_t v) { std::memcpy(at + i * bytes, &v, static_cast<std::size_t>(bytes)); };
@@ -913,6 +935,7 @@ void global_memory::add(std::uint64_t address, std::vector<std::uint8_t> bytes) 
   buffer_bytes& b = m_buffers[address];
   b.written.clear();
   b.bytes = std::move(bytes);
+  m_last = nullptr;
 }
 
 const std::vector<std::uint8_t>& global_memory::buffer(std::uint64_t address) const {
@@ -929,26 +952,41 @@ void global_memory::clear_written() {
 
 std::pair<std::vector<std::uint8_t>, std::vector<std::uint64_t>> global_memory::release(std::uint64_t buffer_address) {
   buffer_bytes& b = m_buffers.at(buffer_address);
+  m_last = nullptr;
   return {std::exchange(b.bytes, {}), std::exchange(b.written, {})};
 }
 
-std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
+global_memory::buffer_bytes* global_memory::holding(std::uint64_t address, std::size_t size) {
+  // Most accesses fall in the buffer of the one before: that one is tried first.
+  if (m_last != nullptr && address >= m_last_address && address - m_last_address <= m_last->bytes.size() &&
+      size <= m_last->bytes.size() - (address - m_last_address))
+    return m_last;
   auto it = m_buffers.upper_bound(address);
   if (it == m_buffers.begin()) return nullptr;
   --it;
   if (address + size > it->first + it->second.bytes.size()) return nullptr;
-  return it->second.bytes.data() + (address - it->first);
+  m_last = &it->second;
+  m_last_address = it->first;
+  return m_last;
+}
+
+std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
+  buffer_bytes* b = holding(address, size);
+  return b == nullptr ? nullptr : b->bytes.data() + (address - m_last_address);
 }
 
 std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t size) {
-  auto it = m_buffers.upper_bound(address);
-  if (it == m_buffers.begin()) return nullptr;
-  --it;
-  if (address + size > it->first + it->second.bytes.size()) return nullptr;
-  auto& mask = it->second.written;
-  if (mask.empty()) mask.assign((it->second.bytes.size() + 63) / 64, 0);
-  for (std::size_t i = address - it->first, end = i + size; i < end; ++i) mask[i / 64] |= std::uint64_t{1} << (i % 64);
-  return it->second.bytes.data() + (address - it->first);
+  buffer_bytes* b = holding(address, size);
+  if (b == nullptr) return nullptr;
+  auto& mask = b->written;
+  if (mask.empty()) mask.assign((b->bytes.size() + 63) / 64, 0);
+  const std::size_t first = address - m_last_address, end = first + size;
+  for (std::size_t i = first; i < end;) { // a word of the mask at a time
+    const std::size_t bit = i % 64, n = std::min<std::size_t>(64 - bit, end - i);
+    mask[i / 64] |= (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << bit;
+    i += n;
+  }
+  return b->bytes.data() + first;
 }
 
 std::vector<std::uint8_t> pack_params(const entry& e, const std::vector<std::uint64_t>& values) {

@@ -19,6 +19,21 @@ namespace bb::ptx {
 /// hold. A load or store outside every buffer stops the run.
 class global_memory {
 public:
+  global_memory() = default;
+  global_memory(const global_memory& o) : m_buffers(o.m_buffers) {}
+  global_memory(global_memory&& o) noexcept : m_buffers(std::move(o.m_buffers)) { o.m_last = nullptr; }
+  global_memory& operator=(const global_memory& o) {
+    m_buffers = o.m_buffers;
+    m_last = nullptr;
+    return *this;
+  }
+  global_memory& operator=(global_memory&& o) noexcept {
+    m_buffers = std::move(o.m_buffers);
+    m_last = o.m_last = nullptr;
+    return *this;
+  }
+  ~global_memory() = default;
+
   /// Registers `bytes` at [address, address + size); buffers must not overlap.
   void add(std::uint64_t address, std::vector<std::uint8_t> bytes);
   /// The buffer that starts at `address` (throws std::out_of_range if none does).
@@ -42,7 +57,11 @@ private:
     std::vector<std::uint8_t> bytes;
     std::vector<std::uint64_t> written;
   };
+  /// The buffer that holds [address, address + size), or null; remembered for the next access.
+  buffer_bytes* holding(std::uint64_t address, std::size_t size);
   std::map<std::uint64_t, buffer_bytes> m_buffers;
+  buffer_bytes* m_last = nullptr; ///< the buffer of the last access found, at m_last_address
+  std::uint64_t m_last_address = 0;
 };
 
 /// Whether byte `i` is set in a written() mask (an empty mask: nothing was written).

@@ -159,6 +159,43 @@ TEST(PtxRun, StepBudgetAndUnregisteredMemoryStopTheRun) {
   }
 }
 
+// The buffer of the last access is remembered; a copy or a move must find its own buffers, and a
+// write marks exactly its bytes however it sits over the mask's 64-byte words.
+TEST(PtxRun, GlobalMemoryFindsItsBuffersAndMarksTheBytesWritten) {
+  global_memory g;
+  g.add(0x1000, std::vector<std::uint8_t>(200, 7));
+  g.add(0x2000, std::vector<std::uint8_t>(100, 9));
+  ASSERT_NE(g.find(0x1000 + 190, 10), nullptr);
+  EXPECT_EQ(g.find(0x1000 + 191, 10), nullptr); // one byte past the end
+  EXPECT_EQ(g.find(0x1000 + 200, 1), nullptr);
+  EXPECT_EQ(*g.find(0x2000 + 99, 1), 9);
+  EXPECT_EQ(g.find(0x0fff, 1), nullptr);
+  EXPECT_EQ(*g.find(0x1000, 1), 7);
+
+  std::uint8_t* at = g.find_for_write(0x1000 + 60, 72); // bytes 60 .. 131: three words of the mask
+  ASSERT_NE(at, nullptr);
+  *at = 1;
+  const auto& mask = g.written(0x1000);
+  std::size_t marked = 0;
+  for (std::size_t i = 0; i < 200; ++i) {
+    EXPECT_EQ(written_at(mask, i), i >= 60 && i < 132) << i;
+    marked += written_at(mask, i) ? 1 : 0;
+  }
+  EXPECT_EQ(marked, 72u);
+  EXPECT_TRUE(g.written(0x2000).empty());
+
+  global_memory copy = g;
+  *copy.find_for_write(0x1000, 1) = 5; // the copy's own bytes, not g's
+  EXPECT_EQ(g.buffer(0x1000)[0], 7);
+  EXPECT_EQ(copy.buffer(0x1000)[0], 5);
+  global_memory moved = std::move(copy);
+  EXPECT_EQ(*moved.find(0x1000, 1), 5);
+  auto [bytes, written] = moved.release(0x1000);
+  EXPECT_EQ(bytes.size(), 200u);
+  EXPECT_EQ(moved.find(0x1000, 1), nullptr); // released: empty
+  EXPECT_EQ(*moved.find(0x2000, 1), 9);
+}
+
 // The module's extern shared array, declared between the entry's declaration and its definition,
 // is the dynamic shared memory: lane l reads word 2l mod 64, two lanes per bank (2-way).
 TEST(PtxRun, TheModulesExternSharedArrayAfterADeclaredEntry) {
