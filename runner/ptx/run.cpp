@@ -926,7 +926,7 @@ private:
 
 } // namespace
 
-void global_memory::add(std::uint64_t address, std::vector<std::uint8_t> bytes) {
+void global_memory::add(std::uint64_t address, lazy_bytes bytes) {
   const auto next = m_buffers.lower_bound(address);
   if (next != m_buffers.end() && next->first < address + bytes.size())
     throw std::invalid_argument("global buffers overlap");
@@ -938,8 +938,11 @@ void global_memory::add(std::uint64_t address, std::vector<std::uint8_t> bytes) 
   m_last = nullptr;
 }
 
-const std::vector<std::uint8_t>& global_memory::buffer(std::uint64_t address) const {
-  return m_buffers.at(address).bytes;
+std::span<const std::uint8_t> global_memory::buffer(std::uint64_t address) { return m_buffers.at(address).bytes.all(); }
+
+std::span<const std::uint8_t> global_memory::buffer(std::uint64_t address) const {
+  const lazy_bytes& b = m_buffers.at(address).bytes;
+  return {b.made(0, b.size()), b.size()};
 }
 
 const std::vector<std::uint64_t>& global_memory::written(std::uint64_t buffer_address) const {
@@ -950,7 +953,7 @@ void global_memory::clear_written() {
   for (auto& [address, b] : m_buffers) b.written.clear();
 }
 
-std::pair<std::vector<std::uint8_t>, std::vector<std::uint64_t>> global_memory::release(std::uint64_t buffer_address) {
+std::pair<lazy_bytes, std::vector<std::uint64_t>> global_memory::release(std::uint64_t buffer_address) {
   buffer_bytes& b = m_buffers.at(buffer_address);
   m_last = nullptr;
   return {std::exchange(b.bytes, {}), std::exchange(b.written, {})};
@@ -972,7 +975,7 @@ global_memory::buffer_bytes* global_memory::holding(std::uint64_t address, std::
 
 std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
   buffer_bytes* b = holding(address, size);
-  return b == nullptr ? nullptr : b->bytes.data() + (address - m_last_address);
+  return b == nullptr ? nullptr : b->bytes.at(address - m_last_address, size);
 }
 
 std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t size) {
@@ -986,7 +989,7 @@ std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t s
     mask[i / 64] |= (n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1)) << bit;
     i += n;
   }
-  return b->bytes.data() + first;
+  return b->bytes.at(first, size);
 }
 
 std::vector<std::uint8_t> pack_params(const entry& e, const std::vector<std::uint64_t>& values) {

@@ -5,11 +5,13 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <utility>
 #include <string>
 #include <vector>
 
 #include "runner/model/warp_access.hpp"
+#include "runner/ptx/lazy_bytes.hpp"
 #include "runner/ptx/parse.hpp"
 #include "runner/ptx/program.hpp"
 
@@ -35,9 +37,15 @@ public:
   ~global_memory() = default;
 
   /// Registers `bytes` at [address, address + size); buffers must not overlap.
-  void add(std::uint64_t address, std::vector<std::uint8_t> bytes);
-  /// The buffer that starts at `address` (throws std::out_of_range if none does).
-  [[nodiscard]] const std::vector<std::uint8_t>& buffer(std::uint64_t address) const;
+  void add(std::uint64_t address, const std::vector<std::uint8_t>& bytes) { add(address, lazy_bytes(bytes)); }
+  /// As add, the bytes made a page at a time as the run reaches them.
+  void add(std::uint64_t address, lazy_bytes bytes);
+  /// Every byte of the buffer that starts at `address`, made (throws std::out_of_range if none does).
+  std::span<const std::uint8_t> buffer(std::uint64_t address);
+  /// As buffer(address), of a buffer whose every page is made (throws std::logic_error otherwise).
+  [[nodiscard]] std::span<const std::uint8_t> buffer(std::uint64_t address) const;
+  /// The buffer that starts at `address`, its pages made or not (throws std::out_of_range if none does).
+  lazy_bytes& contents(std::uint64_t address) { return m_buffers.at(address).bytes; }
   /// The bytes at [address, address + size), or nullptr when they are not inside one buffer.
   std::uint8_t* find(std::uint64_t address, std::size_t size);
   /// As find, and marks the bytes written (stores, atomics, cp.async never: its target is shared).
@@ -50,11 +58,11 @@ public:
   /// Forgets which bytes were written, in every buffer.
   void clear_written();
   /// Moves the buffer at `buffer_address` out, its bytes and its written mask, leaving it empty.
-  std::pair<std::vector<std::uint8_t>, std::vector<std::uint64_t>> release(std::uint64_t buffer_address);
+  std::pair<lazy_bytes, std::vector<std::uint64_t>> release(std::uint64_t buffer_address);
 
 private:
   struct buffer_bytes {
-    std::vector<std::uint8_t> bytes;
+    lazy_bytes bytes;
     std::vector<std::uint64_t> written;
   };
   /// The buffer that holds [address, address + size), or null; remembered for the next access.

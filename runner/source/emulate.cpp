@@ -5,8 +5,8 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
-#include <list>
 #include <cstring>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -20,10 +20,12 @@
 #include "runner/common/path_text.hpp"
 #include "runner/model/evaluate.hpp"
 #include "runner/ptx/fuse.hpp"
+#include "runner/ptx/lazy_bytes.hpp"
 #include "runner/ptx/parse.hpp"
 #include "runner/ptx/run.hpp"
 #include "runner/ptx/trace.hpp"
 #include "runner/source/compile.hpp"
+#include "runner/source/inputs.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/launch_args.hpp"
 #include "runner/source/variants.hpp"
@@ -134,16 +136,22 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
                          " GiB, more than the model keeps in host memory");
     // As a GPU run has them before the verified launch: inputs filled, outputs poisoned (every
     // byte 0xff) unless their init is given (an accumulator starts from it).
-    std::vector<std::uint8_t> contents;
-    if (a.output && !a.init_given)
-      contents.assign(bytes, 0xff);
-    else if (a.init == "zeros")
-      contents.assign(bytes, 0);
-    else {
-      const auto made = initial_bytes(a, t, count, seed, i);
-      contents.assign(made->front().begin(), made->front().end());
+    // Each page is made as the run first reaches it: a sampled run of a large grid makes those of
+    // its blocks (docs/bank-model.md).
+    ptx::lazy_bytes::fill_function fill;
+    if (a.output && !a.init_given) {
+      fill = [](std::size_t, std::size_t n, std::uint8_t* to) { std::memset(to, 0xff, n); };
+    } else if (a.init == "file") {
+      const auto made = initial_bytes(a, t, count, seed, i); // read, and its size checked, now
+      fill = [made](std::size_t offset, std::size_t n, std::uint8_t* to) {
+        std::memcpy(to, made->front().data() + offset, n);
+      };
+    } else {
+      fill = [a, type = &t, seed, i](std::size_t offset, std::size_t n, std::uint8_t* to) {
+        initial_elements(a, *type, seed, i, offset / type->bytes, n / type->bytes, to);
+      };
     }
-    p.global.add(address, std::move(contents));
+    p.global.add(address, ptx::lazy_bytes(bytes, std::move(fill)));
     if (a.output) p.outputs.push_back({address, &a, &t});
     values.push_back(address);
     address += (std::max<std::uint64_t>(bytes, 1) + 255) / 256 * 256 + k_buffer_gap;
@@ -338,30 +346,50 @@ std::string element_text(const unsigned char* p, const element_type& t) {
   return s.str();
 }
 
-/// Compares output `o` of `got` with `want` (the whole buffer's expected bytes) over the elements
-/// `mask` marks written (every element where `mask` is null).
-void compare(verify_result& r, const output_buffer& o, const std::vector<std::uint8_t>& got,
-             const std::vector<std::uint8_t>& want, const std::vector<std::uint64_t>* mask, double tolerance) {
-  const std::size_t size = o.type->bytes;
-  for (std::size_t i = 0; i + size <= got.size(); i += size) {
-    if (mask != nullptr) {
-      bool any = false;
-      for (std::size_t j = i; j < i + size && !any; ++j) any = ptx::written_at(*mask, j);
-      if (!any) continue;
+/// Whether `mask` (a ptx::global_memory::written() mask) marks a byte of [from, to).
+bool any_written(const std::vector<std::uint64_t>& mask, std::size_t from, std::size_t to) {
+  for (std::size_t w = from / 64; w < mask.size() && w * 64 < to; ++w) {
+    std::uint64_t bits = mask[w];
+    if (w == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
+    if ((w + 1) * 64 > to) bits &= ~std::uint64_t{0} >> (64 - to % 64);
+    if (bits != 0) return true;
+  }
+  return false;
+}
+
+/// Compares output `o`'s bytes `got` with the expected ones (`want(offset, size)`: bytes
+/// [offset, offset + size) of the whole buffer's) over the elements `mask` marks written (every
+/// element where `mask` is null). A page at a time: a sample's outputs are made and read only
+/// where its blocks wrote.
+template <class Want> void compare(verify_result& r, const output_buffer& o, ptx::lazy_bytes& got, const Want& want,
+                                   const std::vector<std::uint64_t>* mask, double tolerance) {
+  const std::size_t size = o.type->bytes, total = got.size() / size * size;
+  for (std::size_t from = 0; from < total; from += ptx::lazy_bytes::k_page) {
+    const std::size_t to = std::min(total, from + ptx::lazy_bytes::k_page);
+    if (mask != nullptr && !any_written(*mask, from, to)) continue;
+    const std::uint8_t* g = got.at(from, to - from);
+    const std::uint8_t* w = want(from, to - from);
+    for (std::size_t i = from; i < to; i += size) {
+      if (mask != nullptr) {
+        bool any = false;
+        for (std::size_t j = i; j < i + size && !any; ++j) any = ptx::written_at(*mask, j);
+        if (!any) continue;
+      }
+      ++r.checked;
+      const std::uint8_t *gi = g + (i - from), *wi = w + (i - from);
+      if (std::memcmp(gi, wi, size) == 0 || elements_match(gi, wi, *o.type, tolerance)) continue;
+      if (r.mismatches++ == 0)
+        r.first_mismatch = o.arg->name + "[" + std::to_string(i / size) + "] = " + element_text(gi, *o.type) +
+                           ", expected " + element_text(wi, *o.type);
     }
-    ++r.checked;
-    if (std::memcmp(got.data() + i, want.data() + i, size) == 0 ||
-        elements_match(got.data() + i, want.data() + i, *o.type, tolerance))
-      continue;
-    if (r.mismatches++ == 0)
-      r.first_mismatch = o.arg->name + "[" + std::to_string(i / size) + "] = " + element_text(got.data() + i, *o.type) +
-                         ", expected " + element_text(want.data() + i, *o.type);
   }
 }
 
 /// The reference variant's outputs, and per output the bytes its blocks wrote.
 struct reference_result {
-  std::vector<std::vector<std::uint8_t>> outputs;
+  /// Every byte made where every block ran; those the blocks wrote where a sample ran, which are
+  /// the only ones a check of the same sample reads (made() refuses any other).
+  std::vector<ptx::lazy_bytes> outputs;
   std::vector<std::vector<std::uint64_t>> written; ///< ptx::global_memory::written() masks
   std::array<std::uint32_t, 3> grid{};             ///< of the launch that made them
   [[nodiscard]] std::size_t bytes() const {
@@ -420,12 +448,13 @@ private:
   std::list<std::pair<std::string, std::shared_ptr<const reference_result>>> m_entries; ///< most recent first
 };
 
-/// `p`'s outputs after `run`, moved out of its memory.
-std::shared_ptr<reference_result> outputs_of(prepared& p) {
+/// `p`'s outputs after a run of `blocks` (empty: every block), moved out of its memory.
+std::shared_ptr<reference_result> outputs_of(prepared& p, const std::vector<std::uint64_t>& blocks) {
   auto r = std::make_shared<reference_result>();
   r->grid = p.shape.grid;
   for (const auto& b : p.outputs) {
     auto [bytes, written] = p.global.release(b.address);
+    if (blocks.empty()) (void)bytes.all(); // a whole run's check reads every byte
     r->outputs.push_back(std::move(bytes));
     r->written.push_back(std::move(written));
   }
@@ -466,7 +495,7 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
       launch_runner runner(p, where, o.budget);
       for (const std::uint64_t b : run.blocks) (void)runner.run(b);
     }
-    std::shared_ptr<const reference_result> r = outputs_of(p);
+    std::shared_ptr<const reference_result> r = outputs_of(p, run.blocks);
     reference_store::process().keep(key, r);
     return r;
   } catch (const std::exception& e) {
@@ -485,7 +514,7 @@ void keep_as_reference(const config::experiment& exp, const config::source_varia
     return s.check && s.check->reference == v.name && exp.find_source(v.name) == &v;
   });
   if (!referenced) return;
-  reference_store::process().keep(reference_key(exp, v.name, params, seed, o, run.blocks), outputs_of(p));
+  reference_store::process().keep(reference_key(exp, v.name, params, seed, o, run.blocks), outputs_of(p, run.blocks));
 }
 
 void check_outputs(emulation& out, const config::experiment& exp, const config::source_variant& v,
@@ -522,15 +551,13 @@ void check_outputs(emulation& out, const config::experiment& exp, const config::
       throw error(exit_code::usage, "cannot read the check file " + shown_path(v.check->file));
     file_bytes.assign(bytes.begin(), bytes.end());
   }
-  const auto want_of = [&](std::size_t i) -> const std::vector<std::uint8_t>& {
-    return reference ? reference->outputs[i] : file_bytes;
-  };
+  const auto want_size = [&](std::size_t i) { return reference ? reference->outputs[i].size() : file_bytes.size(); };
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
-    const auto& got = p.global.buffer(p.outputs[i].address);
-    if (want_of(i).size() != got.size())
+    const std::size_t got = p.global.contents(p.outputs[i].address).size();
+    if (want_size(i) != got)
       throw error(exit_code::usage, "output '" + p.outputs[i].arg->name + "' of '" + v.name + "' holds " +
-                                        std::to_string(got.size()) + " bytes, its expected outputs " +
-                                        std::to_string(want_of(i).size()));
+                                        std::to_string(got) + " bytes, its expected outputs " +
+                                        std::to_string(want_size(i)));
   }
   verify_result r;
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
@@ -547,7 +574,10 @@ void check_outputs(emulation& out, const config::experiment& exp, const config::
         return;
       }
     }
-    compare(r, b, p.global.buffer(b.address), want_of(i), mask, v.check->tolerance);
+    const auto want = [&](std::size_t offset, std::size_t size) {
+      return reference ? reference->outputs[i].made(offset, size) : file_bytes.data() + offset;
+    };
+    compare(r, b, p.global.contents(b.address), want, mask, v.check->tolerance);
   }
   r.ok = r.mismatches == 0;
   out.verify = r;

@@ -43,38 +43,42 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
   return z ^ (z >> 31);
 }
 
-template <class T> void put(std::vector<unsigned char>& out, std::size_t i, T v) {
-  std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+template <class T> void put_at(unsigned char* out, std::size_t i, T v) {
+  std::memcpy(out + i * sizeof(T), &v, sizeof(T));
+}
+
+void store_number_at(unsigned char* out, const element_type& t, std::size_t i, double v) {
+  const std::string n = t.name;
+  if (n == "float")
+    put_at(out, i, static_cast<float>(v));
+  else if (n == "double")
+    put_at(out, i, v);
+  else if (n == "float16")
+    put_at(out, i, to_float16(v));
+  else if (n == "bfloat16")
+    put_at(out, i, to_bfloat16(v));
+  else if (n == "int8")
+    put_at(out, i, static_cast<std::int8_t>(v));
+  else if (n == "uint8")
+    put_at(out, i, static_cast<std::uint8_t>(v));
+  else if (n == "int16")
+    put_at(out, i, static_cast<std::int16_t>(v));
+  else if (n == "uint16")
+    put_at(out, i, static_cast<std::uint16_t>(v));
+  else if (n == "int32")
+    put_at(out, i, static_cast<std::int32_t>(v));
+  else if (n == "uint32")
+    put_at(out, i, static_cast<std::uint32_t>(v));
+  else if (n == "int64")
+    put_at(out, i, static_cast<std::int64_t>(v));
+  else
+    put_at(out, i, static_cast<std::uint64_t>(v));
 }
 
 } // namespace
 
 void store_number(std::vector<unsigned char>& out, const element_type& t, std::size_t i, double v) {
-  const std::string n = t.name;
-  if (n == "float")
-    put(out, i, static_cast<float>(v));
-  else if (n == "double")
-    put(out, i, v);
-  else if (n == "float16")
-    put(out, i, to_float16(v));
-  else if (n == "bfloat16")
-    put(out, i, to_bfloat16(v));
-  else if (n == "int8")
-    put(out, i, static_cast<std::int8_t>(v));
-  else if (n == "uint8")
-    put(out, i, static_cast<std::uint8_t>(v));
-  else if (n == "int16")
-    put(out, i, static_cast<std::int16_t>(v));
-  else if (n == "uint16")
-    put(out, i, static_cast<std::uint16_t>(v));
-  else if (n == "int32")
-    put(out, i, static_cast<std::int32_t>(v));
-  else if (n == "uint32")
-    put(out, i, static_cast<std::uint32_t>(v));
-  else if (n == "int64")
-    put(out, i, static_cast<std::int64_t>(v));
-  else
-    put(out, i, static_cast<std::uint64_t>(v));
+  store_number_at(out.data(), t, i, v);
 }
 
 double load_number(const unsigned char* p, const element_type& t) {
@@ -126,35 +130,46 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
     std::memcpy(out.data(), bytes.data(), out.size());
     return out;
   }
+  initial_elements(a, t, seed, arg_index, 0, count, out.data());
+  return out;
+}
+
+void initial_elements(const config::source_arg& a, const element_type& t, std::uint64_t seed, std::size_t arg_index,
+                      std::size_t first, std::size_t count, unsigned char* out) {
+  const std::size_t end = first + count;
+  const auto at = [&](std::size_t i) { return out + (i - first) * t.bytes; }; // element i
+  if (a.init == "zeros") {
+    std::memset(out, 0, count * t.bytes);
+    return;
+  }
   // Each buffer its own stream: the first uses the experiment's seed as the built-in families do.
   const std::uint64_t s = arg_index == 0 ? seed : seed + arg_index * 0x632be59bd9b4e019ull;
   if (a.init == "iota" && !t.is_float) {
-    for (std::size_t i = 0; i < count; ++i)               // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
-      std::memcpy(out.data() + i * t.bytes, &i, t.bytes); // little-endian: the low bytes
+    for (std::size_t i = first; i < end; ++i) // wraps modulo the type's range: uint8 counts 0 .. 255, 0 ..
+      std::memcpy(at(i), &i, t.bytes);        // little-endian: the low bytes
   } else if (a.init == "iota" || a.init == "value") {
-    std::vector<unsigned char> one(t.bytes);
-    if (a.init == "value") store_number(one, t, 0, a.value);
-    for (std::size_t i = 0; i < count; ++i) {
+    unsigned char one[8] = {};
+    if (a.init == "value") store_number_at(one, t, 0, a.value);
+    for (std::size_t i = first; i < end; ++i) {
       if (a.init == "iota")
-        store_number(out, t, i, static_cast<double>(i));
+        store_number_at(at(i), t, 0, static_cast<double>(i));
       else
-        std::memcpy(out.data() + i * t.bytes, one.data(), t.bytes);
+        std::memcpy(at(i), one, t.bytes);
     }
   } else if (t.is_float) { // float's values; doubles hold them exactly, 16-bit types round them
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = first; i < end; ++i) {
       const float v = static_cast<float>(static_cast<std::int64_t>(mix(s, i) >> 40) - (1 << 23)) * (1.0f / (1 << 23));
       if (t.bytes == 4)
-        put(out, i, v);
+        put_at(at(i), 0, v);
       else
-        store_number(out, t, i, v);
+        store_number_at(at(i), t, 0, v);
     }
   } else {
-    for (std::size_t i = 0; i < count; ++i) {
+    for (std::size_t i = first; i < end; ++i) {
       const std::uint64_t r = mix(s, i);
-      std::memcpy(out.data() + i * t.bytes, &r, t.bytes); // the low bytes
+      std::memcpy(at(i), &r, t.bytes); // the low bytes
     }
   }
-  return out;
 }
 
 } // namespace bb::source

@@ -37,4 +37,10 @@ bool elements_match(const unsigned char* got, const unsigned char* want, const e
 std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
                                             std::uint64_t seed, std::size_t arg_index);
 
+/// Elements [first, first + count) of what initial_contents gives for a generated init (zeros,
+/// iota, value, uniform; not file), written to `out` (count * t.bytes bytes): each element is a
+/// function of the seed, the argument and its index alone, so a buffer can be made a part at a time.
+void initial_elements(const config::source_arg& a, const element_type& t, std::uint64_t seed, std::size_t arg_index,
+                      std::size_t first, std::size_t count, unsigned char* out);
+
 } // namespace bb::source

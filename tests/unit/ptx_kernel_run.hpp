@@ -17,7 +17,7 @@ template <class T> std::vector<std::uint8_t> bytes_of(const std::vector<T>& v) {
 }
 
 template <class T> std::vector<T> values_at(const global_memory& g, std::uint64_t address) {
-  const std::vector<std::uint8_t>& b = g.buffer(address);
+  const auto b = g.buffer(address);
   std::vector<T> out(b.size() / sizeof(T));
   std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
   return out;

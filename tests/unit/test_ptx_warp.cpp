@@ -223,7 +223,7 @@ TEST(PtxWarp, CuteTileRoundtripMeetsTheExperimentsClaims) {
     SCOPED_TRACE(name);
     const kernel_run run("cute.ptx", name, {in, std::vector<std::uint8_t>(in.size(), 0xff)}, {128, 1, 1}, {1, 0, 0},
                          {2, 1, 1});
-    const std::vector<std::uint8_t>& out = run.global.buffer(run.addresses[1]);
+    const auto out = run.global.buffer(run.addresses[1]);
     EXPECT_TRUE(std::equal(in.begin() + 4096, in.end(), out.begin() + 4096)); // tile 1, this CTA's
     EXPECT_EQ(std::count(out.begin(), out.begin() + 4096, 0xff), 4096);       // tile 0 untouched
     std::map<model::access_kind, std::pair<int, int>> per_kind;               // requests, wavefronts

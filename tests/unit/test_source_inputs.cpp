@@ -176,3 +176,27 @@ TEST(source_inputs, sixteen_bit_floats_are_compared_as_their_values) {
 }
 
 } // namespace
+
+// A model run makes a buffer a page at a time: any slice of elements must be those bytes of the
+// whole buffer, for every generated init and element type.
+TEST(source_inputs, a_slice_of_elements_is_those_of_the_whole_buffer) {
+  const char* types[] = {"float", "double", "float16", "bfloat16", "int8",  "uint8",
+                         "int16", "uint16", "int32",   "uint32",   "int64", "uint64"};
+  std::size_t compared = 0;
+  for (const char* type : types)
+    for (const char* init : {"uniform", "iota", "value", "zeros"}) {
+      auto a = buffer(type, init);
+      a.value = -2.75;
+      const auto& t = type_named(type);
+      const std::size_t count = 3000; // iota of 8-bit types wraps within it
+      const auto whole = initial_contents(a, t, count, 20261121, 2);
+      for (const auto [first, n] : {std::pair<std::size_t, std::size_t>{0, count}, {1, 1}, {511, 1025}, {2999, 1}}) {
+        std::vector<unsigned char> part(n * t.bytes, 0xab);
+        bb::source::initial_elements(a, t, 20261121, 2, first, n, part.data());
+        ASSERT_EQ(0, std::memcmp(part.data(), whole.data() + first * t.bytes, part.size()))
+            << type << " " << init << " from " << first;
+        ++compared;
+      }
+    }
+  EXPECT_EQ(compared, 12u * 4 * 4);
+}
