@@ -14,6 +14,10 @@
 #include "runner/source/compile.hpp"
 #include "runner/source/emulate.hpp"
 
+namespace bb::build {
+extern const char sources_sha256[];
+}
+
 namespace bb::session {
 
 store::gpu_record model_gpu_record() {
@@ -35,6 +39,9 @@ launch::config_result emulated_configuration(const config::experiment& exp, cons
   try {
     source::emulation_options o;
     if (budget > 0) o.budget = budget;
+    // Every source built into this bankbench: a change to the interpreter, the rules or anything
+    // else that could change a prediction makes every cached one a miss.
+    o.cache_version = std::string("sources ") + build::sources_sha256;
     source::emulation em = source::emulate(exp, v, cfg.params, exp.seed, source::default_cache_dir(), o);
     r.smem_access_bytes = em.smem_access_bytes;
     r.compile_key = em.compile_key;

@@ -6,6 +6,7 @@
 #include <bit>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -18,7 +19,9 @@
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
+#include "runner/common/sha256.hpp"
 #include "runner/model/evaluate.hpp"
+#include "runner/model/rules.hpp"
 #include "runner/ptx/fuse.hpp"
 #include "runner/ptx/lazy_bytes.hpp"
 #include "runner/ptx/parse.hpp"
@@ -28,6 +31,7 @@
 #include "runner/source/inputs.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/launch_args.hpp"
+#include "runner/source/prediction_cache.hpp"
 #include "runner/source/variants.hpp"
 
 namespace bb::source {
@@ -63,7 +67,24 @@ struct prepared {
   std::vector<std::uint8_t> params;
   ptx::global_memory global;
   std::vector<output_buffer> outputs;
+  /// Everything of the launch an emulation reads: the kernel's PTX (hashed) and entry, the grid,
+  /// the block, the shared bytes, the parameter buffer, and per argument its kind, type, size and
+  /// initial contents (an init file by the hash of its bytes). Part of the prediction cache's key.
+  std::string launch_key;
 };
+
+std::string hex_of(const void* data, std::size_t size) {
+  static const char* k_digits = "0123456789abcdef";
+  std::string s;
+  for (std::size_t i = 0; i < size; ++i) {
+    const auto b = static_cast<const unsigned char*>(data)[i];
+    s += k_digits[b >> 4];
+    s += k_digits[b & 15];
+  }
+  return s;
+}
+
+std::string bits_of(double v) { return hex_of(&v, sizeof v); }
 
 // A source file as `lines` shows it: under the working folder, relative to it.
 std::string shown_source(const std::string& file) { return shown_path(relative_to_working_folder(file)); }
@@ -108,6 +129,12 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
 
   p.shape = shape_of(v, params, where);
+  std::string& key = p.launch_key;
+  key = "kernel " + p.kernel.lowered_name + " ptx " + sha256_hex(p.kernel.ptx) + "\n";
+  for (const auto& [name, d] : {std::pair{"grid", p.shape.grid}, std::pair{"block", p.shape.block}})
+    key += std::string(name) + " " + std::to_string(d[0]) + " " + std::to_string(d[1]) + " " + std::to_string(d[2]) +
+           "\n";
+  key += "shared " + std::to_string(p.shape.shared_bytes) + "\n";
   if (p.shape.threads() > k_max_block_threads)
     throw unsupported_parameter(where + ": a block of " + std::to_string(p.shape.threads()) +
                                 " threads; an sm_90 block has at most " + std::to_string(k_max_block_threads));
@@ -122,6 +149,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
     const config::source_arg& a = v.args[i];
     if (!a.is_buffer) {
       const auto bytes = scalar_bytes(a, params, where);
+      key += "scalar " + a.name + " " + a.type + " " + hex_of(bytes.data(), bytes.size()) + "\n";
       std::uint64_t value = 0;
       std::memcpy(&value, bytes.data(), std::min(bytes.size(), sizeof value));
       values.push_back(value);
@@ -138,11 +166,16 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
     // byte 0xff) unless their init is given (an accumulator starts from it).
     // Each page is made as the run first reaches it: a sampled run of a large grid makes those of
     // its blocks (docs/bank-model.md).
+    key += "buffer " + a.name + " " + a.type + " " + std::to_string(bytes) + (a.output ? " output" : " input") +
+           " init " + a.init + (a.init_given ? " given" : "") + " value " + bits_of(a.value) + " seed " +
+           std::to_string(seed) + " index " + std::to_string(i);
     ptx::lazy_bytes::fill_function fill;
     if (a.output && !a.init_given) {
       fill = [](std::size_t, std::size_t n, std::uint8_t* to) { std::memset(to, 0xff, n); };
     } else if (a.init == "file") {
       const auto made = initial_bytes(a, t, count, seed, i); // read, and its size checked, now
+      key += " file " + a.file + " sha256 " +
+             sha256_hex({reinterpret_cast<const char*>(made->front().data()), made->front().size()});
       fill = [made](std::size_t offset, std::size_t n, std::uint8_t* to) {
         std::memcpy(to, made->front().data() + offset, n);
       };
@@ -151,12 +184,14 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
         initial_elements(a, *type, seed, i, offset / type->bytes, n / type->bytes, to);
       };
     }
+    key += "\n";
     p.global.add(address, ptx::lazy_bytes(bytes, std::move(fill)));
     if (a.output) p.outputs.push_back({address, &a, &t});
     values.push_back(address);
     address += (std::max<std::uint64_t>(bytes, 1) + 255) / 256 * 256 + k_buffer_gap;
   }
   p.params = ptx::pack_params(*p.entry, values);
+  key += "params " + hex_of(p.params.data(), p.params.size()) + "\n";
   return p;
 }
 
@@ -618,6 +653,46 @@ store::line_collection lines_of(const prepared& p, const launch_run& run) {
   return c;
 }
 
+#ifdef NDEBUG
+constexpr const char* k_build_kind = "release";
+#else
+constexpr const char* k_build_kind = "debug";
+#endif
+
+/// The prediction cache's key of variant `v` at `params`, prepared as `p`: what built the
+/// emulation, the options, the working folder (messages show paths relative to it), the
+/// configuration, the launch, and the check with what it reads (the reference's launch, or the
+/// check file's bytes by their hash). Empty where it cannot be made (a reference that cannot be
+/// prepared, a check file that cannot be read): that configuration is emulated, not cached.
+std::string prediction_key(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                           std::uint64_t seed, const std::string& cache_dir, const emulation_options& o,
+                           const prepared& p) {
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  if (ec) return {};
+  std::string key = "bankbench model prediction\nversion " + o.cache_version + "\nhost compiler " + __VERSION__ + " " +
+                    k_build_kind + "\nrules v" + std::to_string(model::k_rules_version) + "\narch " + o.arch +
+                    "\nbudget " + std::to_string(o.budget) + "\ncheck " + (o.check ? "yes" : "no") +
+                    "\nworking folder " + cwd.string() + "\nexperiment " + exp.name + "\nvariant " + v.name +
+                    "\nparams " + params.dump() + "\nseed " + std::to_string(seed) + "\nsmem access bytes " +
+                    std::to_string(v.smem_access_bytes) + "\n" + p.launch_key;
+  if (!v.check) return key + "check none\n";
+  key += "tolerance " + bits_of(v.check->tolerance) + "\n";
+  if (v.check->reference.empty()) {
+    std::string bytes;
+    if (!read_whole_file(v.check->file, bytes)) return {};
+    return key + "check file " + v.check->file + " sha256 " + sha256_hex(bytes) + "\n";
+  }
+  const config::source_variant* ref = exp.find_source(v.check->reference);
+  if (ref == nullptr) return {};
+  try {
+    const prepared r = prepare(exp, *ref, params, seed, cache_dir, o);
+    return key + "check reference " + ref->name + "\n" + r.launch_key;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 } // namespace
 
 emulation emulate(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
@@ -625,6 +700,21 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
   const auto t0 = std::chrono::steady_clock::now();
   const std::string where = where_of(exp, v);
   prepared p = prepare(exp, v, params, seed, cache_dir, o);
+  const auto compiled_as = [&](emulation& e) {
+    e.compile_key = p.kernel.key;
+    e.compiler = p.kernel.compiler;
+    e.compile_options = p.kernel.options;
+    e.compile_ms = p.kernel.compile_ms;
+  };
+  const std::string key = o.cache_version.empty() || cache_dir.empty()
+                              ? ""
+                              : prediction_key(exp, v, params, seed, cache_dir, o, p);
+  if (!key.empty())
+    if (auto hit = read_prediction(cache_dir, key)) {
+      compiled_as(*hit);
+      hit->lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return std::move(*hit);
+    }
   const launch_run run = run_launch(p, where, o.budget, false);
   emulation out;
   out.prediction = run.total.prediction;
@@ -632,13 +722,11 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
   out.blocks = p.shape.blocks();
   out.blocks_run = run.blocks.empty() ? out.blocks : run.blocks.size();
   out.smem_access_bytes = v.smem_access_bytes;
-  out.compile_key = p.kernel.key;
-  out.compiler = p.kernel.compiler;
-  out.compile_options = p.kernel.options;
-  out.compile_ms = p.kernel.compile_ms;
+  compiled_as(out);
   out.lines = lines_of(p, run);
   check_outputs(out, exp, v, params, seed, cache_dir, o, p, run);
   keep_as_reference(exp, v, params, seed, o, p, run);
+  if (!key.empty()) write_prediction(cache_dir, key, out);
   out.lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return out;
 }

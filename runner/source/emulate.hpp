@@ -36,6 +36,9 @@ struct emulation_options {
   std::uint64_t budget = k_default_model_budget;
   std::string arch = "sm_90"; ///< what the kernel is compiled for: the chip the model's rules describe
   bool check = true;          ///< compare the outputs with the variant's check (false: `unchecked` says so)
+  /// What built the emulation (the interpreter, the rules and everything else that decides a
+  /// prediction), part of the prediction cache's key; empty: no prediction cache.
+  std::string cache_version;
 };
 
 /// The budget of the prediction stored beside a GPU run's measurement of a source variant: small,
@@ -58,6 +61,7 @@ struct emulation {
   verify_result verify;
   std::string compile_key, compiler, compile_options;
   double compile_ms = 0;
+  bool from_cache = false; ///< read from the prediction cache (prediction_cache.hpp), not emulated now
 };
 
 /// Predicts configuration `params` of source variant `v` of `exp`. Throws not_modelled (above),

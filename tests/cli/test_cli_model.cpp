@@ -231,3 +231,37 @@ TEST(cli_model, a_users_kernel_is_predicted_and_regress_catches_an_edit) {
   EXPECT_NE(r.out.find("user_tile   tile     n=256   ld wf/req         1         32  +3100.0%"), std::string::npos)
       << r.out;
 }
+
+// A second run of unchanged source kernels reads their predictions from the cache beside the
+// compiled kernels: every stored line and the run's table are those of the run that emulated them.
+TEST(cli_model, a_second_run_reads_the_cached_predictions_and_stores_the_same_rows) {
+  bb::test::temp_dir tmp;
+  for (const char* f : {"kernels.cu", "model.yaml"})
+    std::filesystem::copy_file(std::string(BB_TEST_DATA) + "/emulate/" + f, tmp.path / f);
+  const auto cache = tmp.path / "cache";
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + cache.string() + "'";
+  std::string tables[2], lines[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string db = "--db '" + (tmp.path / ("run" + std::to_string(i) + ".sqlite")).string() + "' ";
+    const auto r = run_cli(db + "run --backend model '" + (tmp.path / "model.yaml").string() + "'", env);
+    EXPECT_EQ(r.exit_code, 1) << r.err; // one wrong_result and one failed configuration, by design
+    const auto at = r.out.find("variant ");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    tables[i] = r.out.substr(at);
+    const auto l = run_cli(db + "lines -n 0 -f csv", env);
+    ASSERT_EQ(l.exit_code, 0) << l.err;
+    lines[i] = l.out;
+    if (i == 0) {
+      // padded, unpadded, buggy and uneven; not pmevent (not_modelled) nor missing_scalar (failed).
+      std::size_t files = 0;
+      for ([[maybe_unused]] const auto& f : std::filesystem::directory_iterator(cache / "predictions")) ++files;
+      EXPECT_EQ(files, 4u);
+    }
+  }
+  EXPECT_NE(tables[0].find("configurations: 1 ok, 1 failed, 1 wrong_result, 1 not_modelled, 2 unverified"),
+            std::string::npos)
+      << tables[0];
+  EXPECT_EQ(tables[0], tables[1]);
+  EXPECT_NE(lines[0].find("source/unpadded"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0], lines[1]);
+}

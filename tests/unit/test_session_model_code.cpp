@@ -5,7 +5,11 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -238,6 +242,126 @@ TEST(model_code, the_source_transpose_equals_the_built_in_plans) {
       ASSERT_FALSE(p.r.ranges.empty()) << what;
       EXPECT_EQ(p.r.ranges.front(), want_counters) << what;
     }
+}
+
+// The prediction cache (runner/source/prediction_cache.hpp): a hit gives exactly what the
+// emulation gave; a changed kernel, check file or budget is a miss.
+struct cached_copy {
+  fs::path dir = fs::temp_directory_path() / ("bb_prediction_cache_" + std::to_string(::getpid()));
+  cached_copy() {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (const char* f : {"emulate/kernels.cu", "emulate/model.yaml"})
+      fs::copy_file(std::string(BB_TEST_DATA) + "/" + f, dir / fs::path(f).filename());
+    for (const char* f : {"histogram.cu", "histogram.yaml", "histogram_4m.bin"})
+      fs::copy_file(std::string(BB_SOURCE_DIR) + "/experiments/source/" + f, dir / f);
+  }
+  ~cached_copy() { fs::remove_all(dir); }
+  void replace(const std::string& file, const std::string& from, const std::string& to) const {
+    std::ifstream in(dir / file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(dir / file, std::ios::binary | std::ios::trunc) << text;
+  }
+};
+
+bb::source::emulation emulated(const fs::path& yaml, const std::string& variant, const nlohmann::json& params,
+                               std::uint64_t budget = bb::source::k_default_model_budget) {
+  const auto e = load(yaml.string());
+  bb::source::emulation_options o;
+  o.budget = budget;
+  o.cache_version = "test";
+  return bb::source::emulate(e, *e.find_source(variant), params, e.seed, bb::source::default_cache_dir(), o);
+}
+
+void expect_same_emulation(const bb::source::emulation& a, const bb::source::emulation& b) {
+  for (const auto& [x, y] :
+       {std::pair{&a.prediction.load, &b.prediction.load}, std::pair{&a.prediction.store, &b.prediction.store}}) {
+    EXPECT_EQ(x->requests, y->requests);
+    EXPECT_EQ(x->wavefronts, y->wavefronts);
+    EXPECT_EQ(x->ideal_wavefronts, y->ideal_wavefronts);
+    EXPECT_EQ(x->conflicts, y->conflicts);
+  }
+  ASSERT_EQ(a.prediction.kinds.size(), b.prediction.kinds.size());
+  for (const auto& [kind, t] : a.prediction.kinds) {
+    EXPECT_EQ(t.requests, b.prediction.kinds.at(kind).requests) << kind;
+    EXPECT_EQ(t.wavefronts, b.prediction.kinds.at(kind).wavefronts) << kind;
+    EXPECT_EQ(t.ideal_wavefronts, b.prediction.kinds.at(kind).ideal_wavefronts) << kind;
+    EXPECT_EQ(t.conflicts, b.prediction.kinds.at(kind).conflicts) << kind;
+  }
+  EXPECT_EQ(a.lines.status, b.lines.status);
+  EXPECT_EQ(a.lines.note, b.lines.note);
+  EXPECT_EQ(a.lines.kernel, b.lines.kernel);
+  ASSERT_EQ(a.lines.rows.size(), b.lines.rows.size());
+  for (std::size_t i = 0; i < a.lines.rows.size(); ++i) {
+    const auto &x = a.lines.rows[i], &y = b.lines.rows[i];
+    EXPECT_EQ(std::tie(x.function, x.pc, x.file, x.line, x.opcode, x.kind),
+              std::tie(y.function, y.pc, y.file, y.line, y.opcode, y.kind));
+    EXPECT_EQ(std::tie(x.executions, x.threads, x.wavefronts, x.ideal),
+              std::tie(y.executions, y.threads, y.wavefronts, y.ideal));
+  }
+  EXPECT_EQ(std::tie(a.smem_access_bytes, a.blocks, a.blocks_run, a.checked, a.unchecked),
+            std::tie(b.smem_access_bytes, b.blocks, b.blocks_run, b.checked, b.unchecked));
+  EXPECT_EQ(std::tie(a.verify.ok, a.verify.checked, a.verify.mismatches, a.verify.first_mismatch),
+            std::tie(b.verify.ok, b.verify.checked, b.verify.mismatches, b.verify.first_mismatch));
+  EXPECT_EQ(std::tie(a.compile_key, a.compiler, a.compile_options),
+            std::tie(b.compile_key, b.compiler, b.compile_options));
+}
+
+TEST(model_code, a_cached_prediction_is_the_emulations_and_a_changed_kernel_misses) {
+  const cached_copy copy;
+  const auto yaml = copy.dir / "model.yaml";
+  const auto first = emulated(yaml, "unpadded", {{"n", 64}});
+  EXPECT_FALSE(first.from_cache);
+  ASSERT_EQ(first.prediction.load.wavefronts, 128u * 32);
+  ASSERT_FALSE(first.lines.rows.empty());
+  EXPECT_TRUE(first.checked);
+  const auto again = emulated(yaml, "unpadded", {{"n", 64}});
+  EXPECT_TRUE(again.from_cache);
+  expect_same_emulation(first, again);
+  const auto other = emulated(yaml, "unpadded", {{"n", 96}}); // another configuration
+  EXPECT_FALSE(other.from_cache);
+
+  // The padded tile's padding dropped: the kernel's PTX changes, so does its prediction.
+  const auto padded = emulated(yaml, "padded", {{"n", 64}});
+  EXPECT_EQ(padded.prediction.load.wavefronts, 128u);
+  EXPECT_TRUE(emulated(yaml, "padded", {{"n", 64}}).from_cache);
+  copy.replace("kernels.cu", "tile[32][32 + PAD]", "tile[32][32]");
+  const auto edited = emulated(yaml, "padded", {{"n", 64}});
+  EXPECT_FALSE(edited.from_cache);
+  EXPECT_EQ(edited.prediction.load.wavefronts, 128u * 32);
+  // unpadded checks against padded, whose kernel changed: a miss too.
+  EXPECT_FALSE(emulated(yaml, "unpadded", {{"n", 64}}).from_cache);
+}
+
+TEST(model_code, a_changed_budget_or_check_file_misses_the_prediction_cache) {
+  const cached_copy copy;
+  const auto yaml = copy.dir / "histogram.yaml";
+  // n = 16384: 4 blocks, all run, each bin 64; the check file holds n = 2^22's 16384 per bin.
+  const auto wrong = emulated(yaml, "one_copy", {{"n", 16384}});
+  EXPECT_FALSE(wrong.from_cache);
+  ASSERT_TRUE(wrong.checked) << wrong.unchecked;
+  EXPECT_EQ(wrong.verify.mismatches, 256u);
+  EXPECT_EQ(wrong.verify.first_mismatch, "bins[0] = 64, expected 16384");
+  const auto same = emulated(yaml, "one_copy", {{"n", 16384}});
+  EXPECT_TRUE(same.from_cache);
+  expect_same_emulation(wrong, same);
+
+  const auto budget = emulated(yaml, "one_copy", {{"n", 16384}}, 40'000'000);
+  EXPECT_FALSE(budget.from_cache);
+  expect_same_emulation(wrong, budget); // the same emulation under another budget
+  EXPECT_TRUE(emulated(yaml, "one_copy", {{"n", 16384}}, 40'000'000).from_cache);
+
+  std::vector<std::uint32_t> bins(256, 64);
+  std::ofstream(copy.dir / "histogram_4m.bin", std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bins.data()), 256 * 4);
+  const auto right = emulated(yaml, "one_copy", {{"n", 16384}});
+  EXPECT_FALSE(right.from_cache);
+  EXPECT_EQ(right.verify.mismatches, 0u);
+  EXPECT_EQ(right.verify.checked, 256u);
+  EXPECT_TRUE(emulated(yaml, "one_copy", {{"n", 16384}}).from_cache);
 }
 
 } // namespace
