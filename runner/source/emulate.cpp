@@ -16,6 +16,10 @@
 #include <utility>
 #include <vector>
 
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+
 #include "runner/common/atomic_file.hpp"
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
@@ -659,6 +663,15 @@ constexpr const char* k_build_kind = "release";
 constexpr const char* k_build_kind = "debug";
 #endif
 
+// The C library's maths (sin, exp2, ... of the interpreter's float instructions) by its version.
+std::string c_library() {
+#ifdef __GLIBC__
+  return std::string("glibc ") + gnu_get_libc_version();
+#else
+  return "unknown C library";
+#endif
+}
+
 /// The prediction cache's key of variant `v` at `params`, prepared as `p`: what built the
 /// emulation, the options, the working folder (messages show paths relative to it), the
 /// configuration, the launch, and the check with what it reads (the reference's launch, or the
@@ -671,11 +684,11 @@ std::string prediction_key(const config::experiment& exp, const config::source_v
   const auto cwd = std::filesystem::current_path(ec);
   if (ec) return {};
   std::string key = "bankbench model prediction\nversion " + o.cache_version + "\nhost compiler " + __VERSION__ + " " +
-                    k_build_kind + "\nrules v" + std::to_string(model::k_rules_version) + "\narch " + o.arch +
-                    "\nbudget " + std::to_string(o.budget) + "\ncheck " + (o.check ? "yes" : "no") +
-                    "\nworking folder " + cwd.string() + "\nexperiment " + exp.name + "\nvariant " + v.name +
-                    "\nparams " + params.dump() + "\nseed " + std::to_string(seed) + "\nsmem access bytes " +
-                    std::to_string(v.smem_access_bytes) + "\n" + p.launch_key;
+                    k_build_kind + "\n" + c_library() + "\nrules v" + std::to_string(model::k_rules_version) +
+                    "\narch " + o.arch + "\nbudget " + std::to_string(o.budget) + "\ncheck " +
+                    (o.check ? "yes" : "no") + "\nworking folder " + cwd.string() + "\nexperiment " + exp.name +
+                    "\nvariant " + v.name + "\nparams " + params.dump() + "\nseed " + std::to_string(seed) +
+                    "\nsmem access bytes " + std::to_string(v.smem_access_bytes) + "\n" + p.launch_key;
   if (!v.check) return key + "check none\n";
   key += "tolerance " + bits_of(v.check->tolerance) + "\n";
   if (v.check->reference.empty()) {
