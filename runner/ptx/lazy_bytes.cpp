@@ -60,6 +60,7 @@ std::span<const std::uint8_t> lazy_bytes::all() {
 }
 
 const std::uint8_t* lazy_bytes::made(std::size_t offset, std::size_t n) const {
+  if (!m_fill) return m_data.get() + offset; // every page made
   for (std::size_t page = offset / k_page; n > 0 && page <= (offset + n - 1) / k_page; ++page)
     if (!page_made(page))
       throw std::logic_error("bytes " + std::to_string(offset) + " .. " + std::to_string(offset + n - 1) +

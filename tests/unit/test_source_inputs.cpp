@@ -190,7 +190,7 @@ TEST(source_inputs, a_slice_of_elements_is_those_of_the_whole_buffer) {
       const auto& t = type_named(type);
       const std::size_t count = 3000; // iota of 8-bit types wraps within it
       const auto whole = initial_contents(a, t, count, 20261121, 2);
-      for (const auto [first, n] : {std::pair<std::size_t, std::size_t>{0, count}, {1, 1}, {511, 1025}, {2999, 1}}) {
+      for (const auto& [first, n] : {std::pair<std::size_t, std::size_t>{0, count}, {1, 1}, {511, 1025}, {2999, 1}}) {
         std::vector<unsigned char> part(n * t.bytes, 0xab);
         bb::source::initial_elements(a, t, 20261121, 2, first, n, part.data());
         ASSERT_EQ(0, std::memcmp(part.data(), whole.data() + first * t.bytes, part.size()))
