@@ -38,7 +38,7 @@ connection connect(const std::string& path, int flags) {
                                   std::strerror(sqlite3_system_errno(db.get()))));
   if (rc != SQLITE_OK) sqlite::fail(db.get(), path, "opening the database");
   sqlite3_extended_result_codes(db.get(), 1);
-  sqlite3_busy_timeout(db.get(), k_busy_timeout_ms);
+  sqlite::wait_when_busy(db.get(), k_busy_timeout_ms);
   return db;
 }
 

@@ -1,5 +1,9 @@
 #include "runner/store/sqlite.hpp"
 
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
 #include <sqlite3.h>
 
 #include <fmt/format.h>
@@ -12,6 +16,29 @@ namespace bb::store::sqlite {
 void fail(sqlite3* db, const std::string& path, std::string_view operation) {
   const char* message = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
   throw store_error(fmt::format("{}: {}: {}", shown_path(path), operation, message));
+}
+
+long retry_delay_us(int attempt, int timeout_ms) {
+  constexpr long k_first = 50, k_last = 2000;
+  constexpr int k_doublings = 6; // 50, 100, ... 1600, then 2000 each
+  if (attempt < 0) return -1;
+  const long delay = attempt < k_doublings ? k_first << attempt : k_last;
+  const long before = attempt <= k_doublings ? k_first * ((1L << attempt) - 1)
+                                             : k_first * ((1L << k_doublings) - 1) + k_last * (attempt - k_doublings);
+  return before + delay > 1000L * timeout_ms ? -1 : delay;
+}
+
+namespace {
+int sleep_and_retry(void* timeout_ms, int attempt) {
+  const long us = retry_delay_us(attempt, static_cast<int>(reinterpret_cast<std::intptr_t>(timeout_ms)));
+  if (us < 0) return 0; // SQLITE_BUSY reaches the caller
+  std::this_thread::sleep_for(std::chrono::microseconds(us));
+  return 1;
+}
+} // namespace
+
+void wait_when_busy(sqlite3* db, int timeout_ms) {
+  sqlite3_busy_handler(db, sleep_and_retry, reinterpret_cast<void*>(static_cast<std::intptr_t>(timeout_ms)));
 }
 
 void exec(sqlite3* db, const std::string& path, std::string_view sql, std::string_view operation) {

@@ -18,6 +18,15 @@ namespace bb::store::sqlite {
 /// Throws bb::store_error "<path>: <operation>: <sqlite3_errmsg(db)>".
 [[noreturn]] void fail(sqlite3* db, const std::string& path, std::string_view operation);
 
+/// How long a writer that finds the file locked sleeps before its retry number `attempt` (0 first),
+/// in microseconds: 50 us, doubling up to 2 ms; -1 once the retry would end after `timeout_ms`.
+long retry_delay_us(int attempt, int timeout_ms);
+
+/// Makes a connection that meets another's transaction retry after retry_delay_us, for up to
+/// `timeout_ms`, rather than SQLite's own schedule (1, 2, 5, 10, 15, 20, 25 ms...): the workers of
+/// `run --devices` share one file, and each commit holds it for well under a millisecond.
+void wait_when_busy(sqlite3* db, int timeout_ms);
+
 /// Runs one or more statements that take no parameters (schema scripts, PRAGMAs, BEGIN).
 void exec(sqlite3* db, const std::string& path, std::string_view sql, std::string_view operation);
 

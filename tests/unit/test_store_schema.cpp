@@ -2,16 +2,19 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 #include "runner/common/error.hpp"
 #include "runner/store/database.hpp"
 #include "runner/store/schema.hpp"
+#include "runner/store/sqlite.hpp"
 
 namespace bb::embedded {
 extern const char store_schema[];
@@ -104,11 +107,49 @@ TEST_F(store_schema, new_database_is_created_with_the_whole_schema) {
   EXPECT_EQ(text_of(db.handle(), "PRAGMA journal_mode"), "wal");
   EXPECT_EQ(text_of(db.handle(), "PRAGMA foreign_keys"), "1");
   EXPECT_EQ(text_of(db.handle(), "PRAGMA synchronous"), "1"); // NORMAL
-  EXPECT_EQ(text_of(db.handle(), "PRAGMA busy_timeout"), "10000");
+  // A busy handler of its own (store/sqlite.hpp, wait_when_busy) in place of busy_timeout's.
+  EXPECT_EQ(text_of(db.handle(), "PRAGMA busy_timeout"), "0");
   std::set<std::string> tables = names_of(db.handle(), "table");
   EXPECT_EQ(tables, k_tables);
   EXPECT_EQ(names_of(db.handle(), "view"), k_views);
   EXPECT_EQ(db.path(), path);
+}
+
+TEST(store_sqlite, a_busy_writer_retries_after_50_us_doubling_to_2_ms_until_the_timeout) {
+  using bb::store::sqlite::retry_delay_us;
+  EXPECT_EQ(retry_delay_us(0, 10'000), 50);
+  EXPECT_EQ(retry_delay_us(1, 10'000), 100);
+  EXPECT_EQ(retry_delay_us(5, 10'000), 1600);
+  EXPECT_EQ(retry_delay_us(6, 10'000), 2000);
+  EXPECT_EQ(retry_delay_us(1000, 10'000), 2000);
+  long waited = 0;
+  int retries = 0;
+  for (long us = retry_delay_us(0, 10'000); us >= 0; us = retry_delay_us(++retries, 10'000)) waited += us;
+  EXPECT_LE(waited, 10'000'000);        // gives up at the timeout...
+  EXPECT_GT(waited, 10'000'000 - 2000); // ...and not before
+  EXPECT_EQ(retries, 5004);             // 6 doublings, then 4,998 retries of 2 ms
+  EXPECT_EQ(retry_delay_us(0, 0), -1);
+  EXPECT_EQ(retry_delay_us(-1, 10'000), -1);
+}
+
+TEST_F(store_schema, a_writer_waits_for_another_writers_transaction_and_then_commits) {
+  const std::string path = file("shared.sqlite");
+  auto db = database::open(path);
+  raw_db other(path);
+  other.exec("BEGIN IMMEDIATE");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread holder([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    other.exec("COMMIT");
+  });
+  bb::store::session_record s;
+  s.command_line = "bankbench run";
+  const auto id = db.begin_session(s); // waits for the other transaction, then writes
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  holder.join();
+  EXPECT_GT(id, 0);
+  EXPECT_GE(waited, std::chrono::milliseconds(40));
+  EXPECT_EQ(text_of(db.handle(), "SELECT count(*) FROM sessions"), "1");
 }
 
 TEST_F(store_schema, schema_file_sets_the_version_this_build_knows) {
