@@ -406,14 +406,30 @@ void active_session::run(std::size_t index, experiment_result& out) {
     const auto before_timing = [&](std::size_t tag) {
       if (m_events != nullptr) m_events->configuration_timing(index, static_cast<int>(added[tag].cfg->index));
     };
-    for (auto& [tag, r] : runner->finish(before_timing)) {
+    auto finished = runner->finish(before_timing);
+    if (finished.empty()) return;
+    // The group's configurations in one transaction (a commit costs more than a configuration's
+    // rows); who hears of the progress hears of each once it is committed.
+    std::vector<store::configuration_record> records;
+    {
+      store::database::write_batch batch(db, fmt::format("recording {} configuration(s) of run {}", finished.size(),
+                                                         run_id));
+      for (auto& [tag, r] : finished) {
+        const waiting& w = added[tag];
+        auto rec = configuration_record_of(e, *w.cfg, r, counters, m_source.sm_clock_max_mhz);
+        rec.started_at = w.started_at;
+        rec.finished_at = store::utc_now_iso8601();
+        db.add_configuration(run_id, rec);
+        if (auto lines = runner->take_lines(tag)) store::add_lines(db, run_id, static_cast<int>(w.cfg->index), *lines);
+        records.push_back(std::move(rec));
+      }
+      batch.commit();
+    }
+    for (std::size_t i = 0; i < finished.size(); ++i) {
+      const auto& [tag, r] = finished[i];
       const waiting& w = added[tag];
-      auto rec = configuration_record_of(e, *w.cfg, r, counters, m_source.sm_clock_max_mhz);
-      rec.started_at = w.started_at;
-      rec.finished_at = store::utc_now_iso8601();
-      db.add_configuration(run_id, rec);
+      const store::configuration_record& rec = records[i];
       const int seq = static_cast<int>(w.cfg->index);
-      if (auto lines = runner->take_lines(tag)) store::add_lines(db, run_id, seq, *lines);
       if (m_events != nullptr) m_events->configuration_stored(index, seq);
       out.context_lost = out.context_lost || r.context_lost;
 

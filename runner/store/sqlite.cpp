@@ -116,6 +116,10 @@ int statement::column_index(std::string_view name) const {
 
 transaction::transaction(sqlite3* db, const std::string& path, std::string_view operation)
     : m_db(db), m_path(&path), m_operation(operation) {
+  if (sqlite3_get_autocommit(db) == 0) { // an enclosing transaction: join it
+    m_open = false;
+    return;
+  }
   exec(db, path, "BEGIN IMMEDIATE", m_operation);
 }
 
@@ -125,6 +129,7 @@ transaction::~transaction() {
 }
 
 void transaction::commit() {
+  if (!m_open) return; // joined an enclosing transaction, which its owner commits
   exec(m_db, *m_path, "COMMIT", m_operation);
   m_open = false;
 }

@@ -156,8 +156,10 @@ inline std::optional<std::string_view> null_if_empty(std::string_view text) {
   return text;
 }
 
-/// BEGIN IMMEDIATE on construction (so two writers queue on busy_timeout instead of failing
-/// mid-transaction); rolls back on destruction unless commit() ran.
+/// BEGIN IMMEDIATE on construction (so two writers queue on the busy handler instead of failing
+/// mid-transaction); rolls back on destruction unless commit() ran. Inside a transaction already
+/// open on the connection (a database::write_batch) it joins that one: commit() and the
+/// destructor leave it to its owner.
 class transaction {
 public:
   transaction(sqlite3* db, const std::string& path, std::string_view operation);

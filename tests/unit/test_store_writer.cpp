@@ -280,6 +280,45 @@ TEST_F(store_writer, a_configuration_that_fails_half_way_leaves_no_rows) {
   EXPECT_EQ(count("metrics"), 6);
 }
 
+TEST_F(store_writer, a_write_batch_stores_its_configurations_together_or_none_of_them) {
+  const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
+  const auto before = counts();
+  {
+    database::write_batch batch(*m_db, "recording a group");
+    m_db->add_configuration(run, measured_configuration());
+    m_db->add_configuration(run, failed_configuration());
+    EXPECT_EQ(count("configurations"), 2); // visible inside the transaction
+  }                                        // not committed: rolled back
+  EXPECT_EQ(counts(), before);
+
+  {
+    database::write_batch batch(*m_db, "recording a group");
+    m_db->add_configuration(run, measured_configuration());
+    m_db->add_configuration(run, failed_configuration());
+    batch.commit();
+  }
+  EXPECT_EQ(count("configurations"), 2);
+  EXPECT_EQ(count("metrics"), 6);
+  const auto committed = counts();
+
+  // A configuration failing half way inside a batch takes the batch's other rows with it.
+  try {
+    database::write_batch batch(*m_db, "recording a group");
+    auto third = measured_configuration();
+    third.seq = 2;
+    m_db->add_configuration(run, third);
+    auto broken = measured_configuration();
+    broken.seq = 3;
+    broken.launches[1].values.push_back(broken.launches[1].values[0]);
+    m_db->add_configuration(run, broken);
+    batch.commit();
+    FAIL() << "no bb::store_error";
+  } catch (const bb::store_error& e) {
+    EXPECT_NE(std::string(e.what()).find("UNIQUE constraint failed: metrics"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(counts(), committed);
+}
+
 TEST_F(store_writer, hostile_text_is_stored_verbatim) {
   const std::string evil = "'; drop table runs; --";
   const auto run = m_db->begin_run(m_db->upsert_gpu(test_gpu()), test_run());
