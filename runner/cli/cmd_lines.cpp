@@ -37,7 +37,8 @@ run_fn setup_lines(CLI::App& sub, const global_options& global) {
   // No -v: it is the global --verbose, which may come after the command.
   sub.add_option("--variant", o->query.variant, "only this variant, e.g. two_way or source/two_way");
   sub.add_option("-p,--param", o->params, "only configurations with this parameter, NAME=VALUE (repeatable)");
-  sub.add_option("-n,--top", o->top, "the N lines with the most excess per configuration; 0: every line")
+  add_number_option(sub, "-n,--top", o->top, "the N lines with the most excess per configuration; 0: every line",
+                    number_rule::integer(0, 1e9))
       ->capture_default_str();
   add_format_option(sub, o->format,
                     "csv: one row per line, residual or configuration without lines; json: each configuration "

@@ -163,6 +163,17 @@ int usage_failure(const CLI::App& app, const CLI::ParseError& e) {
   if (what.find(" excludes ") != std::string::npos && what.find("--quiet") != std::string::npos &&
       what.find("--verbose") != std::string::npos)
     what = "-q (quiet) and -v (verbose) contradict each other; pass one of them";
+  // CLI11's "--top: 1 required UINT missing", "--format: At Most 1 required but received 2" and
+  // "--row excludes --col", in words.
+  static const std::regex missing(R"(^(-\S+): \d+ required \S+ missing$)");
+  static const std::regex repeated(R"(^(-\S+): At Most 1 required but received (\d+)$)");
+  static const std::regex excludes(R"(^(-\S+) excludes (-\S+)$)");
+  if (std::regex_match(what, m, missing))
+    what = m.str(1) + " needs a value after it";
+  else if (std::regex_match(what, m, repeated))
+    what = m.str(1) + " is given " + m.str(2) + " times; give it once";
+  else if (std::regex_match(what, m, excludes))
+    what = m.str(1) + " and " + m.str(2) + " cannot be given together; give one of them";
   std::fprintf(stderr, "bankbench: error: %s\n", what.c_str());
   std::fprintf(stderr, "run `bankbench%s --help` for the options\n", command.c_str());
   return static_cast<int>(bb::exit_code::usage);
