@@ -247,9 +247,11 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
   auto* variant = sub.add_option("--variant", o->variant,
                                  "draw a request of this variant's access plan, e.g. transpose/naive (with "
                                  "--experiment: a source variant of that file, from its kernel's code)");
-  sub.add_option("--experiment", o->experiment,
-                 "an experiment file whose source variant --variant names: the request comes from running its "
-                 "kernel's PTX (block (0, 0, 0)), no access plan needed")
+  refuse_empty(
+      sub.add_option("--experiment", o->experiment,
+                     "an experiment file whose source variant --variant names: the request comes from running its "
+                     "kernel's PTX (block (0, 0, 0)), no access plan needed"),
+      "an experiment file")
       ->needs(variant);
   sub.add_option("--params", o->params,
                  "the variant's parameters, NAME=VALUE ... (with --experiment: which configuration of its sweep; "
@@ -259,7 +261,8 @@ run_fn setup_bankmap(CLI::App& sub, const global_options&) {
                     number_rule::integer(0, 1 << 20))
       ->needs(variant);
   for (auto* opt : {rows, cols, type, bytes, pad, swz, cute, row, col, stride, lanes, store}) variant->excludes(opt);
-  sub.add_option("--svg", o->svg, "also write the picture to FILE (SVG)");
+  refuse_empty(sub.add_option("--svg", o->svg, "also write the picture to FILE (SVG)"),
+               "a file name, e.g. bankmap.svg");
   return [o] { return run_bankmap(*o); };
 }
 

@@ -182,10 +182,14 @@ run_fn setup_baseline(CLI::App& sub, const global_options& global) {
   o->show->add_option("name", o->name, "baseline name")->required();
   o->exporting = sub.add_subcommand("export", "write a baseline as JSON, to commit next to the kernels");
   o->exporting->add_option("name", o->name, "baseline name")->required();
-  o->exporting->add_option("-o,--out", o->out, "file to write, e.g. results/baselines/sm_90.json (default: stdout)");
+  refuse_empty(o->exporting->add_option("-o,--out", o->out,
+                                        "file to write, e.g. results/baselines/sm_90.json (default: stdout)"),
+               "a file name (or - for standard output)");
   o->importing = sub.add_subcommand("import", "store a baseline from a JSON file that `baseline export` wrote");
-  o->importing->add_option("file", o->file, "the JSON file")->required();
-  o->importing->add_option("--name", o->rename, "store it under this name instead of the one in the file");
+  refuse_empty(o->importing->add_option("file", o->file, "the JSON file"), "a JSON file `baseline export` wrote")
+      ->required();
+  refuse_empty(o->importing->add_option("--name", o->rename, "store it under this name instead of the one in the file"),
+               "a baseline name, e.g. main");
   o->importing->add_flag("--replace", o->replace, "overwrite a baseline of the same name");
   o->remove = sub.add_subcommand("delete", "delete a baseline");
   o->remove->add_option("name", o->name, "baseline name")->required();

@@ -56,7 +56,8 @@ run_fn setup_export(CLI::App& sub, const global_options& global) {
       ->check(CLI::IsMember({"metrics", "samples", "configurations", "lines"}))
       ->capture_default_str();
   add_format_option(sub, o->format, "default csv; json is an array of records; csv and json stream");
-  sub.add_option("-o,--out", o->out, "file to write (default: stdout)");
+  refuse_empty(sub.add_option("-o,--out", o->out, "file to write (default: stdout)"),
+               "a file name (or - for standard output)");
   return [o, &global] { return run_export(*o, global); };
 }
 

@@ -51,7 +51,7 @@ run_fn setup_history(CLI::App& sub, const global_options& global) {
   sub.add_option("-g,--gpu", o->query.gpu, "only runs on this architecture (sm_90, model) or GPU (part of its name)");
   add_number_option(sub, "-n,--limit", o->query.limit, "only the newest N runs (0: all)", number_rule::integer(0, 1e9));
   add_format_option(sub, o->format, "table adds a bar per run");
-  sub.add_option("--svg", o->svg, "also write the plot as an SVG file");
+  refuse_empty(sub.add_option("--svg", o->svg, "also write the plot as an SVG file"), "a file name, e.g. history.svg");
   return [o, &global] { return run_history(*o, global); };
 }
 

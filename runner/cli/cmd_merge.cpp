@@ -66,8 +66,11 @@ run_fn setup_merge(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<merge_options>();
   // Each source is judged as it is opened (open_read_only): a missing file, a folder or a FIFO is
   // named for what it is, in bankbench's words.
-  sub.add_option("sources", o->sources, "databases to bring in; they are only read")->required();
-  sub.add_option("--into", o->into, "the database to merge into, created when missing (default: --db)");
+  refuse_empty(sub.add_option("sources", o->sources, "databases to bring in; they are only read"),
+               "a database file to bring in")
+      ->required();
+  refuse_empty(sub.add_option("--into", o->into, "the database to merge into, created when missing (default: --db)"),
+               "a database file, e.g. merged.sqlite");
   return [o, &global] { return run_merge(*o, global); };
 }
 

@@ -39,7 +39,8 @@ int run_report(const report_cli& o, const global_options& g) {
 
 run_fn setup_report(CLI::App& sub, const global_options& global) {
   auto o = std::make_shared<report_cli>();
-  sub.add_option("-o,--out", o->out, "the HTML file to write")->capture_default_str();
+  refuse_empty(sub.add_option("-o,--out", o->out, "the HTML file to write"), "a file name, e.g. report.html")
+      ->capture_default_str();
   sub.add_option("-e,--experiment", o->options.experiments, "only these experiments (default: all)");
   return [o, &global] { return run_report(*o, global); };
 }

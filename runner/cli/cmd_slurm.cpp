@@ -28,7 +28,9 @@ int run_slurm(slurm_cli& o) {
 }
 
 void add_folder(CLI::App* app, slurm_cli& o) {
-  app->add_option("sweep", o.options.spec.folder, "the sweep folder `slurm submit --sweep` made")->required();
+  refuse_empty(app->add_option("sweep", o.options.spec.folder, "the sweep folder `slurm submit --sweep` made"),
+               "the sweep folder `slurm submit --sweep` made")
+      ->required();
 }
 
 } // namespace
@@ -40,7 +42,9 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
                                            "submit experiments as a job array, one shard per task, and a merge job");
   s->add_option("inputs", o->options.spec.inputs, "experiment files or folders")
       ->default_val(std::vector<std::string>{"experiments"});
-  s->add_option("--sweep", o->options.spec.folder, "the sweep folder, on a file system every node sees (made here)")
+  refuse_empty(s->add_option("--sweep", o->options.spec.folder,
+                             "the sweep folder, on a file system every node sees (made here)"),
+               "a folder on the file system the nodes share")
       ->required();
   add_number_option(*s, "-N,--tasks", o->options.spec.tasks, "array tasks: task I runs `run --shard I/N`",
                     number_rule::integer(1, 100000))
@@ -71,8 +75,9 @@ run_fn setup_slurm(CLI::App& sub, const global_options&) {
   o->resubmit->add_flag("--print", o->options.print_only, "print the sbatch commands, submit nothing");
   o->collect = sub.add_subcommand("collect", "status, then merge the finished shards into one database");
   add_folder(o->collect, *o);
-  o->collect->add_option("--into", o->options.into,
-                         "the merged database (default: SWEEP/merged.sqlite), rebuilt each time");
+  refuse_empty(o->collect->add_option("--into", o->options.into,
+                                      "the merged database (default: SWEEP/merged.sqlite), rebuilt each time"),
+               "a database file, e.g. merged.sqlite");
   o->collect->add_flag("--partial", o->options.partial, "merge also what failed, stopped and unfinished tasks stored");
   return [o] { return run_slurm(*o); };
 }

@@ -48,7 +48,8 @@ run_fn setup_techniques(CLI::App& sub, const global_options& global) {
   sub.add_option("runs", o->runs,
                  std::string("runs, one section each: ") + k_spec_kinds +
                      " (default: the latest run of each experiment on the latest GPU)");
-  sub.add_option("-o,--out", o->out, "Markdown file to write, e.g. docs/techniques.md (default: stdout)");
+  refuse_empty(sub.add_option("-o,--out", o->out, "Markdown file to write, e.g. docs/techniques.md (default: stdout)"),
+               "a file name (or - for standard output)");
   return [o, &global] { return run_techniques(*o, global); };
 }
 

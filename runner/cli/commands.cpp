@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "runner/common/error.hpp"
 #include "runner/query/table.hpp"
 
 namespace bb::cli {
@@ -74,6 +75,18 @@ CLI::Option* add_number_option(CLI::App& sub, const std::string& names, double& 
 
 void check_numbers(CLI::Option& option, const number_rule& rule) {
   option.transform(number_validator(option.get_name(), rule));
+}
+
+CLI::Option* refuse_empty(CLI::Option* option, const std::string& what) {
+  const std::string given = option->get_lnames().empty() && option->get_snames().empty() ? option->get_name(true)
+                                                                                         : option->get_name();
+  const std::string name = given.rfind('-', 0) == 0 ? given : "the " + given + " argument";
+  return option->check(CLI::Validator(
+      [name, what](std::string& text) -> std::string {
+        if (text.empty()) throw usage_error(fmt::format("{} needs {}, got an empty one", name, what));
+        return "";
+      },
+      "", "not empty"));
 }
 
 void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help) {

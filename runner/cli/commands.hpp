@@ -58,6 +58,10 @@ CLI::Option* add_number_option(CLI::App& sub, const std::string& names, double& 
 /// The checks of add_number_option for an option added otherwise (a vector, a callback).
 void check_numbers(CLI::Option& option, const number_rule& rule);
 
+/// Refuses an empty value of a path option (`-o ''`, `--db ''`, an unset shell variable) as a
+/// usage error: "`name` needs `what`, got an empty one", rather than reading it as "not given".
+CLI::Option* refuse_empty(CLI::Option* option, const std::string& what);
+
 /// `--arch`: what source variants are compiled for, sm_XY or sm_XYa (checked here).
 void add_arch_option(CLI::App& sub, std::string& arch, const std::string& help);
 

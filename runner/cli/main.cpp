@@ -221,7 +221,9 @@ int run_main(int argc, char** argv) {
   // Global options may come before or after the command: a subcommand passes what it does not
   // know up to here (fallthrough, inherited by every subcommand added below).
   app.fallthrough();
-  app.add_option("--db", global.db, "results database (or the BANKBENCH_DB environment variable)")
+  bb::cli::refuse_empty(app.add_option("--db", global.db,
+                                       "results database (or the BANKBENCH_DB environment variable)"),
+                        "a database file, e.g. results/bankbench.sqlite")
       ->envname("BANKBENCH_DB")
       ->capture_default_str();
   int verbose = 0;

@@ -1,9 +1,13 @@
 // Option values a command line gets wrong: a value missing at the end, an option given twice,
-// two options that exclude each other. Each is a usage error (exit 2) in bankbench's words,
-// refused before anything is read or written.
+// two options that exclude each other, and an empty path (an unset shell variable). Each is a
+// usage error (exit 2) in bankbench's words, refused before anything is read or written.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "cli_runner.hpp"
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -42,4 +46,32 @@ TEST(cli_option_values, lines_top_is_read_by_the_number_parser) {
        "--top must be a whole number from 0 to 1000000000, got '1e309'"},
       {"--db /nonexistent/x.sqlite lines --top nan", "--top must be a whole number from 0 to 1000000000, got 'nan'"},
   });
+}
+
+TEST(cli_option_values, an_empty_path_is_refused_not_read_as_the_default) {
+  bb::test::temp_dir tmp;
+  const std::string db = "--db '" + (tmp.path / "x.sqlite").string() + "' ";
+  expect_values_refused({
+      {"--db '' list runs", "--db needs a database file, e.g. results/bankbench.sqlite, got an empty one"},
+      {"list runs --db ''", "--db needs a database file, e.g. results/bankbench.sqlite, got an empty one"},
+      {db + "report -o ''", "--out needs a file name, e.g. report.html, got an empty one"},
+      {db + "export -o ''", "--out needs a file name (or - for standard output), got an empty one"},
+      {db + "techniques -o ''", "--out needs a file name (or - for standard output), got an empty one"},
+      {db + "baseline export main -o ''", "--out needs a file name (or - for standard output), got an empty one"},
+      {db + "baseline import ''", "the file argument needs a JSON file `baseline export` wrote, got an empty one"},
+      {db + "baseline import b.json --name ''", "--name needs a baseline name, e.g. main, got an empty one"},
+      {db + "history naive --svg ''", "--svg needs a file name, e.g. history.svg, got an empty one"},
+      {"bankmap --variant transpose/naive --svg ''", "--svg needs a file name, e.g. bankmap.svg, got an empty one"},
+      {"bankmap --variant naive --experiment ''", "--experiment needs an experiment file, got an empty one"},
+      // merge --into '' merged into the default database, results/bankbench.sqlite
+      {db + "merge other.sqlite --into ''", "--into needs a database file, e.g. merged.sqlite, got an empty one"},
+      {db + "merge ''", "the sources argument needs a database file to bring in, got an empty one"},
+      // exit 5 before: "filesystem error: cannot make absolute path"
+      {"slurm status ''", "the sweep argument needs the sweep folder `slurm submit --sweep` made, got an empty one"},
+      {"slurm resubmit ''", "the sweep argument needs the sweep folder `slurm submit --sweep` made, got an empty one"},
+      {"slurm collect ''", "the sweep argument needs the sweep folder `slurm submit --sweep` made, got an empty one"},
+      {"slurm collect s --into ''", "--into needs a database file, e.g. merged.sqlite, got an empty one"},
+      {"slurm submit --sweep '' -N 2", "--sweep needs a folder on the file system the nodes share, got an empty one"},
+  });
+  EXPECT_FALSE(fs::exists(tmp.path / "x.sqlite"));
 }
