@@ -15,6 +15,7 @@
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/config/experiment.hpp"
+#include "runner/config/experiment_files.hpp"
 #include "runner/model/bankmap.hpp"
 #include "runner/model/evaluate.hpp"
 #include "runner/model/tile.hpp"
@@ -123,7 +124,12 @@ const config::configuration& configuration_of(const std::vector<config::configur
 /// A request of source variant --variant of --experiment, from its kernel's PTX run on block
 /// (0, 0, 0) of the configuration (bank-model.md, "In `--backend model`").
 model::bankmap from_source(const bankmap_options& o) {
-  const auto e = config::load_experiment_file(o.experiment, registry::instance());
+  // A missing file, a folder or a .cu file named as run and validate name them.
+  const auto files = config::experiment_files({o.experiment});
+  if (files.size() != 1)
+    throw usage_error(fmt::format("--experiment takes one experiment file; {} holds {}: name one of them",
+                                  shown_path(o.experiment), files.size()));
+  const auto e = config::load_experiment_file(files.front(), registry::instance());
   const config::source_variant* v = e.find_source(o.variant);
   if (v == nullptr) {
     std::vector<std::string> names;

@@ -75,3 +75,16 @@ TEST(cli_option_values, an_empty_path_is_refused_not_read_as_the_default) {
   });
   EXPECT_FALSE(fs::exists(tmp.path / "x.sqlite"));
 }
+
+TEST(cli_option_values, bankmap_experiment_names_a_missing_file_a_folder_or_a_cuda_source_as_run_does) {
+  expect_values_refused({
+      {"bankmap --variant naive --experiment nope.yaml",
+       "no such experiment file or folder: nope.yaml (relative to " BB_SOURCE_DIR
+       "; run bankbench from the checkout, or name the files)"},
+      {"bankmap --variant naive --experiment experiments/source",
+       "--experiment takes one experiment file; experiments/source holds 2: name one of them"},
+      {"bankmap --variant naive --experiment experiments/source/transpose.cu",
+       "experiments/source/transpose.cu is a CUDA source, not an experiment file; give the YAML file that names it "
+       "(source: file: transpose.cu)"},
+  });
+}
