@@ -1,4 +1,5 @@
 // bankbench baseline save|list|show|export|import|delete: named baselines for regress.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -37,13 +38,31 @@ struct baseline_options {
            *remove = nullptr;
 };
 
+constexpr std::size_t k_longest_name = 100;
+
 void check_name(const std::string& name) {
+  // Names are printed in tables, reports and commands to copy: no blank, no control byte (an
+  // escape sequence would drive the terminal), no name wider than a table.
+  const auto odd = std::find_if(name.begin(), name.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u <= 0x20 || u == 0x7f;
+  });
+  if (odd != name.end()) {
+    const auto byte = static_cast<unsigned char>(*odd);
+    const std::string shown = shown_path(name);
+    throw usage_error(fmt::format("{} cannot name a baseline: it holds a {} (byte 0x{:02x}); use letters, digits, "
+                                  "'_', '-' or '.', e.g. main or sm_90",
+                                  shown == name ? "'" + name + "'" : shown, byte == 0x20 ? "blank" : "control byte",
+                                  byte));
+  }
   const bool digits = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
-  if (name.empty() || digits || name == "latest" || name.find(':') != std::string::npos ||
-      name.find_first_of(" \t\n") != std::string::npos)
+  if (name.empty() || digits || name == "latest" || name.find(':') != std::string::npos)
     throw usage_error(fmt::format("'{}' cannot name a baseline: it would read as a run or a commit; use letters, "
                                   "e.g. main or sm_90",
                                   name));
+  if (name.size() > k_longest_name)
+    throw usage_error(fmt::format("a baseline name of {} bytes is too long (at most {}); use a short one, e.g. main",
+                                  name.size(), k_longest_name));
 }
 
 std::string stored_name(const std::string& name, const store::database& db) {

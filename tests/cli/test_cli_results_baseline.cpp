@@ -68,6 +68,26 @@ TEST_F(cli_baseline, a_name_is_taken_once_unless_replaced) {
   EXPECT_EQ(on("f.sqlite", "baseline delete main").exit_code, 2);
 }
 
+TEST_F(cli_baseline, a_name_with_a_blank_a_control_byte_or_too_many_bytes_is_refused) {
+  auto r = on("f.sqlite", "baseline save 'x y'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "bankbench: error: 'x y' cannot name a baseline: it holds a blank (byte 0x20); use letters, "
+                   "digits, '_', '-' or '.', e.g. main or sm_90\n");
+  // An escape sequence in a name would drive the terminal of whoever lists the baselines.
+  r = on("f.sqlite", "baseline save 'a\x1b[31mred'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "bankbench: error: \"a\\x1b[31mred\" cannot name a baseline: it holds a control byte (byte "
+                   "0x1b); use letters, digits, '_', '-' or '.', e.g. main or sm_90\n");
+  r = on("f.sqlite", "baseline save " + std::string(101, 'b'));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err,
+            "bankbench: error: a baseline name of 101 bytes is too long (at most 100); use a short one, e.g. main\n");
+  r = on("f.sqlite", "baseline list -f csv");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out; // the header alone: nothing was saved
+  EXPECT_EQ(on("f.sqlite", "baseline save " + std::string(100, 'b')).exit_code, 0);
+}
+
 TEST_F(cli_baseline, bad_files_are_refused_and_nothing_is_stored) {
   const std::string bad = m_tmp.file("bad.json");
   std::ofstream(bad) << R"({"bankbench_baseline": 9, "name": "x"})";
