@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,14 @@ std::string source_kind(const fs::path& path) {
 
 std::vector<std::string> experiment_files(const std::vector<std::string>& inputs) {
   std::vector<std::string> out;
+  // A file named twice (a folder and a file in it, `a.yaml ./a.yaml`) is loaded once: twice, it
+  // would be refused as two experiments of one name.
+  std::set<fs::path> seen;
+  const auto add = [&](const std::string& file) {
+    std::error_code ec;
+    const fs::path key = fs::weakly_canonical(file, ec);
+    if (seen.insert(ec ? fs::path(file) : key).second) out.push_back(file);
+  };
   for (const auto& in : inputs) {
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
@@ -65,14 +74,14 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
                           " (fix its permissions, or name the experiment files one by one)");
       std::sort(found.begin(), found.end());
       if (found.empty()) throw usage_error("no experiment files (*.yaml) under " + shown_path(in));
-      out.insert(out.end(), found.begin(), found.end());
+      for (const auto& f : found) add(f);
     } else if (fs::exists(in, ec)) {
       const std::string kind = source_kind(in);
       if (!kind.empty())
         throw usage_error(fmt::format("{} is {}, not an experiment file; give the YAML file that names it (source: "
                                       "file: {})",
                                       shown_path(in), kind, shown_path(fs::path(in).filename().string())));
-      out.push_back(in);
+      add(in);
     } else {
       // The default, experiments/, is relative to the working directory: say where that is.
       throw usage_error("no such experiment file or folder: " + shown_path(in) +

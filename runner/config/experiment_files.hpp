@@ -7,8 +7,9 @@
 
 namespace bb::config {
 
-/// Expands files and folders (folders: every *.yaml below, sorted) into experiment file paths.
-/// A path that does not exist is a usage_error naming it.
+/// Expands files and folders (folders: every *.yaml below, sorted) into experiment file paths,
+/// each file once however many times it is named. A path that does not exist is a usage_error
+/// naming it.
 std::vector<std::string> experiment_files(const std::vector<std::string>& inputs);
 
 /// Loads every file; when any has errors, throws one config_error with all files' diagnostics.

@@ -52,6 +52,21 @@ TEST(cli_hostile_files, two_files_of_one_name_are_refused_naming_both) {
   EXPECT_FALSE(fs::exists(db));
 }
 
+TEST(cli_hostile_files, a_file_named_twice_is_loaded_once_not_refused_as_its_own_namesake) {
+  // Before: "name: experiment name 'same' is already used by .../a.yaml" about a.yaml itself.
+  bb::test::temp_dir tmp;
+  write(tmp.path / "a.yaml", std::string("name: same\n") + k_transpose);
+  const std::string file = (tmp.path / "a.yaml").string();
+  const std::string twice = "'" + tmp.path.string() + "' '" + file + "' '" + tmp.path.string() + "/./a.yaml'";
+  const auto r = validate(twice);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, file + ": ok (same, 1 configurations, 0 expectations)\n");
+  const auto db = tmp.path / "once.sqlite";
+  const auto run = bb::test::run_cli("-q --db '" + db.string() + "' run --backend model " + twice);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(bb::test::query_text(db.string(), "SELECT count(*) FROM runs"), "1");
+}
+
 TEST(cli_hostile_files, fifos_devices_and_sockets_are_refused_at_once) {
   bb::test::temp_dir tmp;
   const auto fifo = tmp.path / "pipe.yaml";
