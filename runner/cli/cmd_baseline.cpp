@@ -1,5 +1,9 @@
 // bankbench baseline save|list|show|export|import|delete: named baselines for regress.
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,6 +43,8 @@ struct baseline_options {
 };
 
 constexpr std::size_t k_longest_name = 100;
+/// About 100,000 configurations; `baseline export` writes some 2.4 kB for each.
+constexpr std::size_t k_largest_baseline_file = std::size_t{256} << 20;
 
 void check_name(const std::string& name) {
   // Names are printed in tables, reports and commands to copy: no blank, no control byte (an
@@ -151,8 +157,19 @@ int export_baseline(const baseline_options& o, const global_options& g) {
 }
 
 int import_baseline(const baseline_options& o, const global_options& g) {
+  // Judged before it is opened: a FIFO would wait for a writer, /dev/zero could be read until
+  // memory runs out.
+  struct stat st {};
+  if (::stat(o.file.c_str(), &st) != 0)
+    throw usage_error(fmt::format("cannot read {}: {}", shown_path(o.file), std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw usage_error(fmt::format("{} is {}, not a baseline file; give the JSON file `baseline export` wrote",
+                                  shown_path(o.file), file_type_words(st.st_mode)));
+  if (st.st_size > static_cast<off_t>(k_largest_baseline_file))
+    throw usage_error(fmt::format("{} is {} bytes; a baseline file is at most {} bytes (256 MiB)", shown_path(o.file),
+                                  static_cast<long long>(st.st_size), k_largest_baseline_file));
   std::ifstream in(o.file, std::ios::binary);
-  if (!in) throw usage_error(fmt::format("cannot read {}", shown_path(o.file)));
+  if (!in) throw usage_error(fmt::format("cannot read {}: {}", shown_path(o.file), std::strerror(errno)));
   std::stringstream text;
   text << in.rdbuf();
   auto doc = nlohmann::json::parse(text.str(), nullptr, false);

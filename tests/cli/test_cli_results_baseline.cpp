@@ -1,5 +1,6 @@
 // bankbench baseline: save, list, export to a file, import elsewhere, and regress against it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
 
@@ -86,6 +87,24 @@ TEST_F(cli_baseline, a_name_with_a_blank_a_control_byte_or_too_many_bytes_is_ref
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << r.out; // the header alone: nothing was saved
   EXPECT_EQ(on("f.sqlite", "baseline save " + std::string(100, 'b')).exit_code, 0);
+}
+
+TEST_F(cli_baseline, import_refuses_a_device_a_fifo_and_a_folder_before_reading) {
+  // /dev/zero was read until memory ran out (exit 5, std::bad_alloc); a FIFO waited for a writer.
+  auto r = on("f.sqlite", "baseline import /dev/zero");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "bankbench: error: /dev/zero is a character device, not a baseline file; give the JSON file "
+                   "`baseline export` wrote\n");
+  const std::string fifo = m_tmp.file("pipe.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  r = on("f.sqlite", "baseline import '" + fifo + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "bankbench: error: " + fifo +
+                       " is a FIFO, not a baseline file; give the JSON file `baseline "
+                       "export` wrote\n");
+  r = on("f.sqlite", "baseline import '" + m_tmp.file("missing.json") + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "bankbench: error: cannot read " + m_tmp.file("missing.json") + ": No such file or directory\n");
 }
 
 TEST_F(cli_baseline, bad_files_are_refused_and_nothing_is_stored) {
