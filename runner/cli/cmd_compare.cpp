@@ -90,10 +90,13 @@ run_fn setup_compare(CLI::App& sub, const global_options& global) {
       ->required()
       ->check(CLI::IsMember({"variants", "gpus", "runs"}));
   sub.add_option("args", o->args, std::string("variants: RUN; gpus: EXPERIMENT; runs: each ") + k_spec_kinds);
-  sub.add_option("-m,--metric", o->metrics,
-                 "metrics as columns, repeated or comma-separated (default: load and store wavefronts per request, "
-                 "median_ns); median_ns and bandwidth_gbps come from the timings");
-  sub.add_option("--reference", o->reference, "variants: the variant the others are divided by (default: the first)");
+  refuse_empty(sub.add_option("-m,--metric", o->metrics,
+                              "metrics as columns, repeated or comma-separated (default: load and store wavefronts "
+                              "per request, median_ns); median_ns and bandwidth_gbps come from the timings"),
+               "a metric name, e.g. load_wavefronts_per_request");
+  refuse_empty(sub.add_option("--reference", o->reference,
+                              "variants: the variant the others are divided by (default: the first)"),
+               "a variant name, e.g. naive");
   sub.add_flag("--lines", o->lines,
                "runs A B only: per configuration and source line, the excess wavefronts of A beside B's (needs "
                "`run --lines` on both)");

@@ -132,9 +132,11 @@ run_fn setup_regress(CLI::App& sub, const global_options& global) {
                  std::string("what to compare against: ") + k_spec_kinds + "; latest: the runs before the candidate's")
       ->required();
   sub.add_option("-c,--candidate", o->candidate, std::string("what is judged: ") + k_spec_kinds)->capture_default_str();
-  sub.add_option("-m,--metric", o->metrics,
-                 "counter metrics to judge, repeated or comma-separated (default: every access kind's wavefronts "
-                 "per request and requests that the candidate holds); a metric either side lacks is an error");
+  refuse_empty(sub.add_option("-m,--metric", o->metrics,
+                              "counter metrics to judge, repeated or comma-separated (default: every access kind's "
+                              "wavefronts per request and requests that the candidate holds); a metric either side "
+                              "lacks is an error"),
+               "a metric name, e.g. load_wavefronts_per_request");
   add_number_option(sub, "--min-effect", o->options.min_effect,
                     "the smallest change that counts, in wavefronts (or conflicts) per request; a count's is this "
                     "many per request of its kind",

@@ -77,6 +77,11 @@ std::vector<std::string> split_metrics(const std::vector<std::string>& options) 
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
+    // "-m ," would otherwise be no -m at all: the default metrics, not what was asked.
+    if (names.empty() || option.find_first_not_of(',') == std::string::npos)
+      throw usage_error(fmt::format("-m '{}' names no metric; give names separated by commas, e.g. "
+                                    "-m load_wavefronts_per_request,median_ns",
+                                    option));
   }
   return names;
 }

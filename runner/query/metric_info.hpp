@@ -41,7 +41,8 @@ std::optional<double> value_of(const store::result_row& row, const std::string& 
 void check_metric_names(const std::vector<std::string>& names, const std::vector<std::string>& stored,
                         const std::string& where);
 
-/// "load_wavefronts_per_request,median_ns" -> two names; repeated options are joined.
+/// "load_wavefronts_per_request,median_ns" -> two names; repeated options are joined. An option
+/// of commas alone (`-m ,`) is a usage_error.
 std::vector<std::string> split_metrics(const std::vector<std::string>& options);
 
 } // namespace bb::query

@@ -88,3 +88,25 @@ TEST(cli_option_values, bankmap_experiment_names_a_missing_file_a_folder_or_a_cu
        "(source: file: transpose.cu)"},
   });
 }
+
+TEST(cli_option_values, an_empty_metric_or_reference_is_refused_not_read_as_the_default) {
+  // Each was taken as no -m (or no --reference) at all: the default columns, exit 0.
+  expect_values_refused({
+      {"--db /nonexistent/x.sqlite compare variants 1 -m ''",
+       "--metric needs a metric name, e.g. load_wavefronts_per_request, got an empty one"},
+      {"--db /nonexistent/x.sqlite compare variants 1 --reference ''",
+       "--reference needs a variant name, e.g. naive, got an empty one"},
+      {"--db /nonexistent/x.sqlite regress -b 1 -m ''",
+       "--metric needs a metric name, e.g. load_wavefronts_per_request, got an empty one"},
+  });
+  bb::test::temp_dir tmp;
+  const std::string db = "--db '" + (tmp.path / "m.sqlite").string() + "' ";
+  ASSERT_EQ(bb::test::run_cli("-q " + db + "run --backend model experiments/transpose/transpose.yaml").exit_code, 0);
+  expect_values_refused({
+      {db + "compare variants 1 -m ,",
+       "-m ',' names no metric; give names separated by commas, e.g. -m load_wavefronts_per_request,median_ns"},
+      {db + "regress -b 1 -m load_wavefronts_per_request -m ,,",
+       "-m ',,' names no metric; give names separated by commas, e.g. -m load_wavefronts_per_request,median_ns"},
+  });
+  EXPECT_EQ(bb::test::run_cli(db + "compare variants 1 -m load_wavefronts_per_request,").exit_code, 0);
+}
