@@ -30,7 +30,7 @@ int run_history(const history_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   query::history_query q = o.query;
   query::check_metric_names({q.metric}, store::stored_metric_names(db), db.path());
-  for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
+  q.params = query::parse_param_filters(o.params);
   const auto points = query::metric_history(db, q);
   query::write_history(points, q, std::cout, o.format);
   if (!o.svg.empty()) {

@@ -23,7 +23,7 @@ int run_lines(const lines_options& o, const global_options& g) {
   const auto db = store::database::open_for_query(g.db);
   const auto format = query::parse_format(o.format);
   query::lines_query q = o.query;
-  for (const auto& p : o.params) q.params.push_back(query::parse_param_filter(p));
+  q.params = query::parse_param_filters(o.params);
   query::write_lines(query::select_lines(db, q), o.top, std::cout, format);
   return 0;
 }

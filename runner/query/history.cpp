@@ -62,6 +62,21 @@ std::pair<std::string, std::string> parse_param_filter(const std::string& text) 
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+std::vector<std::pair<std::string, std::string>> parse_param_filters(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& text : texts) {
+    auto f = parse_param_filter(text);
+    const auto same = std::find_if(out.begin(), out.end(), [&](const auto& o) { return o.first == f.first; });
+    if (same == out.end())
+      out.push_back(std::move(f));
+    else if (same->second != f.second)
+      throw usage_error(fmt::format("--param {} is given twice, {}={} and {}={}; a configuration has one value of "
+                                    "each parameter: give it once",
+                                    f.first, f.first, same->second, f.first, f.second));
+  }
+  return out;
+}
+
 bool params_match(const std::string& params_json, const std::vector<std::pair<std::string, std::string>>& filters) {
   if (filters.empty()) return true;
   const auto params = nlohmann::json::parse(params_json, nullptr, false);

@@ -31,6 +31,10 @@ struct history_point {
 /// "n=4096" -> ("n", "4096"); throws bb::usage_error for text without '='.
 std::pair<std::string, std::string> parse_param_filter(const std::string& text);
 
+/// Every --param of a command line: a name given twice with two values matches no configuration,
+/// so it is a bb::usage_error naming both; the same NAME=VALUE twice is kept once.
+std::vector<std::pair<std::string, std::string>> parse_param_filters(const std::vector<std::string>& texts);
+
 /// True when `params_json` has every parameter of `filters` with that value (a number or other
 /// JSON value compared as JSON, else as the text).
 bool params_match(const std::string& params_json, const std::vector<std::pair<std::string, std::string>>& filters);

@@ -110,3 +110,17 @@ TEST(cli_option_values, an_empty_metric_or_reference_is_refused_not_read_as_the_
   });
   EXPECT_EQ(bb::test::run_cli(db + "compare variants 1 -m load_wavefronts_per_request,").exit_code, 0);
 }
+
+TEST(cli_option_values, a_param_given_twice_with_two_values_is_refused_in_history_and_lines) {
+  // Before: "no run ... has a configuration of variant 'transpose/naive' with those parameters".
+  bb::test::temp_dir tmp;
+  const std::string db = "--db '" + (tmp.path / "p.sqlite").string() + "' ";
+  ASSERT_EQ(bb::test::run_cli("-q " + db + "run --backend model experiments/transpose/transpose.yaml").exit_code, 0);
+  const std::string twice = "--param n is given twice, n=1024 and n=4096; a configuration has one value of each "
+                            "parameter: give it once";
+  expect_values_refused({
+      {db + "history transpose/naive -p n=1024 -p n=4096", twice},
+      {db + "lines -p n=1024 -p n=4096", twice},
+  });
+  EXPECT_EQ(bb::test::run_cli(db + "history transpose/naive -p n=1024 -p n=1024").exit_code, 0);
+}

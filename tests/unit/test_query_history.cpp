@@ -73,6 +73,20 @@ TEST_F(query_history, ambiguous_or_unknown_configurations_are_refused) {
   EXPECT_THROW(parse_param_filter("n4096"), bb::usage_error);
 }
 
+TEST(query_history_params, a_name_given_twice_with_two_values_is_refused_and_the_same_pair_kept_once) {
+  const auto kept = parse_param_filters({"n=4096", "tile=32", "n=4096"});
+  ASSERT_EQ(kept.size(), 2U);
+  EXPECT_EQ(kept[0], (std::pair<std::string, std::string>{"n", "4096"}));
+  EXPECT_EQ(kept[1], (std::pair<std::string, std::string>{"tile", "32"}));
+  try {
+    (void)parse_param_filters({"n=1024", "n=2048"});
+    ADD_FAILURE() << "n given twice was taken";
+  } catch (const bb::usage_error& e) {
+    EXPECT_EQ(std::string(e.what()), "--param n is given twice, n=1024 and n=2048; a configuration has one value of "
+                                     "each parameter: give it once");
+  }
+}
+
 TEST_F(query_history, formats_and_the_plot) {
   history_query q;
   q.variant = "padded";
