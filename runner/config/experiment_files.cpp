@@ -56,6 +56,9 @@ std::vector<std::string> experiment_files(const std::vector<std::string>& inputs
     if (seen.insert(ec ? fs::path(file) : key).second) out.push_back(file);
   };
   for (const auto& in : inputs) {
+    if (in.empty())
+      throw usage_error("an experiment file or folder is named by an empty argument (''); give a YAML file or a "
+                        "folder of them, e.g. experiments/transpose");
     std::error_code ec;
     if (fs::is_directory(in, ec)) {
       std::vector<std::string> found;

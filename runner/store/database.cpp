@@ -153,8 +153,8 @@ database database::open_existing(const std::string& path) {
   check_persistent(path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw store_error(
-        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+    throw store_error(fmt::format("{} is a folder; a database is a file, e.g. {}/bankbench.sqlite", shown_path(path),
+                                  shown_path(path)));
   check_database_file(path, fmt::format("no database at {}; run `bankbench run` first", shown_path(path)));
   return open_file(path, false);
 }
@@ -162,8 +162,8 @@ database database::open_existing(const std::string& path) {
 database database::open_file(const std::string& path, bool create) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw store_error(
-        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+    throw store_error(fmt::format("{} is a folder; a database is a file, e.g. {}/bankbench.sqlite", shown_path(path),
+                                  shown_path(path)));
   struct stat target {};
   if (::stat(path.c_str(), &target) != 0 && errno != ENOENT)
     throw store_error(fmt::format("cannot {} the database {}: {}", create ? "create" : "open", shown_path(path),

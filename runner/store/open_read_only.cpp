@@ -41,8 +41,8 @@ database database::open_for_query(const std::string& path) {
   check_persistent(path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    throw store_error(
-        fmt::format("{} is a folder; --db needs a file, e.g. {}/bankbench.sqlite", shown_path(path), shown_path(path)));
+    throw store_error(fmt::format("{} is a folder; a database is a file, e.g. {}/bankbench.sqlite", shown_path(path),
+                                  shown_path(path)));
   check_database_file(path, fmt::format("no database at {}; run `bankbench run` first", shown_path(path)));
   const auto parent = std::filesystem::absolute(path).parent_path();
   const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(parent.c_str(), W_OK) == 0;

@@ -48,6 +48,9 @@ TEST(cli_option_values, lines_top_is_read_by_the_number_parser) {
   });
 }
 
+const char* const k_empty_experiment = "an experiment file or folder is named by an empty argument (''); give a "
+                                       "YAML file or a folder of them, e.g. experiments/transpose";
+
 TEST(cli_option_values, an_empty_path_is_refused_not_read_as_the_default) {
   bb::test::temp_dir tmp;
   const std::string db = "--db '" + (tmp.path / "x.sqlite").string() + "' ";
@@ -72,6 +75,10 @@ TEST(cli_option_values, an_empty_path_is_refused_not_read_as_the_default) {
       {"slurm collect ''", "the sweep argument needs the sweep folder `slurm submit --sweep` made, got an empty one"},
       {"slurm collect s --into ''", "--into needs a database file, e.g. merged.sqlite, got an empty one"},
       {"slurm submit --sweep '' -N 2", "--sweep needs a folder on the file system the nodes share, got an empty one"},
+      // "no such experiment file or folder: " with nothing after it before
+      {db + "run --backend model ''", k_empty_experiment},
+      {"validate experiments/transpose ''", k_empty_experiment},
+      {"compile --arch sm_90 ''", k_empty_experiment},
   });
   EXPECT_FALSE(fs::exists(tmp.path / "x.sqlite"));
 }
@@ -123,4 +130,19 @@ TEST(cli_option_values, a_param_given_twice_with_two_values_is_refused_in_histor
       {db + "lines -p n=1024 -p n=4096", twice},
   });
   EXPECT_EQ(bb::test::run_cli(db + "history transpose/naive -p n=1024 -p n=1024").exit_code, 0);
+}
+
+TEST(cli_option_values, a_folder_given_for_a_database_is_named_whichever_option_gave_it) {
+  bb::test::temp_dir tmp;
+  const std::string folder = tmp.path.string();
+  const std::string db = folder + "/a.sqlite";
+  ASSERT_EQ(bb::test::run_cli("--db '" + db + "' run --backend model experiments/transpose/transpose.yaml").exit_code,
+            0);
+  // merge --into named the folder "--db" before
+  const std::string message = folder + " is a folder; a database is a file, e.g. " + folder + "/bankbench.sqlite";
+  for (const std::string& args : {"--db '" + folder + "' list runs", "merge '" + db + "' --into '" + folder + "'"}) {
+    const auto r = bb::test::run_cli(args);
+    EXPECT_EQ(r.exit_code, 4) << args << "\n" << r.err;
+    EXPECT_EQ(r.err, "bankbench: error: " + message + "\n") << args;
+  }
 }
