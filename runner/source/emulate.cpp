@@ -117,6 +117,12 @@ std::vector<std::size_t> parameter_sizes(const ptx::entry& e) {
   return sizes;
 }
 
+std::vector<std::string> parameter_types(const ptx::entry& e) {
+  std::vector<std::string> types;
+  for (const auto& p : e.params) types.push_back(p.type);
+  return types;
+}
+
 prepared prepare(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                  std::uint64_t seed, const std::string& cache_dir, const emulation_options& o) {
   const std::string where = where_of(exp, v);
@@ -131,6 +137,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   p.program = ptx::prepare(p.module, *p.entry);
   p.fusion = ptx::plan_fusion(*p.entry);
   check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
+  check_parameter_types(where, v, p.kernel.lowered_name, parameter_types(*p.entry));
 
   p.shape = shape_of(v, params, where);
   std::string& key = p.launch_key;
@@ -775,6 +782,15 @@ std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kerne
     const ptx::module m = ptx::parse(k.ptx);
     return parameter_sizes(m.find(k.lowered_name));
   } catch (const std::exception&) { // what the model cannot read, a GPU run checks
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::string>> ptx_parameter_types(const compiled_kernel& k) {
+  try {
+    const ptx::module m = ptx::parse(k.ptx);
+    return parameter_types(m.find(k.lowered_name));
+  } catch (const std::exception&) {
     return std::nullopt;
   }
 }

@@ -93,5 +93,7 @@ std::uint64_t references_emulated();
 /// The parameter sizes of kernel `k` as its PTX declares them, in order; nullopt where the PTX
 /// cannot be read or has no entry of k.lowered_name. `validate` checks a variant's args with them.
 std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k);
+/// The same parameters' PTX types ("u64", "f32", "b8"...), for check_parameter_types.
+std::optional<std::vector<std::string>> ptx_parameter_types(const compiled_kernel& k);
 
 } // namespace bb::source

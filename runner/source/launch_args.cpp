@@ -3,6 +3,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/registry/registry.hpp"
@@ -95,6 +97,23 @@ void check_parameter_sizes(const std::string& where, const config::source_varian
                                     std::to_string(kernel_sizes.size()) + " parameter(s) of " + list(kernel_sizes) +
                                     " bytes; args: lists " + std::to_string(args.size()) + " of " + list(args) +
                                     " bytes (a buffer is a pointer, 8 bytes)");
+}
+
+void check_parameter_types(const std::string& where, const config::source_variant& v, const std::string& kernel,
+                           const std::vector<std::string>& ptx_types) {
+  for (std::size_t i = 0; i < v.args.size() && i < ptx_types.size(); ++i) {
+    const config::source_arg& a = v.args[i];
+    const std::string& ptx = ptx_types[i];
+    if (a.is_buffer || ptx.empty() || (ptx[0] != 'f' && ptx[0] != 'u' && ptx[0] != 's')) continue;
+    const bool kernel_float = ptx[0] == 'f';
+    const bool declared_float = type_named(a.type).is_float;
+    if (kernel_float == declared_float) continue;
+    throw error(exit_code::usage,
+                fmt::format("{}: scalar '{}' is declared {} ({}), but parameter {} of kernel '{}' in {} is .{} ({}): "
+                            "its bytes would be read as the other kind of number; declare the type the kernel takes",
+                            where, a.name, a.type, declared_float ? "a floating-point number" : "an integer", i + 1,
+                            kernel, shown_path(v.file), ptx, kernel_float ? "a floating-point number" : "an integer"));
+  }
 }
 
 } // namespace bb::source

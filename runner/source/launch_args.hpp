@@ -51,4 +51,11 @@ std::vector<std::size_t> argument_sizes(const config::source_variant& v);
 void check_parameter_sizes(const std::string& where, const config::source_variant& v, const std::string& kernel,
                            const std::vector<std::size_t>& kernel_sizes);
 
+/// Throws bb::error (usage) where a scalar argument is declared a floating-point type and the
+/// kernel's parameter is an integer in its PTX (.u32, .s64...), or the other way round: its bytes
+/// would be read as the other kind of number. `ptx_types` are the PTX parameter types in order
+/// ("f32", "u32", "b8"...); untyped ones (.b8 arrays, .b16) are not judged.
+void check_parameter_types(const std::string& where, const config::source_variant& v, const std::string& kernel,
+                           const std::vector<std::string>& ptx_types);
+
 } // namespace bb::source

@@ -21,6 +21,7 @@
 #include "runner/launch/device_memory.hpp"
 #include "runner/registry/compiled_problem.hpp"
 #include "runner/source/compile.hpp"
+#include "runner/source/emulate.hpp"
 #include "runner/source/inputs.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/launch_args.hpp"
@@ -269,8 +270,9 @@ private:
   }
 
   void check_params(const std::string& where, const loaded& l, const compiled_kernel& k) {
-    if (param_info() == nullptr) return; // a driver before 12.4: launch unchecked
-    check_parameter_sizes(where, m_variant, k.lowered_name, l.param_sizes);
+    if (param_info() != nullptr) // a driver before 12.4: sizes unchecked
+      check_parameter_sizes(where, m_variant, k.lowered_name, l.param_sizes);
+    if (const auto types = ptx_parameter_types(k)) check_parameter_types(where, m_variant, k.lowered_name, *types);
   }
 
   void expected_outputs(const config::experiment& exp, const config::source_check& c, const nlohmann::json& params,

@@ -146,12 +146,14 @@ std::vector<diagnostic> sweep_kernels::argument_diagnostics(const std::vector<co
     }
     const auto sizes = ptx_parameter_sizes(c);
     if (!sizes) continue;
+    const auto types = ptx_parameter_types(c);
     for (const auto& u : k.users) {
       const config::experiment& e = experiments.at(u.experiment);
       const config::source_variant* v = e.find_source(u.variant);
       if (v == nullptr || !checked.insert({u.experiment, u.variant}).second) continue;
       try {
         check_parameter_sizes(e.name + "/" + v->name, *v, c.lowered_name, *sizes);
+        if (types) check_parameter_types(e.name + "/" + v->name, *v, c.lowered_name, *types);
       } catch (const error& err) {
         out.push_back({e.path, u.line, 0, "variants." + u.variant + ".args", err.what(), ""});
       }

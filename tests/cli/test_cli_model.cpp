@@ -265,3 +265,23 @@ TEST(cli_model, a_second_run_reads_the_cached_predictions_and_stores_the_same_ro
   EXPECT_NE(lines[0].find("source/unpadded"), std::string::npos) << lines[0];
   EXPECT_EQ(lines[0], lines[1]);
 }
+
+// A scalar declared float where the kernel takes an int has the right size and the wrong kind of
+// number: validate says so at the variant's args, and the model refuses the configuration.
+TEST(cli_model, a_scalar_of_the_wrong_kind_of_number_is_refused_by_validate_and_the_model) {
+  bb::test::temp_dir tmp;
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'";
+  const std::string file = "tests/data/emulate/types.yaml";
+  const std::string words = "model_types/float_for_int: scalar 'n' is declared float (a floating-point number), but "
+                            "parameter 3 of kernel '_Z6unevenPKfPfi' in tests/data/emulate/kernels.cu is .u32 (an "
+                            "integer): its bytes would be read as the other kind of number; declare the type the "
+                            "kernel takes";
+  const auto v = run_cli("validate --arch sm_90 " + file, env);
+  EXPECT_EQ(v.exit_code, 2) << v.err;
+  EXPECT_NE(v.err.find(file + ":12:"), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("variants.float_for_int.args: " + words), std::string::npos) << v.err;
+
+  const auto r = run_cli("--db '" + (tmp.path / "m.sqlite").string() + "' run --backend model " + file, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("failed"), std::string::npos) << r.out;
+}

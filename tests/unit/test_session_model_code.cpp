@@ -137,6 +137,20 @@ TEST(model_code, arguments_that_do_not_fit_the_kernel_fail_naming_both_lists) {
       << p.r.reason;
 }
 
+TEST(model_code, a_float_given_for_an_int_parameter_fails_naming_both_types) {
+  static const auto types = load(std::string(BB_TEST_DATA) + "/emulate/types.yaml");
+  const auto p = predict(types, "float_for_int", {{"n", 64}});
+  EXPECT_EQ(p.r.status, config_status::failed);
+  EXPECT_NE(p.r.reason.find("scalar 'n' is declared float (a floating-point number), but parameter 3 of kernel "
+                            "'_Z6unevenPKfPfi' in "),
+            std::string::npos)
+      << p.r.reason;
+  EXPECT_NE(p.r.reason.find("tests/data/emulate/kernels.cu is .u32 (an integer): its bytes would be read as the "
+                            "other kind of number; declare the type the kernel takes"),
+            std::string::npos)
+      << p.r.reason;
+}
+
 TEST(model_code, blocks_that_differ_are_summed_when_all_run) {
   const auto p = predict(model_yaml(), "uneven", {{"n", 64}});
   ASSERT_EQ(p.r.status, config_status::ok) << p.r.reason;
