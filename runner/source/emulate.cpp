@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -787,12 +788,21 @@ std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kerne
 }
 
 std::optional<std::vector<std::string>> ptx_parameter_types(const compiled_kernel& k) {
+  // Read once per kernel and process: a GPU run asks for every configuration, and a CuTe kernel's
+  // PTX is large.
+  static std::mutex lock;
+  static std::map<std::string, std::optional<std::vector<std::string>>> known;
+  const std::string key = k.key + "\n" + k.lowered_name;
+  const std::lock_guard<std::mutex> hold(lock);
+  if (const auto it = known.find(key); it != known.end() && !k.key.empty()) return it->second;
+  std::optional<std::vector<std::string>> types;
   try {
     const ptx::module m = ptx::parse(k.ptx);
-    return parameter_types(m.find(k.lowered_name));
+    types = parameter_types(m.find(k.lowered_name));
   } catch (const std::exception&) {
-    return std::nullopt;
   }
+  if (!k.key.empty()) known.emplace(key, types);
+  return types;
 }
 
 } // namespace bb::source
