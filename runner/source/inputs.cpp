@@ -47,6 +47,19 @@ template <class T> void put_at(unsigned char* out, std::size_t i, T v) {
   std::memcpy(out + i * sizeof(T), &v, sizeof(T));
 }
 
+// An integer element holds the value truncated toward zero, modulo 2^bits (an iota of 300 in an
+// int8 buffer is 44, -2.75 in a uint8 one is 254): converting a double straight to a type that
+// cannot hold it is undefined, while narrowing an integer is defined.
+std::uint64_t wrapped(double v) {
+  constexpr double k_two_63 = 9223372036854775808.0, k_two_64 = 18446744073709551616.0;
+  if (!std::isfinite(v)) return 0;
+  double t = std::trunc(v);
+  if (t >= k_two_64 || t <= -k_two_64) t = std::fmod(t, k_two_64); // exact: t is an integer
+  if (t >= k_two_63) return static_cast<std::uint64_t>(t);
+  if (t < -k_two_63) t += k_two_64; // exact at this magnitude
+  return t >= k_two_63 ? static_cast<std::uint64_t>(t) : static_cast<std::uint64_t>(static_cast<std::int64_t>(t));
+}
+
 void store_number_at(unsigned char* out, const element_type& t, std::size_t i, double v) {
   const std::string n = t.name;
   if (n == "float")
@@ -58,21 +71,21 @@ void store_number_at(unsigned char* out, const element_type& t, std::size_t i, d
   else if (n == "bfloat16")
     put_at(out, i, to_bfloat16(v));
   else if (n == "int8")
-    put_at(out, i, static_cast<std::int8_t>(v));
+    put_at(out, i, static_cast<std::int8_t>(wrapped(v)));
   else if (n == "uint8")
-    put_at(out, i, static_cast<std::uint8_t>(v));
+    put_at(out, i, static_cast<std::uint8_t>(wrapped(v)));
   else if (n == "int16")
-    put_at(out, i, static_cast<std::int16_t>(v));
+    put_at(out, i, static_cast<std::int16_t>(wrapped(v)));
   else if (n == "uint16")
-    put_at(out, i, static_cast<std::uint16_t>(v));
+    put_at(out, i, static_cast<std::uint16_t>(wrapped(v)));
   else if (n == "int32")
-    put_at(out, i, static_cast<std::int32_t>(v));
+    put_at(out, i, static_cast<std::int32_t>(wrapped(v)));
   else if (n == "uint32")
-    put_at(out, i, static_cast<std::uint32_t>(v));
+    put_at(out, i, static_cast<std::uint32_t>(wrapped(v)));
   else if (n == "int64")
-    put_at(out, i, static_cast<std::int64_t>(v));
+    put_at(out, i, static_cast<std::int64_t>(wrapped(v)));
   else
-    put_at(out, i, static_cast<std::uint64_t>(v));
+    put_at(out, i, wrapped(v));
 }
 
 } // namespace

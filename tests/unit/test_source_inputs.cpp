@@ -200,3 +200,25 @@ TEST(source_inputs, a_slice_of_elements_is_those_of_the_whole_buffer) {
     }
   EXPECT_EQ(compared, 12u * 4 * 4);
 }
+
+// Integer elements hold a value truncated toward zero, modulo 2^bits, whatever the value (a double
+// converted straight to a type that cannot hold it is undefined behaviour).
+TEST(source_inputs, integers_wrap_modulo_their_width) {
+  const auto stored = [](const char* type, double v) {
+    const auto& t = type_named(type);
+    std::vector<unsigned char> out(t.bytes);
+    bb::source::store_number(out, t, 0, v);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, out.data(), out.size());
+    return bits;
+  };
+  EXPECT_EQ(stored("int8", 300), 44u);
+  EXPECT_EQ(stored("uint8", -2.75), 254u);
+  EXPECT_EQ(stored("int16", -1), 0xffffu);
+  EXPECT_EQ(stored("uint32", 4294967296.0 + 5), 5u);
+  EXPECT_EQ(stored("int32", 2.9), 2u);
+  EXPECT_EQ(stored("int64", -3.5), 0xfffffffffffffffdu);
+  EXPECT_EQ(stored("uint64", 18446744073709551616.0 + 4096), 4096u); // 2^64 + 4096
+  EXPECT_EQ(stored("uint64", 9223372036854775808.0), 0x8000000000000000u);
+  EXPECT_EQ(stored("uint32", std::nan("")), 0u);
+}
