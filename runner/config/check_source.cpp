@@ -84,11 +84,26 @@ void check_path(check_context& ctx, const yaml_path& path, const YAML::Node& nod
   const bool ok = folder ? fs::is_directory(p, ec) : fs::is_regular_file(p, ec);
   // A plain name in single quotes as before; one with a control byte escaped, in double quotes.
   const std::string shown = shown_path(node.Scalar());
-  if (!ok)
-    ctx.out.at_value(ctx.root, path,
-                     std::string("cannot find the ") + what + " " +
-                         (shown == node.Scalar() ? "'" + shown + "'" : shown),
+  const std::string quoted = shown == node.Scalar() ? "'" + shown + "'" : shown;
+  if (ok) return;
+  // Something else of that name (a folder for a file, a FIFO) is named for what it is.
+  const fs::file_type type = fs::status(p, ec).type();
+  if (ec || type == fs::file_type::not_found) {
+    ctx.out.at_value(ctx.root, path, std::string("cannot find the ") + what + " " + quoted,
                      "paths are relative to the experiment file's folder");
+    return;
+  }
+  const char* is = type == fs::file_type::directory   ? "a folder"
+                   : type == fs::file_type::regular   ? "a file"
+                   : type == fs::file_type::character ? "a character device"
+                   : type == fs::file_type::block     ? "a block device"
+                   : type == fs::file_type::fifo      ? "a FIFO"
+                   : type == fs::file_type::socket    ? "a socket"
+                                                      : "not a regular file";
+  ctx.out.at_value(ctx.root, path,
+                   std::string("the ") + what + " " + quoted + " is " + is + ", not " +
+                       (folder ? "a folder" : "a regular file"),
+                   folder ? "name the folder that holds the headers" : "name the file itself");
 }
 
 struct merged {

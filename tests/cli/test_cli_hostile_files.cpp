@@ -92,6 +92,31 @@ TEST(cli_hostile_files, fifos_devices_and_sockets_are_refused_at_once) {
   EXPECT_NE(r.err.find("a socket, not an experiment file"), std::string::npos) << r.err;
 }
 
+// An experiment's check file that is a FIFO (it said "cannot find") or a device is named for what
+// it is, and nothing waits on the FIFO.
+TEST(cli_hostile_files, a_check_or_input_file_that_is_a_fifo_or_a_device_is_named_for_what_it_is) {
+  bb::test::temp_dir tmp;
+  ASSERT_EQ(::mkfifo((tmp.path / "expected.bin").c_str(), 0600), 0);
+  const auto yaml = tmp.path / "e.yaml";
+  std::ofstream(yaml) << "name: e\ndescription: d\nsource:\n  file: " << BB_TEST_DATA
+                      << "/source/good.cu\n  grid: 4\n  block: 256\n  args:\n"
+                         "    - {buffer: in, type: float, count: n, init: {file: /dev/zero}}\n"
+                         "    - {buffer: out, type: float, count: n, output: true}\n"
+                         "    - {scalar: n, type: int32}\n"
+                         "variants:\n  - {name: base, kernel: \"scale<2>\", check: {file: expected.bin}}\n"
+                         "axes: {n: [1024]}\n";
+  const auto r = validate("--no-compile '" + yaml.string() + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("e.yaml:8:56: error: source.args[0].init.file: the input file '/dev/zero' is a character "
+                       "device, not a regular file (name the file itself)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("e.yaml:12:52: error: variants[0].check.file: the expected-output file 'expected.bin' is a "
+                       "FIFO, not a regular file (name the file itself)"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(cli_hostile_files, a_file_over_one_mebibyte_is_refused_unread) {
   bb::test::temp_dir tmp;
   const auto big = tmp.path / "big.yaml";
