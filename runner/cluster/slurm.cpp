@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -64,22 +65,32 @@ std::pair<int, std::string> capture(const std::vector<std::string>& argv, bool s
 /// sbatch --parsable prints "jobid" or "jobid;cluster".
 std::string sbatch(const std::vector<std::string>& argv) {
   const auto [rc, out] = capture(argv);
-  if (rc != 0)
+  if (rc != 0) // sbatch writes its reasons to standard error, which goes straight to the terminal
     throw environment_error(
-        fmt::format("sbatch failed (exit code {}): {}\n  the command was: {}", rc, out, sweep::shell_line(argv)));
+        fmt::format("sbatch failed (exit code {}){}\n  the command was: {}", rc,
+                    out.find_first_not_of(" \n") == std::string::npos ? "; its message is above" : ": " + out,
+                    sweep::shell_line(argv)));
   std::string id = out.substr(0, out.find_first_of(";\n"));
   if (id.empty()) throw environment_error("sbatch printed no job id for: " + sweep::shell_line(argv));
   return id;
 }
 
-/// Submits `tasks` as one array and the merge job after it; prints both job ids.
-int submit_tasks(const sweep::spec& s, const std::vector<int>& tasks, bool print_only, std::ostream& out) {
+/// Submits `tasks` as one array and the merge job after it; prints both job ids. Where sbatch
+/// refuses the array job, `refused` runs before the error goes on (nothing reached the queue).
+int submit_tasks(const sweep::spec& s, const std::vector<int>& tasks, bool print_only, std::ostream& out,
+                 const std::function<void()>& refused = {}) {
   const auto array = sweep::array_command(s, tasks);
   if (print_only) {
     out << sweep::shell_line(array) << "\n" << sweep::shell_line(sweep::merge_command(s, "$ARRAY_JOB_ID")) << "\n";
     return 0;
   }
-  const auto array_job = sbatch(array);
+  std::string array_job;
+  try {
+    array_job = sbatch(array);
+  } catch (...) {
+    if (refused) refused();
+    throw;
+  }
   const auto merge_job = sbatch(sweep::merge_command(s, array_job));
   sweep::record_submission(s.folder, array_job, merge_job, sweep::array_ranges(tasks));
   out << fmt::format("submitted array job {} (tasks {}) and merge job {} (afterany:{}); sweep folder {}\n", array_job,
@@ -107,10 +118,13 @@ int submit(const slurm_options& o, std::ostream& out) {
   std::vector<int> tasks;
   for (int i = 0; i < s.tasks; ++i) tasks.push_back(i);
   if (o.print_only) return submit_tasks(s, tasks, true, out);
+  std::error_code ec;
+  const bool created_folder = !fs::exists(s.folder, ec);
   sweep::create(s);
   spdlog::info("{} configurations in {} experiment file(s), {} tasks of about {} each", total, files.size(), s.tasks,
                (total + static_cast<std::size_t>(s.tasks) - 1) / static_cast<std::size_t>(s.tasks));
-  return submit_tasks(s, tasks, false, out);
+  // A refused array job leaves no sweep behind: submitting again into the folder works.
+  return submit_tasks(s, tasks, false, out, [&] { sweep::remove_unsubmitted(s, created_folder); });
 }
 
 /// Where squeue (the controller's queue, not accounting) lists a task of the sweep's arrays, its

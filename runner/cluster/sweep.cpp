@@ -127,6 +127,15 @@ void create(const spec& s) {
   write_file_atomically(dir / "sweep.json", to_json(s).dump(2) + "\n");
 }
 
+void remove_unsubmitted(const spec& s, bool created_folder) noexcept {
+  const fs::path dir(s.folder);
+  std::error_code ec;
+  for (const char* file : {"sweep.json", "task.sh", "merge.sh"}) fs::remove(dir / file, ec);
+  for (const char* sub : {"shards", "markers", "logs"})
+    if (fs::is_empty(dir / sub, ec)) fs::remove(dir / sub, ec);
+  if (created_folder && fs::is_empty(dir, ec)) fs::remove(dir, ec);
+}
+
 spec load(const std::string& folder) {
   const fs::path dir = fs::absolute(folder);
   const fs::path file = dir / "sweep.json";

@@ -45,6 +45,10 @@ struct task_status {
 /// Creates the folder, its subfolders, task.sh, merge.sh and sweep.json. Refuses a folder that
 /// already holds a sweep.
 void create(const spec& s);
+/// Undoes create() where nothing reached the queue (sbatch refused the array job): removes
+/// sweep.json, task.sh, merge.sh and the subfolders where empty, and the folder itself where
+/// `created_folder` and it is empty, so that submitting again into it works.
+void remove_unsubmitted(const spec& s, bool created_folder) noexcept;
 
 /// Reads sweep.json; throws usage_error naming the folder when it is not a sweep.
 spec load(const std::string& folder);

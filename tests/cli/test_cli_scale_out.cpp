@@ -273,6 +273,45 @@ TEST(cli_scale_out, a_sweep_by_hand_reports_collects_and_resubmits) {
   EXPECT_NE(twice.err.find("already holds a sweep"), std::string::npos) << twice.err;
 }
 
+// sbatch refusing the array job (a bad partition, no allocation) leaves no sweep behind: the folder
+// is as it was, and the same submit works once sbatch does (it was refused: "already holds a sweep").
+TEST(cli_scale_out, a_refused_submission_leaves_no_sweep_behind) {
+  temp_folder tmp;
+  namespace fs = std::filesystem;
+  fs::create_directories(tmp.path() / "bin");
+  {
+    std::ofstream sb(tmp.file("bin/sbatch"));
+    sb << "#!/bin/sh\n[ -e '" << tmp.file("refuse")
+       << "' ] && { echo 'sbatch: error: invalid partition specified: gpu' >&2; exit 1; }\necho 300\n";
+  }
+  fs::permissions(tmp.file("bin/sbatch"), fs::perms::owner_all);
+  std::ofstream(tmp.file("refuse")) << "";
+  const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
+  const auto sweep = tmp.file("sweep");
+  const std::string args = "slurm submit --sweep '" + sweep + "' --tasks 2 -p gpu --backend model " + k_files;
+  const auto refused = run_cli(args, env);
+  EXPECT_EQ(refused.exit_code, 3) << refused.err;
+  EXPECT_NE(refused.err.find("sbatch: error: invalid partition specified: gpu\nbankbench: error: sbatch failed (exit "
+                             "code 1); its message is above\n  the command was: sbatch --parsable"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(sweep)); // made by the submit, and removed with what it held
+
+  fs::create_directories(tmp.path() / "mine"); // a folder of the user's keeps what was there
+  std::ofstream(tmp.file("mine/notes.txt")) << "kept\n";
+  const std::string into_mine = "slurm submit --sweep '" + tmp.file("mine") + "' --tasks 2 --backend model " + k_files;
+  EXPECT_EQ(run_cli(into_mine, env).exit_code, 3);
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(tmp.path() / "mine")) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"notes.txt"});
+
+  fs::remove(tmp.file("refuse"));
+  const auto submitted = run_cli(args, env);
+  EXPECT_EQ(submitted.exit_code, 0) << submitted.err;
+  EXPECT_NE(submitted.out.find("submitted array job 300"), std::string::npos) << submitted.out;
+  EXPECT_TRUE(fs::exists(sweep + "/sweep.json"));
+}
+
 TEST(cli_scale_out, a_signal_to_the_task_shell_reaches_bankbench_and_marks_the_task_stopped) {
   temp_folder tmp;
   namespace fs = std::filesystem;
