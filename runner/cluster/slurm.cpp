@@ -91,7 +91,17 @@ int submit_tasks(const sweep::spec& s, const std::vector<int>& tasks, bool print
     if (refused) refused();
     throw;
   }
-  const auto merge_job = sbatch(sweep::merge_command(s, array_job));
+  std::string merge_job;
+  try {
+    merge_job = sbatch(sweep::merge_command(s, array_job));
+  } catch (const environment_error& e) {
+    // The tasks are queued: the sweep records them (status and resubmit follow them), and says
+    // how to merge by hand.
+    sweep::record_submission(s.folder, array_job, "", sweep::array_ranges(tasks));
+    throw environment_error(fmt::format("{}\n  the array job {} (tasks {}) is queued and recorded in {}; once it "
+                                        "ends, `bankbench slurm collect {}` merges its databases",
+                                        e.what(), array_job, sweep::array_ranges(tasks), s.folder, s.folder));
+  }
   sweep::record_submission(s.folder, array_job, merge_job, sweep::array_ranges(tasks));
   out << fmt::format("submitted array job {} (tasks {}) and merge job {} (afterany:{}); sweep folder {}\n", array_job,
                      sweep::array_ranges(tasks), merge_job, array_job, s.folder);

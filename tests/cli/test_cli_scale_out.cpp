@@ -312,6 +312,35 @@ TEST(cli_scale_out, a_refused_submission_leaves_no_sweep_behind) {
   EXPECT_TRUE(fs::exists(sweep + "/sweep.json"));
 }
 
+// sbatch taking the job array and refusing the merge job: the queued tasks are recorded, so status
+// follows them, and the message says how to merge by hand.
+TEST(cli_scale_out, a_refused_merge_job_leaves_the_queued_array_recorded) {
+  temp_folder tmp;
+  namespace fs = std::filesystem;
+  fs::create_directories(tmp.path() / "bin");
+  {
+    std::ofstream sb(tmp.file("bin/sbatch"));
+    sb << "#!/bin/sh\ncase \"$*\" in *--dependency*) echo 'sbatch: error: QOSMaxSubmitJobPerUserLimit' >&2; exit 1;; "
+          "esac\necho 400\n";
+  }
+  fs::permissions(tmp.file("bin/sbatch"), fs::perms::owner_all);
+  const std::string env = "PATH='" + tmp.file("bin") + "':\"$PATH\"";
+  const auto sweep = tmp.file("sweep");
+  const auto r = run_cli("slurm submit --sweep '" + sweep + "' --tasks 2 --backend model " + k_files, env);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("the array job 400 (tasks 0-1) is queued and recorded in " + sweep +
+                       "; once it ends, "
+                       "`bankbench slurm collect " +
+                       sweep + "` merges its databases"),
+            std::string::npos)
+      << r.err;
+  const std::string json = bb::test::slurp(sweep + "/sweep.json");
+  EXPECT_NE(json.find("\"array_job\": \"400\""), std::string::npos) << json;
+  const auto status = run_cli("slurm status '" + sweep + "'", env); // exit 1: not done yet
+  EXPECT_EQ(status.exit_code, 1) << status.err;
+  EXPECT_NE(status.out.find("0 of 2 done"), std::string::npos) << status.out;
+}
+
 TEST(cli_scale_out, a_signal_to_the_task_shell_reaches_bankbench_and_marks_the_task_stopped) {
   temp_folder tmp;
   namespace fs = std::filesystem;
