@@ -112,15 +112,15 @@ const ptx::entry& entry_of(const ptx::module& m, const compiled_kernel& k, const
   }
 }
 
-std::vector<std::size_t> parameter_sizes(const ptx::entry& e) {
+std::vector<std::size_t> parameter_sizes(const std::vector<ptx::parameter>& params) {
   std::vector<std::size_t> sizes;
-  for (const auto& p : e.params) sizes.push_back(static_cast<std::size_t>(p.size));
+  for (const auto& p : params) sizes.push_back(static_cast<std::size_t>(p.size));
   return sizes;
 }
 
-std::vector<std::string> parameter_types(const ptx::entry& e) {
+std::vector<std::string> parameter_types(const std::vector<ptx::parameter>& params) {
   std::vector<std::string> types;
-  for (const auto& p : e.params) types.push_back(p.type);
+  for (const auto& p : params) types.push_back(p.type);
   return types;
 }
 
@@ -137,8 +137,8 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   p.entry = &entry_of(p.module, p.kernel, where);
   p.program = ptx::prepare(p.module, *p.entry);
   p.fusion = ptx::plan_fusion(*p.entry);
-  check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(*p.entry));
-  check_parameter_types(where, v, p.kernel.lowered_name, parameter_types(*p.entry));
+  check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(p.entry->params));
+  check_parameter_types(where, v, p.kernel.lowered_name, parameter_types(p.entry->params));
 
   p.shape = shape_of(v, params, where);
   std::string& key = p.launch_key;
@@ -778,31 +778,37 @@ std::vector<block_request> block_requests(const config::experiment& exp, const c
 
 std::uint64_t references_emulated() { return reference_emulations.load(); }
 
-std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k) {
-  try {
-    const ptx::module m = ptx::parse(k.ptx);
-    return parameter_sizes(m.find(k.lowered_name));
-  } catch (const std::exception&) { // what the model cannot read, a GPU run checks
-    return std::nullopt;
-  }
-}
-
-std::optional<std::vector<std::string>> ptx_parameter_types(const compiled_kernel& k) {
-  // Read once per kernel and process: a GPU run asks for every configuration, and a CuTe kernel's
-  // PTX is large.
+namespace {
+// The entry's parameters as its PTX declares them, read once per kernel and process: validate asks
+// for sizes and types, and a GPU run for types at every configuration (a CuTe kernel's PTX is
+// large). nullopt where the PTX cannot be read (what the model cannot read, a GPU run checks).
+std::optional<std::vector<ptx::parameter>> ptx_parameters(const compiled_kernel& k) {
   static std::mutex lock;
-  static std::map<std::string, std::optional<std::vector<std::string>>> known;
+  static std::map<std::string, std::optional<std::vector<ptx::parameter>>> known;
   const std::string key = k.key + "\n" + k.lowered_name;
   const std::lock_guard<std::mutex> hold(lock);
   if (const auto it = known.find(key); it != known.end() && !k.key.empty()) return it->second;
-  std::optional<std::vector<std::string>> types;
+  std::optional<std::vector<ptx::parameter>> params;
   try {
     const ptx::module m = ptx::parse(k.ptx);
-    types = parameter_types(m.find(k.lowered_name));
+    params = m.find(k.lowered_name).params;
   } catch (const std::exception&) {
   }
-  if (!k.key.empty()) known.emplace(key, types);
-  return types;
+  if (!k.key.empty()) known.emplace(key, params);
+  return params;
+}
+} // namespace
+
+std::optional<std::vector<std::size_t>> ptx_parameter_sizes(const compiled_kernel& k) {
+  const auto params = ptx_parameters(k);
+  if (!params) return std::nullopt;
+  return parameter_sizes(*params);
+}
+
+std::optional<std::vector<std::string>> ptx_parameter_types(const compiled_kernel& k) {
+  const auto params = ptx_parameters(k);
+  if (!params) return std::nullopt;
+  return parameter_types(*params);
 }
 
 } // namespace bb::source

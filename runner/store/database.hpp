@@ -14,6 +14,10 @@ struct sqlite3;
 
 namespace bb::store {
 
+namespace sqlite {
+class transaction;
+}
+
 /// An open results database. Move-only; every SQLite failure throws bb::store_error with the
 /// path, the operation and SQLite's message.
 class database {
@@ -76,8 +80,7 @@ public:
 
   private:
     database& m_db;
-    std::string m_operation;
-    bool m_open = true;
+    std::unique_ptr<sqlite::transaction> m_tx;
   };
   /// Sets the run's status ('completed', 'interrupted' or 'failed') and finished_at to now.
   void finish_run(std::int64_t run_id, run_status status);

@@ -2,7 +2,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <utility>
+#include <memory>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -161,19 +161,14 @@ std::int64_t database::add_configuration(std::int64_t run_id, const configuratio
   return id;
 }
 
-database::write_batch::write_batch(database& db, std::string operation) : m_db(db), m_operation(std::move(operation)) {
-  sqlite::exec(db.handle(), db.path(), "BEGIN IMMEDIATE", m_operation);
-}
+database::write_batch::write_batch(database& db, std::string operation)
+    : m_db(db), m_tx(std::make_unique<sqlite::transaction>(db.handle(), db.path(), operation)) {}
 
-database::write_batch::~write_batch() {
-  // A failed ROLLBACK leaves nothing to do here: SQLite rolls back on close anyway.
-  if (m_open) sqlite3_exec(m_db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
-}
+database::write_batch::~write_batch() = default; // rolled back unless committed
 
 void database::write_batch::commit() {
   m_db.check_file_identity();
-  sqlite::exec(m_db.handle(), m_db.path(), "COMMIT", m_operation);
-  m_open = false;
+  m_tx->commit();
 }
 
 void database::finish_run(std::int64_t run_id, run_status status) {
