@@ -2,7 +2,8 @@
 """`bankbench attach` against Nsight Compute over the same program, filter and metrics.
 
 usage: bench/attach_ncu.py --bankbench BIN --out DIR [--runs N] [--kernel-name REGEX]
-                           [--metrics quick|bank_conflicts] [--label NAME] -- PROGRAM [ARGS...]
+                           [--metrics quick|bank_conflicts] [--label NAME] [--attach-arg OPTION]...
+                           -- PROGRAM [ARGS...]
 
 For one program (a CUDA binary, `python3 script.py`):
 1. N rounds (default 3), each: the program alone, `bankbench attach --metrics <set>` (default
@@ -87,6 +88,8 @@ def main():
     ap.add_argument("--kernel-name", default="")
     ap.add_argument("--label", default="")
     ap.add_argument("--metrics", default="quick", choices=sorted(SETS))
+    ap.add_argument("--attach-arg", action="append", default=[],
+                    help="an option for `bankbench attach` (repeatable), e.g. --attach-arg=--cache-control=none")
     ap.add_argument("program", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     program = a.program[1:] if a.program[:1] == ["--"] else a.program
@@ -105,6 +108,7 @@ def main():
     attach_cmd = [a.bankbench, "--db", db, "-q", "attach", "--metrics", ",".join(METRICS)]
     if a.kernel_name:
         attach_cmd += ["--kernel-name", a.kernel_name]
+    attach_cmd += a.attach_arg
     ncu_cmd = ["ncu", "--metrics", ",".join(METRICS), "--csv", "--print-units", "base", "--clock-control", "none",
                "--target-processes", "all"]
     if a.kernel_name:

@@ -439,6 +439,7 @@ std::vector<std::string> program_environment(const attach_request& r, const std:
   s.kernel_regex = r.kernel_regex;
   s.nvtx_include = r.nvtx_include;
   s.application_only = r.application_only;
+  s.flush_l2 = r.flush_l2;
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + library, std::string(k_env_socket) + "=" + socket,
                                   std::string(k_env_settings) + "=" + s.to_json()};
   // NVTX reaches CUPTI only where NVTX is told to load it: the library hands NVTX on to the CUPTI
@@ -538,6 +539,7 @@ int attach(const attach_request& request) {
                         {"launch_skip", r.launch_skip},
                         {"launch_count", r.launch_count},
                         {"target_processes", r.application_only ? "application-only" : "all"},
+                        {"cache_control", r.flush_l2 ? "all" : "none"},
                         {"metrics", r.metrics}};
   collector col(r, db, settings_text.dump(2));
 

@@ -17,6 +17,7 @@ std::string settings::to_json() const {
   j["kernel_regex"] = kernel_regex;
   j["nvtx_include"] = nvtx_include;
   j["application_only"] = application_only;
+  j["flush_l2"] = flush_l2;
   return j.dump();
 }
 
@@ -28,6 +29,7 @@ settings settings::from_json(const std::string& text) {
     s.kernel_regex = j.at("kernel_regex").get<std::string>();
     s.nvtx_include = j.at("nvtx_include").get<std::vector<std::string>>();
     s.application_only = j.at("application_only").get<bool>();
+    s.flush_l2 = j.at("flush_l2").get<bool>();
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw usage_error(std::string(k_env_settings) + " is not bankbench's attach settings: " + e.what());

@@ -18,6 +18,7 @@ struct attach_options {
   attach::attach_request request;
   std::string metrics = "quick"; // one pass: no replay, the program's memory untouched
   std::string target_processes = "all";
+  std::string cache_control = "all";
 };
 
 /// --metrics: a named set, or CUPTI names separated by commas.
@@ -78,6 +79,12 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
                  "application-only: the program's own process alone")
       ->check(CLI::IsMember({"all", "application-only"}))
       ->capture_default_str();
+  sub.add_option("--cache-control", o->cache_control,
+                 "all: empty the device's L2 cache before each profiled launch, as `run` and Nsight Compute do by "
+                 "default (a read of twice its size, in memory of bankbench's own; the program's is not touched); "
+                 "none: profile the launch on the cache as the program left it")
+      ->check(CLI::IsMember({"all", "none"}))
+      ->capture_default_str();
   add_number_option(sub, "--time-limit", r.time_limit_s,
                     "seconds the program may run; then it and its children are stopped (SIGTERM, SIGKILL 5 s later) "
                     "and the run is kept as interrupted",
@@ -93,6 +100,7 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
     auto req = o->request;
     resolve_metrics(o->metrics, req);
     req.application_only = o->target_processes == "application-only";
+    req.flush_l2 = o->cache_control == "all";
     req.db_path = global.db;
     req.command_line = global.command_line;
     req.verbosity = global.verbosity;

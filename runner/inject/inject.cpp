@@ -37,6 +37,7 @@
 #include "runner/attach/filter.hpp"
 #include "runner/attach/protocol.hpp"
 #include "runner/common/error.hpp"
+#include "runner/inject/l2_flush.hpp"
 #include "runner/profile/cupti_context.hpp"
 #include "runner/profile/offline.hpp"
 #include "runner/profile/session.hpp"
@@ -290,6 +291,7 @@ void on_launch_enter(CUpti_CallbackId id, const CUpti_CallbackData* cb) {
     bb::profile::session* s = session_for(cb->context, static_cast<int>(device));
     // What the program launched before runs out first, so the range holds this launch alone.
     bb::profile::synchronize_device("the program's earlier work failed");
+    if (g->settings.flush_l2) bb::inject::flush_l2(cb->context); // as `run` and Nsight Compute do
     s->begin_launch();
     t_pending = {true, symbol, ordinal, shape, static_cast<int>(device), s, clock_type::now(), std::move(hold)};
   } catch (const bb::error& e) {

@@ -29,7 +29,8 @@ TEST(cli_attach, options_are_refused_in_words_before_the_program_starts) {
         refusal{"--nvtx-include 'dom@'", "names no range"},
         refusal{"--metrics bank_conflict", "did you mean 'bank_conflicts'?"},
         refusal{"--target-processes some", "--target-processes"}, refusal{"--launch-count -1", "--launch-count"},
-        refusal{"--time-limit nan", "--time-limit must be a number of seconds"}}) {
+        refusal{"--time-limit nan", "--time-limit must be a number of seconds"},
+        refusal{"--cache-control once", "--cache-control must be one of all, none, got 'once'"}}) {
     const auto out = run_cli(db + "attach " + r.options + program);
     EXPECT_EQ(out.exit_code, 2) << r.options << "\n" << out.err;
     EXPECT_TRUE(has(out.err, r.words)) << r.options << "\n" << out.err;
@@ -56,6 +57,12 @@ TEST(cli_attach, the_programs_output_and_exit_code_pass_through) {
   const auto fails = run_cli("--db '" + db + "' attach -- sh -c 'echo from the program; exit 5'");
   EXPECT_EQ(fails.exit_code, 5) << fails.err;
   EXPECT_EQ(fails.out, "from the program\n");
+  // The settings reach the program in its environment: the L2 flush is on unless asked off.
+  const auto told = [&](const std::string& options) {
+    return run_cli("--db '" + db + "' attach " + options + " -- sh -c 'printf %s \"$BANKBENCH_ATTACH_SETTINGS\"'").out;
+  };
+  EXPECT_TRUE(has(told(""), "\"flush_l2\":true")) << told("");
+  EXPECT_TRUE(has(told("--cache-control none"), "\"flush_l2\":false")) << told("--cache-control none");
   const auto plain = run_cli("--db '" + db + "' attach -- true");
   EXPECT_EQ(plain.exit_code, 1) << plain.err;
   EXPECT_TRUE(has(plain.err, "no kernel launch was profiled: the program never initialised CUDA")) << plain.err;

@@ -115,11 +115,13 @@ TEST(attach_protocol, settings_round_trip_and_refusal) {
   s.kernel_regex = "^t";
   s.nvtx_include = {"x"};
   s.application_only = true;
+  s.flush_l2 = false;
   const auto back = bb::attach::settings::from_json(s.to_json());
   EXPECT_EQ(back.metrics, s.metrics);
   EXPECT_EQ(back.kernel_regex, "^t");
   EXPECT_EQ(back.nvtx_include, s.nvtx_include);
   EXPECT_TRUE(back.application_only);
+  EXPECT_FALSE(back.flush_l2);
   EXPECT_THROW(bb::attach::settings::from_json("{}"), bb::usage_error);
   EXPECT_THROW(bb::attach::settings::from_json("not json"), bb::usage_error);
 }
