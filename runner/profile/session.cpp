@@ -76,8 +76,8 @@ void check_supported(int device) {
                           "); `bankbench run --no-counters` still times kernels");
 }
 
-// Counter availability is where missing permission shows first. Read once per process: it
-// fails while a range profiler is enabled on the context.
+// Which counters the device can give now: read once per process, and only for a chip CUPTI's host
+// tables do not know (below). It fails while a range profiler is enabled on the context.
 const std::vector<std::uint8_t>& counter_availability(CUcontext ctx) {
   static std::vector<std::uint8_t> image;
   if (!image.empty()) return image;
@@ -114,14 +114,25 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
   stopwatch watch(s->m_last_breakdown); // until the first profile(): where the set-up went
   s->m_chip = chip_name(device);
   watch.lap("chip");
-  s->m_availability = counter_availability(ctx);
-  watch.lap("availability");
-
+  // The counter-availability image is needed only for a chip newer than this CUPTI ("required for
+  // future chip support"): for one its host tables know, reading it cost 120-150 ms of the
+  // driver's profiler set-up on an H100, most of which the first Start then no longer pays
+  // (docs/measurements/2026-11-27-h100-attach-flush.md). Missing permission and counters held by
+  // another tool show at that Start instead (the warm-up, before any configuration), with the
+  // same error codes.
   CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, nullptr};
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = s->m_chip.c_str();
-  hi.pCounterAvailabilityImage = s->m_availability.data();
-  BB_CUPTI_CALL(cuptiProfilerHostInitialize(&hi));
+  hi.pCounterAvailabilityImage = nullptr;
+  if (cuptiProfilerHostInitialize(&hi) != CUPTI_SUCCESS) {
+    s->m_availability = counter_availability(ctx);
+    watch.lap("availability");
+    hi = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, nullptr};
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = s->m_chip.c_str();
+    hi.pCounterAvailabilityImage = s->m_availability.data();
+    BB_CUPTI_CALL(cuptiProfilerHostInitialize(&hi));
+  }
   s->m_impl->host = hi.pHostObject;
   watch.lap("host init");
 
