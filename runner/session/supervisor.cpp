@@ -254,7 +254,11 @@ public:
       if (w.show)
         for (const auto id : w.start.run_ids)
           if (id != 0) shown.push_back(id);
+    const auto reaping = std::chrono::steady_clock::now();
     for (const pid_t pid : m_reap_later) wait_for(pid); // workers that said they finished end meanwhile
+    if (!m_reap_later.empty())
+      spdlog::debug("worker process(es) ended {:.0f} ms after the last one finished",
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - reaping).count());
     m_reap_later.clear();
     if ((m_plan.lines || m_plan.lines_in_files) && !m_plan.model() && !g_interrupted.load()) collect_lines();
     report(shown);

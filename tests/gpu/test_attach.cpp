@@ -61,23 +61,20 @@ TEST(gpu_attach, counters_equal_run_and_results_stay_right) {
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   // attach's default set (quick) counts requests with the hardware's LDS/STS counters, run's with
   // the SASS ones: for these kernels, which reach shared memory through LDS/STS alone, the same.
-  // Store wavefronts are equal too. Load wavefronts of a launch inside the program read up to 1.2 %
-  // above run's (and Nsight Compute's) on an H100, in every replay mode tried (docs/attach.md,
-  // "Parity"): within 2 %, never below. Conflicts move a little from run to run: not compared.
+  // Wavefronts are equal too, with the L2 emptied before the launch as run empties it (without, the
+  // loads read up to 1.2 % above run's and Nsight Compute's on an H100: docs/attach.md, "Parity").
+  // Conflicts move a little from run to run: not compared.
   const std::pair<const char*, const char*> exact[] = {
       {"smsp__inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_ld.sum"},
       {"smsp__inst_executed_op_shared_st.sum", "smsp__sass_inst_executed_op_shared_st.sum"},
-      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}};
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"}};
   for (const char* layout : {"naive", "padded"}) {
     const std::string where = "c.variant = 'transpose<" + std::string(layout) +
                               ", 32, 8>' AND c.params_json LIKE '%\"launch\":0%'";
     const std::string theirs = "c.variant = 'source/" + std::string(layout) + "'";
     for (const auto& [mine, run_name] : exact)
       EXPECT_EQ(counter(db, where, mine), counter(rdb, theirs, run_name)) << layout << " " << mine;
-    const char* ld = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
-    const double attached = std::stod(counter(db, where, ld)), measured = std::stod(counter(rdb, theirs, ld));
-    EXPECT_GE(attached, measured) << layout;
-    EXPECT_LE(attached, measured * 1.02) << layout;
   }
   // 32-way column reads in the naive tile: 32 wavefronts per load request.
   EXPECT_EQ(one(db, "SELECT CAST(round(m.value) AS INTEGER) FROM metrics m JOIN configurations c ON c.id = "
