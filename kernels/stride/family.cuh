@@ -4,6 +4,8 @@
 // requests (stores only fill the array). Variants differ in how many lanes share an element
 // (group): 1 strided, 2 multicast, 32 broadcast. The element width is a parameter: 1, 2, 4, 8 or
 // 16 bytes, read by exactly one LDS.U8, LDS.U16, LDS, LDS.64 or LDS.128 (common/shared_load.cuh).
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -184,26 +186,62 @@ template <int Group> problem_factory factory() {
   };
 }
 
+/// The fill stores of one block: `for (e = tid; e < elements; e += k_block) s[e] = in[e]` as nvcc
+/// (12.8 to 13.0, sm_90) compiles it. A thread makes trips = (elements - 1 - tid) / k_block + 1
+/// stores: first trips % 4 in a remainder loop, then trips / 4 passes of a loop unrolled by 4. A
+/// warp runs each loop for as long as its longest lane, one request per store instruction with the
+/// lanes still in it. Where a warp's lanes differ in trips (one more for those below the array's
+/// end in its last pass), they differ in remainder trips too: the remainder loop runs as long as
+/// the lanes with more, and in the unrolled loop lanes one trip apart share a request. So a warp
+/// makes more requests than it stores 32-element chunks (width 16, stride 23: 28 per block, not
+/// 25), and at widths 1 and 2 a request's lanes can hit words 256 elements apart in one bank.
+inline void add_fill_stores(model::access_plan& plan, const config& c, std::uint64_t blocks) {
+  constexpr int unroll = 4;
+  const auto width = static_cast<std::uint32_t>(c.width);
+  for (int warp = 0; warp < k_warps; ++warp) {
+    std::array<int, 32> remainder{}, passes{};
+    int most_remainder = 0, most_passes = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int tid = warp * 32 + lane;
+      const int trips = tid < c.elements() ? (c.elements() - 1 - tid) / k_block + 1 : 0;
+      remainder[static_cast<std::size_t>(lane)] = trips % unroll;
+      passes[static_cast<std::size_t>(lane)] = trips / unroll;
+      most_remainder = std::max(most_remainder, trips % unroll);
+      most_passes = std::max(most_passes, trips / unroll);
+    }
+    // One request: the lanes with `in_loop`, each storing element tid + trip(lane) * k_block.
+    auto store = [&](auto in_loop, auto trip) {
+      model::warp_access a;
+      a.kind = model::access_kind::store;
+      a.width = c.width;
+      a.active = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        if (!in_loop(static_cast<std::size_t>(lane))) continue;
+        a.active |= 1u << lane;
+        const int e = warp * 32 + lane + trip(static_cast<std::size_t>(lane)) * k_block;
+        a.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(e) * width;
+      }
+      plan.add(blocks, a);
+    };
+    for (int i = 0; i < most_remainder; ++i)
+      store([&](std::size_t l) { return remainder[l] > i; }, [&](std::size_t) { return i; });
+    for (int pass = 0; pass < most_passes; ++pass)
+      for (int u = 0; u < unroll; ++u)
+        store([&](std::size_t l) { return passes[l] > pass; },
+              [&](std::size_t l) { return remainder[l] + pass * unroll + u; });
+  }
+}
+
 /// stride_kernel's shared-memory requests, from the same element_index: the fill's stores
-/// (32 consecutive elements per warp request) and, per warp, `iters` loads that repeat with
-/// period k_shifts. Every warp of every block issues the same ones.
+/// (add_fill_stores) and, per warp, `iters` loads that repeat with period k_shifts. Every warp of
+/// every block issues the same loads.
 template <int Group> model::access_plan shared_access_plan(const nlohmann::json& params) {
   const config c = checked_config(params, Group);
   const auto width = static_cast<std::uint32_t>(c.width);
   const auto blocks = static_cast<std::uint64_t>(c.blocks);
   model::access_plan plan;
   plan.access_bytes = c.width;
-  for (int first = 0; first < c.elements(); first += 32) {
-    model::warp_access store;
-    store.kind = model::access_kind::store;
-    store.width = c.width;
-    store.active = 0;
-    for (int lane = 0; lane < 32; ++lane) {
-      store.address[static_cast<std::size_t>(lane)] = static_cast<std::uint32_t>(first + lane) * width;
-      if (first + lane < c.elements()) store.active |= 1u << lane;
-    }
-    plan.add(blocks, store);
-  }
+  add_fill_stores(plan, c, blocks);
   for (int k = 0; k < k_shifts && k < c.iters; ++k) {
     model::warp_access load;
     load.width = c.width;

@@ -1,6 +1,9 @@
 // stride without a GPU: the index function and accumulator the kernel and CPU reference share,
 // and the access plans' signatures under the bank model (for 4-byte words, gcd(stride, 32)).
+#include <algorithm>
 #include <numeric>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -72,8 +75,58 @@ TEST(stride_host, broadcast_takes_the_ideal_at_every_width) {
 TEST(stride_host, requests_per_launch) {
   const auto p = predict_of("stride", "strided", {{"stride", 3}, {"width", 8}, {"blocks", 2}, {"iters", 13}});
   EXPECT_EQ(p.load.requests, 2u * 8 * 13);
+  // 31 x 3 + 7 x 16 + 1 = 206 elements, fewer than the block's 256 threads: one store per thread
+  // below 206, so one request per 32-element chunk, 7 per block.
   const int elements = bb::stride::array_elements(3, 1, 8);
-  EXPECT_EQ(p.store.requests, 2u * static_cast<unsigned>((elements + 31) / 32));
+  ASSERT_EQ(elements, 206);
+  EXPECT_EQ(p.store.requests, 2u * 7);
+}
+
+// The fill `for (e = tid; e < elements; e += 256) s[e] = in[e]` as nvcc compiles it: a thread's
+// trips = (elements - 1 - tid) / 256 + 1 stores, trips % 4 of them in a remainder loop first, then
+// trips / 4 passes of the loop unrolled by 4; a warp runs each loop as long as its longest lane.
+TEST(stride_host, fill_stores_follow_the_unrolled_loop) {
+  // Width 16, stride 23: 31 x 23 + 7 x 8 + 1 = 770 elements. Threads 0 and 1 make 4 trips
+  // (769 - tid >= 768), threads 2-255 make 3. Warp 0: lanes 2-31 store in 3 remainder trips,
+  // lanes 0 and 1 in one unrolled pass of 4: 7 requests; warps 1-7: 3 requests each. 28 per block,
+  // not 25 = ceil(770 / 32). 16-byte stores take one wavefront per quarter-warp that has a lane
+  // in it: 21 full requests and warp 0's 3 of lanes 2-31 take 4, its 4 of lanes 0-1 take 1:
+  // 24 x 4 + 4 = 100 per block. Over 8 blocks 224 requests and 800 wavefronts (an H200 and
+  // Nsight Compute counted the same, docs/measurements/2026-11-21-h200-second-set.md).
+  const auto wide = predict_of("stride", "strided", {{"stride", 23}, {"width", 16}, {"blocks", 8}});
+  EXPECT_EQ(wide.store.requests, 224u);
+  EXPECT_EQ(wide.store.wavefronts, 800u);
+  EXPECT_EQ(wide.store.conflicts, 0u);
+
+  // Width 1, stride 8: 31 x 8 + 7 x 128 + 1 = 1145 elements. Threads 0-120 make 5 trips (1 in the
+  // remainder loop, then one pass of 4), threads 121-255 make 4 (one pass). Requests: warps 0-3
+  // 1 + 4, warps 4-7 4: 36, as many as 32-element chunks. But in warp 3's pass, lanes 0-24 store
+  // element tid + 256 (u + 1) and lanes 25-31 element tid + 256 u: at u = 0 lane 24 writes byte
+  // 376 (word 94) and lanes 25-27 bytes 121-123 (word 30), both bank 30, a conflict in each of
+  // the 4 stores: 4 per block, 32 over 8 blocks, and 36 + 4 = 40 wavefronts per block.
+  const auto narrow = predict_of("stride", "strided", {{"stride", 8}, {"width", 1}, {"blocks", 8}});
+  EXPECT_EQ(narrow.store.requests, 8u * 36);
+  EXPECT_EQ(narrow.store.conflicts, 8u * 4);
+  EXPECT_EQ(narrow.store.wavefronts, 8u * 40);
+}
+
+TEST(stride_host, fill_stores_write_every_element_once) {
+  for (const char* variant : {"strided", "multicast"})
+    for (const int w : {1, 2, 4, 8, 16})
+      for (const int s : {1, 2, 7, 23, 32, 64}) {
+        const auto plan = bb::test::plan_of("stride", variant, {{"stride", s}, {"width", w}, {"blocks", 1}});
+        const int group = std::string(variant) == "strided" ? 1 : 2;
+        std::vector<int> written(static_cast<std::size_t>(bb::stride::array_elements(s, group, w)), 0);
+        for (const auto& e : plan.entries) {
+          if (e.access.kind != bb::model::access_kind::store) continue;
+          for (int lane = 0; lane < 32; ++lane)
+            if ((e.access.active >> lane & 1u) != 0)
+              written.at(e.access.address[static_cast<std::size_t>(lane)] /
+                         static_cast<unsigned>(w)) += static_cast<int>(e.count);
+        }
+        EXPECT_EQ(std::count(written.begin(), written.end(), 1), static_cast<std::ptrdiff_t>(written.size()))
+            << variant << " stride " << s << " width " << w;
+      }
 }
 
 TEST(stride_host, bad_parameters_are_refused_before_any_allocation) {
