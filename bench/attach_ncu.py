@@ -13,7 +13,9 @@ For one program (a CUDA binary, `python3 script.py`):
    program's own median.
 2. Parity: the i-th launch bankbench profiled against the i-th launch ncu profiled (both profile
    the launches that pass the filter in program order; the kernel names are checked to agree):
-   requests and wavefronts must be equal; conflicts are listed with their difference.
+   requests and wavefronts must be equal; conflicts are listed with their difference. Also counted:
+   the values where every ncu round agrees (launch i of each round), how many of those bankbench's
+   first round equals, and the values bankbench's rounds agree on among themselves.
 Writes DIR/summary.md and DIR/parity.csv and prints the summary. ncu runs with
 `--clock-control none` (the lent GPUs keep their clock settings) and its default cache control.
 """
@@ -113,7 +115,7 @@ def main():
                "--target-processes", "all"]
     if a.kernel_name:
         ncu_cmd += ["--kernel-name", "regex:" + a.kernel_name]
-    alone, attach_walls, run_ids, ncu_walls, ncu_first = [], [], [], [], None
+    alone, attach_walls, run_ids, ncu_walls, ncu_rounds = [], [], [], [], []
     for _ in range(a.runs):
         alone.append(timed(program, log)[1])
         p, wall = timed(attach_cmd + ["--", *program], log)
@@ -125,11 +127,13 @@ def main():
         con.close()
         p, wall = timed(ncu_cmd + program, log)
         ncu_walls.append(wall)
-        if ncu_first is None:
-            ncu_first = ncu_launches(p.stdout)
-
-    mine = attach_launches(db, run_ids[0])
+        ncu_rounds.append(ncu_launches(p.stdout))
+    ncu_first = ncu_rounds[0] if ncu_rounds else None
+    mine_rounds = [attach_launches(db, r) for r in run_ids]
+    mine = mine_rounds[0]
     rows, exact_ok, exact_total = [], 0, 0
+    # Where ncu agrees with itself: the value is the same in every ncu round (launch i of each).
+    stable_total = stable_ok = mine_stable = 0
     for i, (b, n) in enumerate(zip(mine, ncu_first or [])):
         # ncu names a kernel by its function's base name by default: compare the last component.
         same_kernel = b["kernel"].split("<")[0].split("::")[-1] in n["kernel"]
@@ -140,6 +144,12 @@ def main():
             if m in exact and bv is not None and nv is not None:
                 exact_total += 1
                 exact_ok += int(bv == nv)
+                theirs = [r[i]["values"].get(m) for r in ncu_rounds if i < len(r)]
+                ours = [r[i]["values"].get(m) for r in mine_rounds if i < len(r)]
+                mine_stable += int(len(ours) == len(mine_rounds) and len(set(ours)) == 1)
+                if len(theirs) == len(ncu_rounds) and len(set(theirs)) == 1:
+                    stable_total += 1
+                    stable_ok += int(bv == nv)
     with open(os.path.join(a.out, "parity.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["launch"])
         w.writeheader()
@@ -158,6 +168,8 @@ def main():
         f"- launches profiled: bankbench {len(mine)}, ncu {len(ncu_first or [])}; kernel names agree in "
         f"{sum(1 for r in rows if r['metric'] == METRICS[0] and r['same_kernel'])} of {min(len(mine), len(ncu_first or []))}",
         f"- requests and wavefronts equal to ncu's: {exact_ok} of {exact_total} values",
+        f"- where ncu agrees with itself over its {len(ncu_rounds)} rounds ({stable_total} of {exact_total} values): "
+        f"{stable_ok} equal; bankbench agrees with itself over its rounds in {mine_stable} of {exact_total}",
         f"- bank conflicts: largest difference {100 * worst:.2f} % of ncu's value",
         f"- program alone: {', '.join(f'{w:.2f}' for w in alone)} s (median {own:.2f} s)",
         f"- bankbench attach: {', '.join(f'{w:.2f}' for w in attach_walls)} s; overhead {over_b:.2f} s",
@@ -168,7 +180,8 @@ def main():
     with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write(text)
     print(text)
-    print(json.dumps({"exact_ok": exact_ok, "exact_total": exact_total}))
+    print(json.dumps({"exact_ok": exact_ok, "exact_total": exact_total, "stable_ok": stable_ok,
+                      "stable_total": stable_total}))
 
 
 if __name__ == "__main__":
