@@ -195,11 +195,11 @@ model::bankmap from_tile(const bankmap_options& o) {
 
 int run_bankmap(const bankmap_options& o) {
   const model::bankmap m = o.variant.empty() ? from_tile(o) : o.experiment.empty() ? from_variant(o) : from_source(o);
-  model::write_text(m, std::cout);
-  if (!o.svg.empty()) {
+  if (!o.svg.empty()) { // first: a file that cannot be written (a folder named) ends the command before its output
     write_file_atomically(o.svg, [&](std::ostream& f) { render::write_bankmap_svg(m, f); });
     spdlog::info("wrote {}", o.svg);
   }
+  model::write_text(m, std::cout);
   return 0;
 }
 

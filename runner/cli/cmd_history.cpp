@@ -32,11 +32,11 @@ int run_history(const history_options& o, const global_options& g) {
   query::check_metric_names({q.metric}, store::stored_metric_names(db), db.path());
   q.params = query::parse_param_filters(o.params);
   const auto points = query::metric_history(db, q);
-  query::write_history(points, q, std::cout, o.format);
-  if (!o.svg.empty()) {
+  if (!o.svg.empty()) { // first: a file that cannot be written (a folder named) ends the command before its output
     write_file_atomically(o.svg, render::history_svg(points, q));
     spdlog::info("wrote the plot to {}", o.svg);
   }
+  query::write_history(points, q, std::cout, o.format);
   return 0;
 }
 } // namespace

@@ -118,4 +118,15 @@ TEST_F(cli_standard_output, an_output_file_that_is_a_folder_is_refused) {
                        (tmp.path() / "out").string() + ")\n");
 }
 
+// A picture's file that names a folder ends the command before its table is printed.
+TEST_F(cli_standard_output, an_svg_file_that_is_a_folder_is_refused_before_the_table) {
+  const auto map = bb::test::run_cli("bankmap --svg '" + tmp.path().string() + "'");
+  EXPECT_EQ(map.exit_code, 6) << map.err;
+  EXPECT_EQ(map.out, "");
+  EXPECT_NE(map.err.find(": is a folder; name a file to write"), std::string::npos) << map.err;
+  const auto hist = bb::test::run_cli("--db '" + db + "' history padded -p n=1024 --svg '" + tmp.path().string() + "'");
+  EXPECT_EQ(hist.exit_code, 6) << hist.err;
+  EXPECT_EQ(hist.out, "");
+}
+
 } // namespace
