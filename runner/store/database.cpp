@@ -178,6 +178,7 @@ database database::open_file(const std::string& path, bool create) {
   schema::check(h, p, schema::k_version);
   set_pragmas(h, p);
   if (db.user_version() < schema::k_version) schema::upgrade(h, p, schema::current());
+  schema::check_tables(h, p);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {
     db.m_device = static_cast<std::uint64_t>(st.st_dev);

@@ -33,6 +33,7 @@ database database::open_read_only(const std::string& path) {
   // Without a -wal file beside it the file holds everything: "immutable" reads it without the
   // -shm and -wal files a WAL database otherwise gets, so the source folder is left as it was.
   database db = open_uri(path, read_only_uri(path));
+  if (db.user_version() == schema::k_version) schema::check_tables(db.handle(), path); // older: merge maps them
   sqlite::exec(db.handle(), path, "PRAGMA query_only = 1", "opening the database read-only");
   return db;
 }
@@ -54,6 +55,7 @@ database database::open_for_query(const std::string& path) {
                                   "writable folder and run the command on the copy",
                                   path, db.user_version(), schema::k_version));
   }
+  schema::check_tables(db.handle(), path);
   sqlite::exec(db.handle(), path, "PRAGMA query_only = 1", "opening the database read-only");
   return db;
 }

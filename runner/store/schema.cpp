@@ -1,5 +1,9 @@
 #include "runner/store/schema.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <sqlite3.h>
 
 #include <fmt/format.h>
@@ -169,6 +173,48 @@ void upgrade(sqlite3* db, const std::string& path, const plan& p) {
         fmt::format("{}: upgrading the schema: no migration from version {} to {}", path, version, p.version));
   sqlite::exec(db, path, fmt::format("PRAGMA application_id = {}", k_application_id), "upgrading the schema");
   tx.commit();
+}
+
+namespace {
+
+std::vector<std::string> table_names(sqlite3* db, const std::string& path) {
+  sqlite::statement st(db, path, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+                       "listing the tables");
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+} // namespace
+
+void check_tables(sqlite3* db, const std::string& path) {
+  // The tables a database of this build has: the schema made once in memory, so that migrations
+  // that add or rebuild tables are followed without a list kept by hand.
+  static const std::vector<std::string> expected = [] {
+    sqlite3* mem = nullptr;
+    if (sqlite3_open(":memory:", &mem) != SQLITE_OK) {
+      sqlite3_close(mem);
+      throw store_error("cannot open an in-memory database to check the schema");
+    }
+    std::vector<std::string> names;
+    try {
+      upgrade(mem, ":memory:", current());
+      names = table_names(mem, ":memory:");
+    } catch (...) {
+      sqlite3_close(mem);
+      throw;
+    }
+    sqlite3_close(mem);
+    return names;
+  }();
+  const auto have = table_names(db, path);
+  std::string missing;
+  for (const auto& name : expected)
+    if (std::find(have.begin(), have.end(), name) == have.end()) missing += (missing.empty() ? "" : ", ") + name;
+  if (!missing.empty())
+    throw store_error(fmt::format("{}: the database lacks its table(s) {} (dropped, or a damaged copy); bankbench "
+                                  "cannot use it. Use another --db, or restore the file from a copy",
+                                  shown_path(path), missing));
 }
 
 } // namespace bb::store::schema

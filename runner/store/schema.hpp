@@ -41,4 +41,8 @@ void check(sqlite3* db, const std::string& path, int known_version);
 /// version inside it so two processes opening one new database at once create it only once.
 void upgrade(sqlite3* db, const std::string& path, const plan& p);
 
+/// Refuses a database of this build's version that lacks one of the tables its schema makes
+/// (dropped by hand, or a damaged copy), naming them, before anything is written into it.
+void check_tables(sqlite3* db, const std::string& path);
+
 } // namespace bb::store::schema

@@ -47,6 +47,26 @@ TEST(cli_databases_and_files, a_database_whose_schema_version_was_reset_is_refus
   EXPECT_EQ(bb::test::slurp(db), before);
 }
 
+// A table dropped by hand: every command refuses the file, naming the table, and a run leaves no
+// empty run behind (it stored an interrupted run with nothing in it and offered to resume it).
+TEST(cli_databases_and_files, a_database_that_lost_a_table_is_refused_naming_it) {
+  bb::test::temp_dir tmp;
+  const auto db = model_database(tmp.path);
+  exec_sql(db, "DROP TABLE metrics");
+  const std::string expected = "bankbench: error: " + db +
+                               ": the database lacks its table(s) metrics (dropped, or a damaged copy); bankbench "
+                               "cannot use it. Use another --db, or restore the file from a copy\n";
+  for (const std::string args : {"run --backend model experiments/transpose/transpose.yaml", "show", "export"}) {
+    const auto r = bb::test::run_cli("-q --db '" + db + "' " + args);
+    EXPECT_EQ(r.exit_code, 4) << args << "\n" << r.err;
+    EXPECT_EQ(r.err, expected) << args;
+  }
+  const auto merged = bb::test::run_cli("merge '" + db + "' --into '" + (tmp.path / "m.sqlite").string() + "'");
+  EXPECT_EQ(merged.exit_code, 4) << merged.err;
+  EXPECT_EQ(merged.err, expected);
+  EXPECT_EQ(query_text(db, "SELECT count(*) FROM runs"), "1");
+}
+
 TEST(cli_databases_and_files, a_merge_source_that_is_not_a_regular_file_is_named_for_what_it_is) {
   bb::test::temp_dir tmp;
   const auto fifo = (tmp.path / "p.sqlite").string(), folder = (tmp.path / "f.sqlite").string();
