@@ -138,9 +138,12 @@ std::vector<pid_t> descendants(pid_t root) {
   return out;
 }
 
+// The program first, then what it started (listed before): a shell whose children were stopped
+// first went on to its next command before its own signal was taken, and exited 0.
 void signal_tree(pid_t root, int sig) {
-  for (const pid_t p : descendants(root)) ::kill(p, sig);
+  const auto below = descendants(root);
   ::kill(root, sig);
+  for (const pid_t p : below) ::kill(p, sig);
 }
 
 std::string signal_name(int sig) {
