@@ -475,9 +475,14 @@ std::string source_hash(const std::string& source_path, const std::vector<std::s
   return track_source(source_path, include_dirs, default_cache_dir()).hash;
 }
 
-compiled_kernel compile(const compile_request& rq, const std::string& cache_dir) {
+namespace {
+
+// compile() and find_cached(): the latter returns nullopt where the former would compile.
+std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const std::string& cache_dir,
+                                               bool may_compile, std::size_t* headers = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   const tracked_source src = track_source(rq.source_path, rq.include_dirs, cache_dir);
+  if (headers != nullptr) *headers = src.headers.size();
   std::vector<std::string> user = rq.options;
   std::string arch = arch_in_options(user, rq.arch, rq.source_path);
   const std::vector<std::string> flags = common_flags(rq, user);
@@ -504,6 +509,7 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
       if (rq.compiler == compiler_choice::automatic) fallback = e.use_nvcc;
     }
     if (fallback.empty()) {
+      if (!may_compile) return std::nullopt;
       attempt a = with_nvrtc(rq, arch, flags);
       if (!a.ok && needs_arch_specific(a.log, arch)) a = with_nvrtc(rq, arch + "a", flags);
       if (a.ok) {
@@ -527,6 +533,7 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
     e.kernel.fallback = fallback;
     return finish(e.kernel, key, true);
   }
+  if (!may_compile) return std::nullopt;
   attempt a = with_nvcc(rq, arch, flags);
   if (!a.ok && needs_arch_specific(a.log, arch)) {
     arch += "a";
@@ -537,6 +544,21 @@ compiled_kernel compile(const compile_request& rq, const std::string& cache_dir)
   a.k.fallback = fallback;
   if (!cache_dir.empty()) write_entry(file, a.k);
   return finish(a.k, key, false);
+}
+
+} // namespace
+
+compiled_kernel compile(const compile_request& rq, const std::string& cache_dir) {
+  return *compile_or_find(rq, cache_dir, true);
+}
+
+std::optional<compiled_kernel> find_cached(const compile_request& rq, const std::string& cache_dir,
+                                           std::size_t* headers) {
+  if (cache_dir.empty()) {
+    if (headers != nullptr) *headers = track_source(rq.source_path, rq.include_dirs, cache_dir).headers.size();
+    return std::nullopt;
+  }
+  return compile_or_find(rq, cache_dir, false, headers);
 }
 
 } // namespace bb::source

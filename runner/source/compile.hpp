@@ -4,6 +4,7 @@
 /// kept in an on-disk cache. Needs no GPU. The key hashes the source and every header it includes
 /// (runner/source/track.hpp), the compiler and its version, the options, the name expression and
 /// the architecture; docs/source-kernels.md says how.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,15 @@ std::string default_cache_dir();
 /// source, a missing file or a name expression that does not instantiate; environment_error when
 /// the compiler itself fails or is missing. Safe to call from several threads at once.
 compiled_kernel compile(const compile_request& request, const std::string& cache_dir);
+
+/// The kernel from `cache_dir` where compile() would find it there, without compiling: nullopt
+/// where compile() would compile (or `cache_dir` is ""). Throws as compile() does for a source that
+/// cannot be read or a compiler that is missing. Costs no NVRTC compile, so compile_parallel()
+/// looks every request up in its own process and starts compile servers only for the misses.
+/// `headers`, when given, gets how many headers the source reads (hit or miss): what
+/// compile_parallel() expects the longest compiles from.
+std::optional<compiled_kernel> find_cached(const compile_request& request, const std::string& cache_dir,
+                                           std::size_t* headers = nullptr);
 
 /// SHA-256 over the source file and every header it includes, as the cache key sees them
 /// (through the manifests of default_cache_dir()). Throws compile_error when the source cannot be read.

@@ -5,6 +5,7 @@
 /// requests to a server process of their own (the bankbench binary started as
 /// `bankbench __compile-server`, which reads one request per line on stdin and answers one outcome
 /// per line on stdout) compiles in parallel for real. The servers write the same cache.
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -30,12 +31,17 @@ public:
   /// next request starts a fresh one. `fallback` gets why `auto` used nvcc, if it did.
   compile_outcome compile(const compile_request& request, const std::string& cache_dir, std::string& fallback);
 
-private:
+  /// Starts the server now rather than at the first compile(), so that it loads (the binary and
+  /// NVRTC, which it opens before its first request) while the caller does something else.
   void start();
+
+private:
   void stop();
   std::string m_executable;
   int m_pid = -1, m_to = -1, m_from = -1;
   std::string m_buffer;
+  std::chrono::steady_clock::time_point m_started;
+  bool m_answered = false; ///< the server started last has answered once
 };
 
 /// The server's side: answers requests from stdin until it closes. Returns the exit code.

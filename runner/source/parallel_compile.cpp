@@ -13,6 +13,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "runner/source/compile_server.hpp"
@@ -92,6 +93,13 @@ std::string request_id(const compile_request& request) {
   return id;
 }
 
+std::vector<std::size_t> compile_order(const std::vector<std::size_t>& headers) {
+  std::vector<std::size_t> order(headers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return headers[a] > headers[b]; });
+  return order;
+}
+
 unsigned default_jobs() {
   if (const char* v = std::getenv("BB_COMPILE_JOBS"); v != nullptr && *v != 0) {
     char* end = nullptr;
@@ -109,33 +117,142 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
   if (requests.empty()) return out;
   const unsigned jobs = static_cast<unsigned>(
       std::min<std::size_t>(options.jobs > 0 ? options.jobs : default_jobs(), requests.size()));
+  const auto t_begin = clock_type::now();
 
   std::mutex mutex;
   std::condition_variable changed;
-  std::size_t next = 0, done = 0;
-  unsigned running = jobs;
+  std::size_t done = 0;
   std::exception_ptr fatal;
+  const auto stopped = [&] { return fatal || (options.stop != nullptr && options.stop->load()); };
+
+  // Two phases. First every request is looked up in the cache here, on the threads (hashing the
+  // source and its headers, reading the entry: milliseconds, no NVRTC compile). Then the misses
+  // are compiled, those that read the most headers (CuTe's) first, as the longest to expect. A warm
+  // run thus starts no server, and a cold one min(jobs, misses).
+  struct miss {
+    std::size_t index;
+    std::size_t headers;
+  };
+  std::vector<miss> misses;
+  std::size_t next_lookup = 0, looked_up = 0, next_miss = 0;
+  bool ordered = false;
+  unsigned servers = 0, target = 0;
+  unsigned running = jobs;
 
   // Several threads compile in server processes of their own (compile_server.hpp) where the
   // command line named one: NVRTC's compiles in one process do not run side by side.
   // BB_COMPILE_SERVERS=0 keeps them on threads of this process (for comparison).
-  const char* servers = std::getenv("BB_COMPILE_SERVERS");
-  const bool in_servers = jobs > 1 && !compile_server().empty() && (servers == nullptr || std::string(servers) != "0");
+  const char* servers_env = std::getenv("BB_COMPILE_SERVERS");
+  const bool in_servers = jobs > 1 && !compile_server().empty() &&
+                          (servers_env == nullptr || std::string(servers_env) != "0");
+
+  const auto finish = [&](std::size_t i, compile_outcome o, const std::exception_ptr& failure) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      out[i] = std::move(o);
+      ++done;
+      if (failure && !fatal) fatal = failure;
+    }
+    changed.notify_all();
+  };
+
   const auto work = [&] {
     std::unique_ptr<compile_client> client;
-    if (in_servers) client = std::make_unique<compile_client>(compile_server());
-    for (;;) {
+    // A server is started as soon as its thread meets a miss, so that it loads (the binary,
+    // NVRTC) while the other lookups go on.
+    const auto start_server = [&] {
+      client = std::make_unique<compile_client>(compile_server());
+      client->start();
+    };
+    for (;;) { // the lookups
       std::size_t i = 0;
       {
         const std::lock_guard<std::mutex> lock(mutex);
-        if (fatal || next == requests.size() || (options.stop != nullptr && options.stop->load())) break;
-        i = next++;
+        if (stopped() || next_lookup == requests.size()) break;
+        i = next_lookup++;
+      }
+      compile_outcome o;
+      o.attempted = true;
+      const auto t0 = clock_type::now();
+      std::size_t headers = 0;
+      bool found = true;
+      std::exception_ptr failure;
+      try {
+        if (const auto k = find_cached(requests[i], options.cache_dir, &headers)) {
+          o.ok = true;
+          o.cache_hit = true;
+          o.key = k->key;
+        } else {
+          found = false;
+        }
+      } catch (const compile_error& e) {
+        o.error = e.what();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      o.ms = seconds_since(t0) * 1e3;
+      bool spawn = false;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        ++looked_up;
+        if (!found) {
+          misses.push_back({i, headers});
+          if (in_servers && !client) {
+            ++servers;
+            spawn = true;
+          }
+        }
+      }
+      if (found) {
+        finish(i, std::move(o), failure);
+      } else {
+        changed.notify_all();
+      }
+      if (spawn) {
+        try {
+          start_server();
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          if (!fatal) fatal = std::current_exception();
+        }
+      }
+    }
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return looked_up == next_lookup && (next_lookup == requests.size() || stopped()); });
+      if (!ordered) {
+        ordered = true; // in request order, then by compile_order()
+        std::sort(misses.begin(), misses.end(), [](const miss& a, const miss& b) { return a.index < b.index; });
+        std::vector<std::size_t> headers;
+        for (const auto& m : misses) headers.push_back(m.headers);
+        std::vector<miss> ordered_misses;
+        for (const std::size_t k : compile_order(headers)) ordered_misses.push_back(misses[k]);
+        misses = std::move(ordered_misses);
+        target = static_cast<unsigned>(std::min<std::size_t>(jobs, misses.size()));
+        spdlog::debug("{} of {} kernels in the cache, looked up in {:.0f} ms; {} to compile{}",
+                      requests.size() - misses.size(), requests.size(), seconds_since(t_begin) * 1e3, misses.size(),
+                      in_servers && !misses.empty() ? fmt::format(" on {} compile servers", target) : "");
+      }
+    }
+    for (;;) { // the compiles
+      std::size_t i = 0;
+      bool spawn = false;
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (stopped() || next_miss == misses.size()) break;
+        if (in_servers && !client) {
+          if (servers >= target) break; // enough servers for the misses left
+          ++servers;
+          spawn = true;
+        }
+        i = misses[next_miss++].index;
       }
       compile_outcome o;
       o.attempted = true;
       const auto t0 = clock_type::now();
       std::exception_ptr failure;
       try {
+        if (spawn) start_server();
         if (client) {
           std::string fallback;
           o = client->compile(requests[i], options.cache_dir, fallback);
@@ -153,19 +270,16 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
         failure = std::current_exception();
       }
       o.ms = seconds_since(t0) * 1e3;
-      {
-        const std::lock_guard<std::mutex> lock(mutex);
-        out[i] = std::move(o);
-        ++done;
-        if (failure && !fatal) fatal = failure;
-      }
-      changed.notify_one();
+      if (o.ok && !o.cache_hit)
+        spdlog::debug("compiled {} ({}) in {:.0f} ms", requests[i].kernel, fmt::join(requests[i].defines, " "),
+                      o.compile_ms);
+      finish(i, std::move(o), failure);
     }
     {
       const std::lock_guard<std::mutex> lock(mutex);
       --running;
     }
-    changed.notify_one();
+    changed.notify_all();
   };
 
   progress_line progress(options.progress, requests.size());

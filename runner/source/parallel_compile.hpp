@@ -4,6 +4,7 @@
 /// for distinct requests: NVRTC programs are independent, and cache entries are written to a
 /// temporary name and renamed.
 #include <atomic>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,18 @@ struct parallel_options {
 /// machine's hardware threads (std::thread::hardware_concurrency(), at least 1).
 unsigned default_jobs();
 
-/// Compiles every request on min(jobs, requests) threads; one outcome per request, in order. A
-/// kernel that does not compile (compile_error) is an outcome; any other error (NVRTC missing, a
-/// bug) is thrown once every thread has stopped.
+/// The order the kernels to compile are taken in, given how many headers each reads (`headers`, in
+/// request order): most headers first, as the longest compiles to expect (a CuTe kernel reads
+/// hundreds and takes seconds), the rest in request order. Indices into `headers`.
+std::vector<std::size_t> compile_order(const std::vector<std::size_t>& headers);
+
+/// Compiles every request on min(jobs, requests) threads; one outcome per request, in order. Every
+/// request is first looked up in the cache in this process (find_cached); only the misses are
+/// compiled, in compile_order(). Where the command line named a compile server and jobs > 1, each
+/// thread that compiles does so in a server process of its own: min(jobs, misses) servers, none
+/// when every kernel is in the cache, each started as soon as its thread meets a miss. A kernel
+/// that does not compile (compile_error) is an outcome; any other error (NVRTC missing, a bug) is
+/// thrown once every thread has stopped.
 std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>& requests,
                                               const parallel_options& options);
 

@@ -4,9 +4,13 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <string>
 #include <thread>
 
+#include "runner/source/compile_server.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/parallel_compile.hpp"
 
@@ -24,6 +28,93 @@ struct temp_cache {
   temp_cache() { fs::remove_all(dir); }
   ~temp_cache() { fs::remove_all(dir); }
 };
+
+// A compile server that stands in for bankbench's: it notes its start in `starts` (a line each) and
+// answers every request with a compile of 1.5 ms whose key is "served", compiling nothing.
+struct fake_server {
+  fs::path dir;
+  explicit fake_server(const std::string& cache_dir) : dir(fs::path(cache_dir + "_server")) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "server")
+        << "#!/bin/sh\necho started >> '" << (dir / "starts").string()
+        << "'\nwhile IFS= read -r line; do\n  echo "
+           "'{\"ok\":true,\"cache_hit\":false,\"compile_ms\":1.5,\"key\":\"served\"}'\ndone\n";
+    fs::permissions(dir / "server", fs::perms::owner_all);
+    bb::source::set_compile_server((dir / "server").string());
+  }
+  ~fake_server() {
+    bb::source::set_compile_server("");
+    fs::remove_all(dir);
+  }
+  [[nodiscard]] std::size_t starts() const {
+    std::ifstream in(dir / "starts");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
+};
+
+std::vector<compile_request> scales(int from, int to) {
+  std::vector<compile_request> out;
+  for (int f = from; f <= to; ++f) out.push_back({k_good, "scale<" + std::to_string(f) + ">", {}, {}, "sm_90"});
+  return out;
+}
+
+TEST(source_parallel, a_server_is_started_for_each_miss_up_to_the_jobs) {
+  temp_cache cache;
+  bb::source::parallel_options o;
+  o.cache_dir = cache.dir;
+  o.jobs = 1;
+  const auto cached = bb::source::compile_parallel(scales(21, 22), o); // in this process: no server named
+  ASSERT_TRUE(cached[0].ok && cached[1].ok);
+  const fake_server server(cache.dir);
+  o.jobs = 8;
+  const auto out = bb::source::compile_parallel(scales(21, 25), o);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(server.starts(), 3u); // three misses: three servers, not eight
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(out[i].cache_hit);
+    EXPECT_EQ(out[i].key, cached[i].key);
+    EXPECT_EQ(out[i].compile_ms, 0);
+  }
+  for (int i = 2; i < 5; ++i) {
+    EXPECT_TRUE(out[i].ok);
+    EXPECT_FALSE(out[i].cache_hit);
+    EXPECT_EQ(out[i].key, "served") << i;
+    EXPECT_EQ(out[i].compile_ms, 1.5);
+  }
+}
+
+TEST(source_parallel, no_more_servers_than_jobs) {
+  temp_cache cache;
+  const fake_server server(cache.dir);
+  bb::source::parallel_options o;
+  o.cache_dir = cache.dir;
+  o.jobs = 2;
+  const auto out = bb::source::compile_parallel(scales(31, 36), o);
+  EXPECT_EQ(server.starts(), 2u);
+  for (const auto& x : out) EXPECT_EQ(x.key, "served");
+}
+
+TEST(source_parallel, no_server_is_started_when_every_kernel_is_in_the_cache) {
+  temp_cache cache;
+  bb::source::parallel_options o;
+  o.cache_dir = cache.dir;
+  o.jobs = 1;
+  const auto cached = bb::source::compile_parallel(scales(41, 43), o);
+  const fake_server server(cache.dir);
+  o.jobs = 4;
+  const auto out = bb::source::compile_parallel(scales(41, 43), o);
+  EXPECT_EQ(server.starts(), 0u);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    EXPECT_TRUE(out[i].cache_hit);
+    EXPECT_EQ(out[i].key, cached[i].key);
+  }
+}
+
+TEST(source_parallel, kernels_reading_more_headers_are_compiled_first) {
+  EXPECT_EQ(bb::source::compile_order({0, 3, 0, 120, 3}), (std::vector<std::size_t>{3, 1, 4, 0, 2}));
+  EXPECT_EQ(bb::source::compile_order({}), std::vector<std::size_t>{});
+}
 
 TEST(source_parallel, request_ids_differ_in_every_field) {
   const compile_request base{k_good, "scale<2>", {"A=1"}, {"/inc"}, "sm_90"};
