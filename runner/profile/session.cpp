@@ -115,11 +115,11 @@ std::unique_ptr<session> session::create(int device, CUcontext ctx, const std::v
   s->m_chip = chip_name(device);
   watch.lap("chip");
   // The counter-availability image is needed only for a chip newer than this CUPTI ("required for
-  // future chip support"): for one its host tables know, reading it cost 120-150 ms of the
-  // driver's profiler set-up on an H100, most of which the first Start then no longer pays
-  // (docs/measurements/2026-11-27-h100-attach-flush.md). Missing permission and counters held by
-  // another tool show at that Start instead (the warm-up, before any configuration), with the
-  // same error codes.
+  // future chip support"): for one its host tables know, reading it took 115-150 ms on an H100,
+  // most of which the first Start pays anyway (the driver's own profiler set-up); 60-75 ms per
+  // process are saved (docs/measurements/2026-11-27-h100-attach-flush.md). Missing permission
+  // and counters held by another tool show at that Start instead (the warm-up, before any
+  // configuration), with the same error codes.
   CUpti_Profiler_Host_Initialize_Params hi{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE, nullptr};
   hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   hi.pChipName = s->m_chip.c_str();
