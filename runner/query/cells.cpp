@@ -48,6 +48,18 @@ cell params(const std::string& params_json) {
   return {text.empty() ? "-" : text, object.is_discarded() ? nlohmann::json(params_json) : std::move(object)};
 }
 
-cell variant(const std::string& id) { return {short_variant(id), id}; }
+cell variant(const std::string& id) {
+  // A program's kernel (`attach`) can be named by hundreds of characters of template arguments
+  // (at::native::reduce_kernel<512, 1, at::native::ReduceOp<...>>): tables show the first 60 and
+  // "...", csv and json the whole name.
+  std::string shown = short_variant(id);
+  constexpr std::size_t k_widest = 64, k_kept = 60;
+  if (shown.size() > k_widest) {
+    std::size_t cut = k_kept;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut; // not inside a UTF-8 sequence
+    shown = shown.substr(0, cut) + "...";
+  }
+  return {shown, id};
+}
 
 } // namespace bb::query

@@ -34,7 +34,8 @@ cell count(std::optional<std::int64_t> value);
 /// object itself (the text as it is when it is not JSON).
 cell params(const std::string& params_json);
 
-/// A variant: "padded" to read, "transpose/padded" to keep.
+/// A variant: "padded" to read, "transpose/padded" to keep; a name over 64 characters reads as
+/// its first 60 and "...".
 cell variant(const std::string& id);
 
 } // namespace bb::query

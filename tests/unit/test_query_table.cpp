@@ -121,6 +121,18 @@ TEST(query_cells, variants_lose_their_family) {
   EXPECT_EQ(short_variant("plain"), "plain");
 }
 
+// A PyTorch kernel as attach stores it: the table shows 60 characters and "...", programs the name.
+TEST(query_cells, long_kernel_names_are_cut_for_reading_only) {
+  const std::string name = "at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
+                           "float, float, float>, unsigned int, float, 4, 4>>";
+  const cell c = variant("attach/" + name);
+  EXPECT_EQ(c.text, name.substr(0, 60) + "...");
+  EXPECT_EQ(c.value, "attach/" + name);
+  EXPECT_EQ(variant("attach/" + name.substr(0, 64)).text, name.substr(0, 64)); // 64 fit
+  const std::string wide = std::string(59, 'a') + "\xc2\xb5" + "sec_kernel_with_a_long_tail_of_template_arguments";
+  EXPECT_EQ(variant(wide).text, std::string(59, 'a') + "..."); // not cut inside the two bytes of U+00B5
+}
+
 TEST(query_cells, numbers) {
   EXPECT_EQ(number_cell(12.3449, 2, output_format::table), "12.34");
   EXPECT_EQ(number_cell(std::nullopt, 2, output_format::markdown), "-");
