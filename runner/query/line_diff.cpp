@@ -1,6 +1,7 @@
 #include "runner/query/line_diff.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -32,7 +33,7 @@ std::optional<by_function> usable_rows(const store::database& db, const store::r
   auto collection = store::read_lines(db, row.id);
   if (!collection || collection->status != store::lines_status::ok) return std::nullopt;
   by_function out;
-  for (auto& r : collection->rows) out[r.function].push_back(std::move(r));
+  for (auto& r : collection->rows) out[without_file_ids(r.function)].push_back(std::move(r));
   for (auto& [name, rows] : out)
     std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.pc < b.pc; });
   return out;
@@ -163,6 +164,25 @@ side lines_side(const store::database& db, const std::string& spec, const side* 
   std::vector<std::int64_t> ids;
   for (const auto& r : s.runs) ids.push_back(r.id);
   return side_of_runs(s.label, s.runs, store::read_results(db, ids, {{}, false}));
+}
+
+std::string without_file_ids(const std::string& mangled) {
+  static const std::string k_mark = "_GLOBAL__N_";
+  std::string out;
+  std::size_t from = 0;
+  for (auto at = mangled.find(k_mark); at != std::string::npos; at = mangled.find(k_mark, at + k_mark.size())) {
+    // <length><identifier>: the length's digits come just before the mark.
+    std::size_t digits = at;
+    while (digits > from && std::isdigit(static_cast<unsigned char>(mangled[digits - 1])) != 0) --digits;
+    if (digits == at || at - digits > 6) continue;
+    const std::size_t length = std::stoul(mangled.substr(digits, at - digits));
+    if (length < k_mark.size() || at + length > mangled.size()) continue;
+    out.append(mangled, from, digits - from);
+    out += "12_GLOBAL__N_1";
+    from = at + length;
+    at = from - k_mark.size(); // the search goes on after the identifier
+  }
+  return out + mangled.substr(from);
 }
 
 line_diff diff_lines(const store::database& db, const side& baseline, const side& candidate) {

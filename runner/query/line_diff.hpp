@@ -57,6 +57,12 @@ struct line_diff {
   int without_lines = 0; ///< configuration pairs where a side has no usable line collection
 };
 
+/// Mangled function name `mangled` with each anonymous namespace spelled as g++ spells it
+/// (`_GLOBAL__N_1`): nvcc names one after the file it was compiled from (`_GLOBAL__N__<hash>_8_naive_cu_
+/// <hash>`), so the same kernel built into bankbench and compiled from its code twin (`run --backend
+/// model --model-source code`) would not otherwise match. Sides are matched by this name.
+std::string without_file_ids(const std::string& mangled);
+
 /// Matches the per-line data of `baseline`'s and `candidate`'s configurations (rows read from the
 /// database, with their configuration ids). Throws bb::usage_error, saying how to collect them,
 /// when either side has no per-line data at all.
