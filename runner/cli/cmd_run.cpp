@@ -56,6 +56,8 @@ struct run_options {
   std::vector<std::string> lines_for;   ///< --lines-for: which configurations; empty: all
   unsigned lines_jobs = 4;              ///< --lines-jobs: collecting processes at a time per GPU
   std::int64_t model_budget = 0;        ///< --model-budget; 0: source::k_default_model_budget
+  std::string model_source = "plan";    ///< --model-source: plan | code, for built-in variants
+  std::string code_twins;               ///< --code-twins: the twins' folder; empty: the source tree's
 };
 
 /// The plan the engine runs, resolved once from the options: every value is parsed here, at the
@@ -75,6 +77,8 @@ run_plan run_plan_of(const run_options& o, const global_options& g) {
   p.spread = o.spread == "variant" ? config::share_unit::variant : config::share_unit::configuration;
   p.isolate = o.isolate;
   p.model_budget = static_cast<std::uint64_t>(o.model_budget);
+  p.model_source = o.model_source == "code" ? session::model_source::code : session::model_source::plan;
+  p.code_twins = o.code_twins;
   p.samples = o.samples;
   p.placements = o.placements;
   p.warmup = o.warmup;
@@ -103,7 +107,10 @@ void warn_ignored(const CLI::App& sub, const run_options& o, const run_plan& pla
   };
   if (o.resume != 0) ignored({"inputs"}, "--resume runs the rest of the stored run's own experiment");
   if (o.dry_run) return; // a dry run only lists
-  if (!plan.model()) ignored({"--model-budget"}, "it limits --backend model's emulation of source kernels");
+  if (!plan.model())
+    ignored({"--model-budget", "--model-source", "--code-twins"}, "they choose how --backend model predicts");
+  else if (plan.model_source != session::model_source::code)
+    ignored({"--code-twins"}, "only --model-source code reads the code twins");
   if (plan.model())
     ignored({"--device", "--samples", "--placements", "--warmup", "--min-sample-us", "--no-counters", "--no-timing",
              "--cache-control", "--allocator", "--time-limit", "--no-isolation", "--jobs"},
@@ -254,6 +261,16 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                     "(default 50000000, about a second); a launch too large to run whole is predicted from a sample "
                     "of its blocks where they all agree",
                     number_rule::integer(1000, 1e12));
+  sub.add_option("--model-source", o->model_source,
+                 "--backend model: what built-in variants are predicted from: plan, their hand-written access "
+                 "plans (fast); code, their family's own kernel code, emulated from its PTX through the family's "
+                 "code twin (bench/code_twins/FAMILY.yaml), with per-line predictions (`bankbench lines`); a "
+                 "variant without a twin falls back to its plan, saying why")
+      ->check(CLI::IsMember({"plan", "code"}))
+      ->capture_default_str();
+  sub.add_option("--code-twins", o->code_twins,
+                 "--model-source code: the folder of the code twins (default: bench/code_twins of the source tree "
+                 "bankbench was built from)");
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   sub.add_flag("--lines", o->lines,

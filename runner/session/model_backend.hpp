@@ -9,6 +9,7 @@
 #include "runner/launch/executor.hpp"
 #include "runner/model/predict.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/session/code_twins.hpp"
 #include "runner/store/lines.hpp"
 #include "runner/store/records.hpp"
 
@@ -26,6 +27,16 @@ store::gpu_record model_gpu_record();
 launch::config_result predict_configuration(const config::experiment& exp, const config::configuration& cfg,
                                             const variant_info& variant, std::uint64_t budget = 0,
                                             store::line_collection* lines = nullptr);
+
+/// As predict_configuration, a built-in variant from its family's own kernel code
+/// (`--model-source code`): its code twin's variant of the same name emulated at the configuration's
+/// values (code_twins.hpp), counters and per-line rows (to `lines`) from its PTX, the reason saying
+/// so. Where there is no twin, or its code cannot be followed or compiled, the access plan predicts
+/// it and the reason says why not the code; not_modelled where there is no plan either. A source
+/// variant is predicted as predict_configuration does.
+launch::config_result predict_from_code(const config::experiment& exp, const config::configuration& cfg,
+                                        const variant_info& variant, code_twins& twins, std::uint64_t budget = 0,
+                                        store::line_collection* lines = nullptr);
 
 /// The model's prediction for `variant` at `params`; nullopt when the variant has no plan or its
 /// plan refuses the parameters.

@@ -15,6 +15,10 @@ namespace bb::session {
 /// Which passes run for each configuration on the GPU (launch/executor.hpp).
 using passes = launch::passes;
 
+/// What `--backend model` predicts built-in variants from (`run --model-source`): their access plans,
+/// or their family's own kernel code through its code twin (code_twins.hpp).
+enum class model_source { plan, code };
+
 struct run_plan {
   std::string db; ///< the results database
   bb::backend backend = bb::backend::cupti;
@@ -51,6 +55,8 @@ struct run_plan {
   /// --backend model: thread-instructions the PTX interpreter may run for one source configuration
   /// (source/emulate.hpp); 0: source::k_default_model_budget.
   std::uint64_t model_budget = 0;
+  session::model_source model_source = session::model_source::plan;
+  std::string code_twins; ///< --code-twins: the twins' folder; empty: default_code_twins_dir()
 
   [[nodiscard]] bool model() const { return backend == bb::backend::model; }
   /// The device's CUDA ordinal in this process.

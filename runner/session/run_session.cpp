@@ -182,11 +182,15 @@ private:
 /// The bank model: each configuration is predicted as it is added.
 class model_runner final : public config_runner {
 public:
-  model_runner(const config::experiment& e, std::uint64_t budget) : m_experiment(e), m_budget(budget) {}
+  /// `twins`: built-in variants from their code (--model-source code); nullptr: from their plans.
+  model_runner(const config::experiment& e, std::uint64_t budget, code_twins* twins)
+      : m_experiment(e), m_budget(budget), m_twins(twins) {}
   void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string&) override {
     store::line_collection lines;
-    lines.status = store::lines_status::unsupported; // stays so for a variant with an access plan
-    m_done.push_back({tag, predict_configuration(m_experiment, c, v, m_budget, &lines)});
+    lines.status = store::lines_status::unsupported; // stays so for a prediction from an access plan
+    m_done.push_back({tag, m_twins != nullptr ? predict_from_code(m_experiment, c, v, *m_twins, m_budget, &lines)
+                                              : predict_configuration(m_experiment, c, v, m_budget, &lines)});
+    if (m_twins != nullptr && m_experiment.find_source(v.name) == nullptr) count_source(m_done.back().result, lines);
     if (lines.status != store::lines_status::unsupported) m_lines[tag] = std::move(lines);
   }
   std::optional<store::line_collection> take_lines(std::size_t tag) override {
@@ -200,11 +204,38 @@ public:
   std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>&) override {
     return std::exchange(m_done, {});
   }
+  /// --model-source code: how many built-in configurations came from their code, how many from
+  /// their plans and why; "" otherwise.
+  [[nodiscard]] std::string code_summary() const {
+    if (m_twins == nullptr || m_from_code + m_from_plan == 0) return "";
+    std::string s = fmt::format("{}: {} built-in configuration{} predicted from their code, {} from access plans",
+                                m_experiment.name, m_from_code, m_from_code == 1 ? "" : "s", m_from_plan);
+    std::size_t shown = 0;
+    for (const auto& why : m_fallbacks)
+      if (shown++ < 3) s += (shown == 1 ? " (" : "; ") + why;
+    if (m_fallbacks.size() > 3) s += fmt::format("; {} more reasons", m_fallbacks.size() - 3);
+    return m_fallbacks.empty() ? s : s + ")";
+  }
 
 private:
   const config::experiment& m_experiment;
   std::uint64_t m_budget;
+  code_twins* m_twins;
+  std::size_t m_from_code = 0, m_from_plan = 0;
+  std::set<std::string> m_fallbacks; ///< why not from the code, each once
   std::vector<launch::group::finished> m_done;
+
+  void count_source(const launch::config_result& r, const store::line_collection& lines) {
+    if (lines.status != store::lines_status::unsupported) {
+      ++m_from_code;
+      return;
+    }
+    static const std::string k_not_code = "not from its code: ";
+    const auto at = r.reason.find(k_not_code);
+    if (at == std::string::npos) return; // refused parameters: from neither
+    if (r.status != config_status::not_modelled) ++m_from_plan;
+    m_fallbacks.insert(r.reason.substr(at + k_not_code.size()));
+  }
   std::map<std::size_t, store::line_collection> m_lines;
 };
 
@@ -290,6 +321,8 @@ public:
         m_git.emplace(dir, std::async(std::launch::async, git_state_of, dir).share());
     if (plan.model()) {
       m_source.gpu = model_gpu_record();
+      if (plan.model_source == model_source::code)
+        m_twins.emplace(plan.code_twins.empty() ? default_code_twins_dir() : plan.code_twins);
       m_db.emplace(store::database::open(plan.db));
     } else {
       const auto t0 = std::chrono::steady_clock::now();
@@ -350,6 +383,7 @@ private:
   std::int64_t m_gpu_id = 0;
   cost_totals m_cost;
   std::map<std::string, std::shared_future<git_state>> m_git; ///< by experiment folder
+  std::optional<code_twins> m_twins;                          ///< --model-source code: each family's twin, loaded once
 };
 
 launch::exec_options active_session::exec_options_of(const config::experiment& e,
@@ -386,8 +420,11 @@ void active_session::run(std::size_t index, experiment_result& out) {
   spdlog::info("run {}: {} ({} configurations) -> {}", run_id, e.path, configs.size(), db.path());
   const profile::session* counters = m_source.session_for(e);
   std::unique_ptr<config_runner> runner;
+  const model_runner* model = nullptr;
   if (m_plan.model()) {
-    runner = std::make_unique<model_runner>(e, m_plan.model_budget);
+    auto m = std::make_unique<model_runner>(e, m_plan.model_budget, m_twins ? &*m_twins : nullptr);
+    model = m.get();
+    runner = std::move(m);
   } else {
     profile::session* counting = m_plan.passes.counters ? m_source.sessions.at(e.metrics).get() : nullptr;
     if (counting != nullptr) warm_up(m_source, *counting, m_plan);
@@ -460,6 +497,8 @@ void active_session::run(std::size_t index, experiment_result& out) {
     if (runner->full()) store_finished();
   }
   store_finished(); // what an interruption or the end of the experiment left in the group
+  if (model != nullptr)
+    if (const auto s = model->code_summary(); !s.empty()) spdlog::info("{}", s);
   if (!out.context_lost) db.finish_run(run_id, g_interrupted.load() ? run_status::interrupted : run_status::completed);
 }
 
@@ -519,7 +558,13 @@ int interrupted_exit_code() {
 }
 
 std::string resume_command(const run_plan& plan, std::int64_t run_id) {
-  return fmt::format("bankbench --db '{}' run{} --resume {}", plan.db, plan.model() ? " --backend model" : "", run_id);
+  std::string model;
+  if (plan.model()) {
+    model = " --backend model";
+    if (plan.model_source == model_source::code) model += " --model-source code";
+    if (!plan.code_twins.empty()) model += " --code-twins " + shell_word(plan.code_twins);
+  }
+  return fmt::format("bankbench --db '{}' run{} --resume {}", plan.db, model, run_id);
 }
 
 void group_by_metric_list(std::vector<config::experiment>& experiments) {
@@ -545,11 +590,14 @@ std::string run_fingerprint(const config::experiment& e, const run_plan& plan) {
   // Timing options do not change counters; how the counter pass runs does.
   const bool model = plan.model();
   // Source variants add their .cu files and every header they include.
+  // Built-in variants from their code (a model run's option) add that, and so leave every other
+  // run's fingerprint as it was.
   return sha256_hex(fmt::format("sources {}\nexperiment {}\nsource variants {}\nbackend {}\ncache_control {}\n"
-                                "allocator {}\n",
+                                "allocator {}\n{}",
                                 build::sources_sha256, sha256_hex(e.text), source::source_fingerprint(e),
                                 name_of(plan.backend), model ? "-" : launch::name_of(plan.cache_control),
-                                model ? "-" : launch::name_of(plan.allocator)));
+                                model ? "-" : launch::name_of(plan.allocator),
+                                model && plan.model_source == model_source::code ? "model source code\n" : ""));
 }
 
 int run_in_process(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,

@@ -1,0 +1,151 @@
+// `run --backend model --model-source code`: built-in variants predicted from their family's own
+// kernel code through its code twin (bench/code_twins), with per-line rows; a variant or a family
+// without a twin, or a parameter the twin fixes, predicted from its access plan with the reason.
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using bb::test::run_cli;
+
+// naive at float follows the twin (one nvcc compile, n = 256: 64 blocks of 32 x 8 threads); at
+// double the twin's kernel, written for float, does not fit; padded has no twin variant.
+const char* const k_transpose_code_yaml = R"(name: transpose_code_cli
+description: the transpose's naive kernel from its code, the rest from their plans
+family: transpose
+variants: [naive, padded]
+axes:
+  n: [256]
+  type: [float, double]
+metrics: bank_conflicts
+)";
+
+/// The one value `sql` selects from `db`; "" where it selects none.
+std::string model_code_scalar(const std::string& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  std::string out;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+        sqlite3_column_text(st, 0) != nullptr)
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(h);
+  return out;
+}
+
+TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_lines) {
+  bb::test::temp_dir tmp;
+  const auto yaml = tmp.path / "transpose_code.yaml";
+  std::ofstream(yaml) << k_transpose_code_yaml;
+  const auto db = (tmp.path / "code.sqlite").string();
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'";
+  const auto code = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env);
+  ASSERT_EQ(code.exit_code, 0) << code.err;
+  EXPECT_NE(code.err.find("transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access "
+                          "plans (its code twin bench/code_twins/transpose.yaml has no variant padded; its code twin "
+                          "bench/code_twins/transpose.yaml has type fixed at the family's default float, not double)"),
+            std::string::npos)
+      << code.err;
+  const auto plan = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", env);
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+
+  // Every counter of naive at float equal to its plan's: 2048 column reads of 32 wavefronts each.
+  const std::string naive_float = "c.variant = 'transpose/naive' AND c.params_json LIKE '%\"float\"%'";
+  const auto counter = [&](int run, const char* name) {
+    return model_code_scalar(db, "SELECT m.value FROM metrics m JOIN configurations c ON c.id = m.configuration_id "
+                                 "WHERE c.run_id = " +
+                                     std::to_string(run) + " AND " + naive_float + " AND m.name = '" + name + "'");
+  };
+  for (const char* name :
+       {"smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}) {
+    EXPECT_FALSE(counter(1, name).empty()) << name;
+    EXPECT_EQ(counter(1, name), counter(2, name)) << name;
+  }
+  EXPECT_EQ(counter(1, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), "65536.0");
+  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations c WHERE run_id = 1 AND " +
+                                      naive_float),
+            "unverified: predicted from its code (the PTX of naive of code twin bench/code_twins/transpose.yaml); "
+            "outputs not checked: the variant has no check");
+  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
+                                  "= 'transpose/padded' AND params_json LIKE '%\"double\"%'"),
+            "ok: predicted from its access plan, not from its code: its code twin bench/code_twins/transpose.yaml has "
+            "no variant padded");
+
+  // Its per-line rows name the family's own lines; `lines` shows them, the column read first.
+  const auto lines = run_cli("--db '" + db + "' lines 1 --variant naive -p type=float");
+  ASSERT_EQ(lines.exit_code, 0) << lines.err;
+  EXPECT_NE(lines.out.find("note: predicted from the PTX of naive of code twin bench/code_twins/transpose.yaml: all "
+                           "64 blocks run"),
+            std::string::npos)
+      << lines.out;
+  const auto read = lines.out.find("   1  kernels/transpose/family.cuh:141");
+  const auto write = lines.out.find("   2  kernels/transpose/family.cuh:132");
+  EXPECT_NE(read, std::string::npos) << lines.out;
+  EXPECT_NE(write, std::string::npos) << lines.out;
+  EXPECT_NE(lines.out.find("lds          2048       65536   2048   63488  100.0%", read), std::string::npos)
+      << lines.out;
+
+  // A GPU's lines of the built-in kernel name its anonymous namespace after the file bankbench built
+  // it from, the twin's after its own: compare matches them as one function.
+  ASSERT_EQ(run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env).exit_code,
+            0);
+  const std::string builtin_name = "_ZN2bb9transpose16transpose_kernelINS0_46_GLOBAL__N__cb580df3_8_naive_cu_"
+                                   "f9ae69be_3145312naive_layoutILi32EEEfLi32ELi8EEEvPKT0_PS5_i";
+  model_code_scalar(db, "UPDATE line_counters SET function = '" + builtin_name +
+                            "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3)");
+  EXPECT_EQ(model_code_scalar(db, "SELECT count(DISTINCT function) FROM line_counters"), "2");
+  const auto compared = run_cli("--db '" + db + "' compare runs 1 3 --lines");
+  ASSERT_EQ(compared.exit_code, 0) << compared.err;
+  // Both sides' excess on one row (a line of one side only would show "-" on the other).
+  EXPECT_NE(compared.out.find(
+                "family.cuh:141  out[static_cast<std::size_t>(y + j) * n + x + i...  ld.shared.f32 x4     "
+                "63488     63488               31               31"),
+            std::string::npos)
+      << compared.out;
+}
+
+TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_says_why) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "reference.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/reference",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
+                                  "'reference/copy' ORDER BY seq LIMIT 1"),
+            "ok: predicted from its access plan, not from its code: family reference has no code twin "
+            "(bench/code_twins/reference.yaml not found)");
+  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
+                                  "'reference/memcpy' ORDER BY seq LIMIT 1"),
+            "not_modelled: reference/memcpy has no access plan: measure it on a GPU; not from its code: family "
+            "reference has no code twin (bench/code_twins/reference.yaml not found)");
+  EXPECT_EQ(model_code_scalar(db, "SELECT count(*) FROM line_collections"), "0");
+  EXPECT_NE(r.err.find("reference: 0 built-in configurations predicted from their code, 2 from access plans"),
+            std::string::npos)
+      << r.err;
+
+  const auto elsewhere = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" +
+                                 tmp.path.string() + "/none' experiments/reference");
+  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
+  EXPECT_NE(elsewhere.err.find("(the twins' folder " + tmp.path.string() + "/none is not there"), std::string::npos)
+      << elsewhere.err;
+}
+
+TEST(cli_model_code, an_unknown_model_source_is_refused) {
+  const auto r = run_cli("run --backend model --model-source ptx experiments/reference");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--model-source must be one of plan, code, got 'ptx'"), std::string::npos) << r.err;
+}
+
+} // namespace
