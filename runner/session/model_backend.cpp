@@ -177,6 +177,14 @@ launch::config_result predict_from_code(const config::experiment& exp, const con
   if (r.status == config_status::not_modelled || r.status == config_status::failed)
     return plan_instead(exp, cfg, variant, r.reason);
   if (lines != nullptr) *lines = std::move(code_lines);
+  // The ideal wavefronts are measured against the bytes a lane moves per access, which the family
+  // declares with its plan (8 for double, 16 for float4); the twin's file holds one width for all.
+  if (variant.plan) {
+    try {
+      r.smem_access_bytes = variant.plan(cfg.params).access_bytes;
+    } catch (const std::exception&) { // the plan refuses what the code took: the twin's width stays
+    }
+  }
   return r;
 }
 

@@ -116,6 +116,26 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
       << compared.out;
 }
 
+// A double column read of double[32][33]: conflict-free at its 8-byte ideal of 2 wavefronts a
+// request, measured against the width the family declares (8 bytes), not the twin's file's (4).
+TEST(cli_model_code, the_ideal_is_the_families_access_width) {
+  bb::test::temp_dir tmp;
+  const auto yaml = tmp.path / "padding_code.yaml";
+  std::ofstream(yaml) << "name: padding_code_cli\ndescription: double[32][33] from its code\nfamily: padding\n"
+                         "variants: [column_read]\naxes: {type: [double], cols: [32], pitch: [33], batch: [4]}\n";
+  const auto db = (tmp.path / "padding.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(model_code_scalar(db, "SELECT smem_access_bytes || ' ' || substr(reason, 1, 23) FROM configurations"),
+            "8 predicted from its code");
+  const auto derived = [&](const char* name) {
+    return model_code_scalar(db, std::string("SELECT value FROM metrics WHERE derived = 1 AND name = '") + name + "'");
+  };
+  EXPECT_EQ(derived("load_wavefronts_per_request"), "2.0");
+  EXPECT_EQ(derived("load_excess_wavefronts_per_request"), "0.0");
+}
+
 TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_says_why) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "reference.sqlite").string();
