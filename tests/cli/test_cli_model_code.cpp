@@ -47,7 +47,7 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const auto yaml = tmp.path / "transpose_code.yaml";
   std::ofstream(yaml) << k_transpose_code_yaml;
   const auto db = (tmp.path / "code.sqlite").string();
-  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'";
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'";
   const auto code = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env);
   ASSERT_EQ(code.exit_code, 0) << code.err;
   EXPECT_NE(code.err.find("transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access "
@@ -125,7 +125,7 @@ TEST(cli_model_code, the_ideal_is_the_families_access_width) {
                          "variants: [column_read]\naxes: {type: [double], cols: [32], pitch: [33], batch: [4]}\n";
   const auto db = (tmp.path / "padding.sqlite").string();
   const auto r = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(model_code_scalar(db, "SELECT smem_access_bytes || ' ' || substr(reason, 1, 23) FROM configurations"),
             "8 predicted from its code");
@@ -140,7 +140,7 @@ TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_say
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "reference.sqlite").string();
   const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/reference",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
                                   "'reference/copy' ORDER BY seq LIMIT 1"),
