@@ -16,11 +16,11 @@ namespace {
 using bb::test::run_cli;
 
 // naive at float follows the twin (one nvcc compile, n = 256: 64 blocks of 32 x 8 threads); at
-// double the twin's kernel, written for float, does not fit; padded has no twin variant.
+// double the twin's kernel, written for float, does not fit; padded_wide has no twin variant.
 const char* const k_transpose_code_yaml = R"(name: transpose_code_cli
-description: the transpose's naive kernel from its code, the rest from their plans
+description: the transpose's naive kernel from its code, padded_wide from its plans
 family: transpose
-variants: [naive, padded]
+variants: [naive, padded_wide]
 axes:
   n: [256]
   type: [float, double]
@@ -50,9 +50,10 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'";
   const auto code = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env);
   ASSERT_EQ(code.exit_code, 0) << code.err;
-  EXPECT_NE(code.err.find("transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access "
-                          "plans (its code twin bench/code_twins/transpose.yaml has no variant padded; its code twin "
-                          "bench/code_twins/transpose.yaml has type fixed at the family's default float, not double)"),
+  EXPECT_NE(code.err.find(
+                "transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access "
+                "plans (its code twin bench/code_twins/transpose.yaml has no variant padded_wide; its code twin "
+                "bench/code_twins/transpose.yaml has type fixed at the family's default float, not double)"),
             std::string::npos)
       << code.err;
   const auto plan = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", env);
@@ -79,9 +80,9 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
             "unverified: predicted from its code (the PTX of naive of code twin bench/code_twins/transpose.yaml); "
             "outputs not checked: the variant has no check");
   EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
-                                  "= 'transpose/padded' AND params_json LIKE '%\"double\"%'"),
+                                  "= 'transpose/padded_wide' AND params_json LIKE '%\"double\"%'"),
             "ok: predicted from its access plan, not from its code: its code twin bench/code_twins/transpose.yaml has "
-            "no variant padded");
+            "no variant padded_wide");
 
   // Its per-line rows name the family's own lines; `lines` shows them, the column read first.
   const auto lines = run_cli("--db '" + db + "' lines 1 --variant naive -p type=float");
