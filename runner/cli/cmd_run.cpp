@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 
@@ -137,6 +138,21 @@ void show_tables(const std::string& db_path, const std::vector<std::int64_t>& ru
 
 /// The one summary line of `bankbench run`, on stderr and not through the logger: it is the run's
 /// verdict and stays under -q.
+/// --code-twins names a folder that is there: a missing one, or a file, would send every built-in
+/// configuration to its plan with a note per configuration rather than say so once.
+void check_code_twins_folder(const std::string& dir) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(dir, ec).type();
+  if (type == std::filesystem::file_type::directory) return;
+  if (ec || type == std::filesystem::file_type::not_found)
+    throw usage_error("--code-twins " + shown_path(dir) + ": no such folder; name the folder of the code twins (" +
+                      "bench/code_twins of a bankbench checkout), or leave the option out for the one bankbench " +
+                      "was built from");
+  throw usage_error("--code-twins " + shown_path(dir) + " is " +
+                    (type == std::filesystem::file_type::regular ? "a file" : "not a folder") +
+                    "; it names the folder that holds the twins (FAMILY.yaml), e.g. bench/code_twins");
+}
+
 void print_summary(const std::string& line) {
   if (line.empty()) return;
   std::cout.flush();
@@ -151,6 +167,8 @@ int run_run(const run_options& o, run_plan& plan) {
     throw usage_error("--lines measures each instruction on a GPU; it cannot be combined with --backend model");
   if (plan.devices.size() > 1 && o.resume != 0)
     throw usage_error("--resume completes one run, which ran on one GPU; pass --device (or one --devices ordinal)");
+  if (plan.model() && plan.model_source == session::model_source::code && !plan.code_twins.empty())
+    check_code_twins_folder(plan.code_twins);
   resume_point start;
   std::vector<config::experiment> experiments;
   if (o.resume != 0) {
@@ -268,9 +286,10 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "variant without a twin falls back to its plan, saying why")
       ->check(CLI::IsMember({"plan", "code"}))
       ->capture_default_str();
-  sub.add_option("--code-twins", o->code_twins,
-                 "--model-source code: the folder of the code twins (default: bench/code_twins of the source tree "
-                 "bankbench was built from)");
+  refuse_empty(sub.add_option("--code-twins", o->code_twins,
+                              "--model-source code: the folder of the code twins (default: bench/code_twins of the "
+                              "source tree bankbench was built from)"),
+               "a folder, e.g. bench/code_twins");
   sub.add_flag("!--no-isolation", o->isolate,
                "run configurations in this process: faster start, but a kernel fault ends the run");
   sub.add_flag("--lines", o->lines,

@@ -156,11 +156,21 @@ TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_say
             std::string::npos)
       << r.err;
 
+  // --code-twins naming what is not a folder is refused once, before anything is predicted.
   const auto elsewhere = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" +
                                  tmp.path.string() + "/none' experiments/reference");
-  ASSERT_EQ(elsewhere.exit_code, 0) << elsewhere.err;
-  EXPECT_NE(elsewhere.err.find("(the twins' folder " + tmp.path.string() + "/none is not there"), std::string::npos)
+  EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.err;
+  EXPECT_NE(elsewhere.err.find("--code-twins " + tmp.path.string() + "/none: no such folder"), std::string::npos)
       << elsewhere.err;
+  const auto file = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" + db +
+                            "' experiments/reference");
+  EXPECT_EQ(file.exit_code, 2) << file.err;
+  EXPECT_NE(file.err.find(" is a file; it names the folder that holds the twins"), std::string::npos) << file.err;
+  const auto empty = run_cli("--db '" + db +
+                             "' run --backend model --model-source code --code-twins '' "
+                             "experiments/reference");
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("--code-twins"), std::string::npos) << empty.err;
 }
 
 TEST(cli_model_code, an_unknown_model_source_is_refused) {
