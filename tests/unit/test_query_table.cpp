@@ -125,7 +125,7 @@ TEST(query_cells, variants_lose_their_family) {
 TEST(query_cells, long_kernel_names_are_cut_for_reading_only) {
   const std::string name = "at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, "
                            "float, float, float>, unsigned int, float, 4, 4>>";
-  const cell c = variant("attach/" + name);
+  const bb::query::cell c = variant("attach/" + name);
   EXPECT_EQ(c.text, name.substr(0, 60) + "...");
   EXPECT_EQ(c.value, "attach/" + name);
   EXPECT_EQ(variant("attach/" + name.substr(0, 64)).text, name.substr(0, 64)); // 64 fit
