@@ -11,6 +11,7 @@
 #include "runner/common/path_text.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/source/compile.hpp"
+#include "runner/source/emulate.hpp"
 #include "runner/source/known_kernels.hpp"
 #include "runner/source/sweep_kernels.hpp"
 
@@ -54,14 +55,15 @@ compile_summary compile_before_gpu(const std::vector<config::experiment>& experi
   return compile_for(experiments, plan, start, archs);
 }
 
-compile_summary compile_for(const std::vector<config::experiment>& experiments, const run_plan& plan,
-                            const resume_point& start, const std::vector<std::string>& archs) {
+namespace {
+
+compile_summary compile_kernels(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                                const resume_point& start, const std::vector<std::string>& archs) {
   compile_summary summary;
   const std::string cache_dir = source::default_cache_dir();
-  if (plan.model() || cache_dir.empty()) {
-    spdlog::debug("no compile phase: {}", plan.model() ? "--backend model compiles nothing"
-                                                       : "no compile cache (BB_CACHE_DIR empty, or no HOME), so "
-                                                         "each configuration compiles its kernel");
+  if (cache_dir.empty()) {
+    spdlog::debug("no compile phase: no compile cache (BB_CACHE_DIR empty, or no HOME), so each configuration "
+                  "compiles its kernel");
     return summary;
   }
   source::sweep_kernels kernels;
@@ -101,6 +103,23 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
                  summary.failed > 0 ? fmt::format(", {} failed", summary.failed) : "");
   }
   return summary;
+}
+
+} // namespace
+
+compile_summary compile_for(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                            const resume_point& start, const std::vector<std::string>& archs) {
+  if (plan.model()) {
+    spdlog::debug("no compile phase before a GPU: --backend model compiles for the model (compile_for_model)");
+    return {};
+  }
+  return compile_kernels(experiments, plan, start, archs);
+}
+
+compile_summary compile_for_model(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                                  const resume_point& start) {
+  if (!plan.model() || !any_source_left(experiments, start)) return {};
+  return compile_kernels(experiments, plan, start, {source::emulation_options{}.arch});
 }
 
 } // namespace bb::session

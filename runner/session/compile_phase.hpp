@@ -42,4 +42,11 @@ bool compile_phase_needed(const std::vector<config::experiment>& experiments, co
 compile_summary compile_for(const std::vector<config::experiment>& experiments, const run_plan& plan,
                             const resume_point& start, const std::vector<std::string>& archs);
 
+/// --backend model: the source configurations' kernels compiled in parallel, for the architecture
+/// the model emulates, in this process (no GPU, so NVRTC may initialise CUDA here), before any is
+/// predicted; each prediction then finds its kernel's PTX in the cache. Nothing for a plan-only
+/// run, without a cache folder, or once every kernel is there.
+compile_summary compile_for_model(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                                  const resume_point& start);
+
 } // namespace bb::session

@@ -685,7 +685,10 @@ std::vector<std::string> probe_archs(const std::vector<int>& devices) {
 int execute(const std::vector<config::experiment>& experiments, const run_plan& plan, resume_point& start,
             const run_report& report) {
   const stop_signals handlers;
-  compile_in_child(experiments, plan, start);
+  if (plan.model())
+    compile_for_model(experiments, plan, start); // no GPU in this process: NVRTC may start CUDA here
+  else
+    compile_in_child(experiments, plan, start);
   if (g_interrupted.load()) {
     spdlog::warn("interrupted while compiling source variants; nothing was run");
     return interrupted_exit_code();
