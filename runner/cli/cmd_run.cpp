@@ -1,8 +1,9 @@
 // bankbench run [FILE|DIR...]: verify, profile and time every configuration; store each as it ends.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <iostream>
 
@@ -141,15 +142,14 @@ void show_tables(const std::string& db_path, const std::vector<std::int64_t>& ru
 /// --code-twins names a folder that is there: a missing one, or a file, would send every built-in
 /// configuration to its plan with a note per configuration rather than say so once.
 void check_code_twins_folder(const std::string& dir) {
-  std::error_code ec;
-  const auto type = std::filesystem::status(dir, ec).type();
-  if (type == std::filesystem::file_type::directory) return;
-  if (ec || type == std::filesystem::file_type::not_found)
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
     throw usage_error("--code-twins " + shown_path(dir) + ": no such folder; name the folder of the code twins (" +
                       "bench/code_twins of a bankbench checkout), or leave the option out for the one bankbench " +
                       "was built from");
-  throw usage_error("--code-twins " + shown_path(dir) + " is " +
-                    (type == std::filesystem::file_type::regular ? "a file" : "not a folder") +
+  if (S_ISDIR(st.st_mode)) return;
+  const std::string is = file_type_words(st.st_mode);
+  throw usage_error("--code-twins " + shown_path(dir) + " is " + (is.empty() ? "a file" : is) +
                     "; it names the folder that holds the twins (FAMILY.yaml), e.g. bench/code_twins");
 }
 

@@ -1,6 +1,8 @@
 // Source variants (a `source:` block, variants as maps): every expression parsed and its names
 // checked against the axes, files found relative to the experiment, references resolved. The
 // kernel itself is compiled by `validate` (runner/source), not here: config has no CUDA.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -87,19 +89,14 @@ void check_path(check_context& ctx, const yaml_path& path, const YAML::Node& nod
   const std::string quoted = shown == node.Scalar() ? "'" + shown + "'" : shown;
   if (ok) return;
   // Something else of that name (a folder for a file, a FIFO) is named for what it is.
-  const fs::file_type type = fs::status(p, ec).type();
-  if (ec || type == fs::file_type::not_found) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) {
     ctx.out.at_value(ctx.root, path, std::string("cannot find the ") + what + " " + quoted,
                      "paths are relative to the experiment file's folder");
     return;
   }
-  const char* is = type == fs::file_type::directory   ? "a folder"
-                   : type == fs::file_type::regular   ? "a file"
-                   : type == fs::file_type::character ? "a character device"
-                   : type == fs::file_type::block     ? "a block device"
-                   : type == fs::file_type::fifo      ? "a FIFO"
-                   : type == fs::file_type::socket    ? "a socket"
-                                                      : "not a regular file";
+  std::string is = file_type_words(st.st_mode);
+  if (is.empty()) is = "a file";
   ctx.out.at_value(ctx.root, path,
                    std::string("the ") + what + " " + quoted + " is " + is + ", not " +
                        (folder ? "a folder" : "a regular file"),

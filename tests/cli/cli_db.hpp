@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "cli_runner.hpp"
 
 namespace bb::test {
@@ -27,6 +29,14 @@ inline std::string query_text(const std::string& db_path, const std::string& sql
   sqlite3_finalize(st);
   sqlite3_close(db);
   return out;
+}
+
+/// Runs `sql` (a change made by hand, as a user might) on a read-write connection.
+inline void exec_sql(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
 }
 
 /// Every row of `sql`'s first column on a read-only connection, as text ("NULL" for NULL).

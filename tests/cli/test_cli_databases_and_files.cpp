@@ -4,10 +4,13 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <initializer_list>
+
 #include "cli_db.hpp"
 #include "runner/common/host_info.hpp"
 
 namespace fs = std::filesystem;
+using bb::test::exec_sql;
 using bb::test::query_text;
 
 namespace {
@@ -19,11 +22,17 @@ std::string model_database(const fs::path& dir) {
   return db;
 }
 
-void exec_sql(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
-  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
+/// Each command on `db`, and a merge of it, exits 4 with `expected` as its whole standard error.
+void expect_every_command_refused(const std::string& db, std::initializer_list<const char*> commands,
+                                  const fs::path& tmp, const std::string& expected) {
+  for (const std::string args : commands) {
+    const auto r = bb::test::run_cli("-q --db '" + db + "' " + args);
+    EXPECT_EQ(r.exit_code, 4) << args << "\n" << r.err;
+    EXPECT_EQ(r.err, expected) << args;
+  }
+  const auto merged = bb::test::run_cli("merge '" + db + "' --into '" + (tmp / "m.sqlite").string() + "'");
+  EXPECT_EQ(merged.exit_code, 4) << merged.err;
+  EXPECT_EQ(merged.err, expected);
 }
 
 } // namespace
@@ -36,14 +45,8 @@ TEST(cli_databases_and_files, a_database_whose_schema_version_was_reset_is_refus
   const std::string expected = "bankbench: error: " + db +
                                " looks like a bankbench database whose schema version was reset (user_version 0); "
                                "it cannot be upgraded safely: restore it or use another --db\n";
-  for (const std::string args : {"run --backend model experiments/transpose/transpose.yaml", "list runs", "export"}) {
-    const auto r = bb::test::run_cli("-q --db '" + db + "' " + args);
-    EXPECT_EQ(r.exit_code, 4) << args << "\n" << r.err;
-    EXPECT_EQ(r.err, expected) << args;
-  }
-  const auto merged = bb::test::run_cli("merge '" + db + "' --into '" + (tmp.path / "m.sqlite").string() + "'");
-  EXPECT_EQ(merged.exit_code, 4) << merged.err;
-  EXPECT_EQ(merged.err, expected);
+  expect_every_command_refused(db, {"run --backend model experiments/transpose/transpose.yaml", "list runs", "export"},
+                               tmp.path, expected);
   EXPECT_EQ(bb::test::slurp(db), before);
 }
 
@@ -56,14 +59,8 @@ TEST(cli_databases_and_files, a_database_that_lost_a_table_is_refused_naming_it)
   const std::string expected = "bankbench: error: " + db +
                                ": the database lacks its table(s) metrics (dropped, or a damaged copy); bankbench "
                                "cannot use it. Use another --db, or restore the file from a copy\n";
-  for (const std::string args : {"run --backend model experiments/transpose/transpose.yaml", "show", "export"}) {
-    const auto r = bb::test::run_cli("-q --db '" + db + "' " + args);
-    EXPECT_EQ(r.exit_code, 4) << args << "\n" << r.err;
-    EXPECT_EQ(r.err, expected) << args;
-  }
-  const auto merged = bb::test::run_cli("merge '" + db + "' --into '" + (tmp.path / "m.sqlite").string() + "'");
-  EXPECT_EQ(merged.exit_code, 4) << merged.err;
-  EXPECT_EQ(merged.err, expected);
+  expect_every_command_refused(db, {"run --backend model experiments/transpose/transpose.yaml", "show", "export"},
+                               tmp.path, expected);
   EXPECT_EQ(query_text(db, "SELECT count(*) FROM runs"), "1");
 }
 

@@ -1,18 +1,18 @@
 // `run --backend model --model-source code`: built-in variants predicted from their family's own
 // kernel code through its code twin (bench/code_twins), with per-line rows; a variant or a family
 // without a twin, or a parameter the twin fixes, predicted from its access plan with the reason.
-#include <sqlite3.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "cli_runner.hpp"
+#include "cli_db.hpp"
 
 namespace {
 
+using bb::test::exec_sql;
+using bb::test::query_text;
 using bb::test::run_cli;
 
 // naive at float follows the twin (one nvcc compile, n = 256: 64 blocks of 32 x 8 threads); at
@@ -26,21 +26,6 @@ axes:
   type: [float, double]
 metrics: bank_conflicts
 )";
-
-/// The one value `sql` selects from `db`; "" where it selects none.
-std::string model_code_scalar(const std::string& db, const std::string& sql) {
-  sqlite3* h = nullptr;
-  std::string out;
-  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-        sqlite3_column_text(st, 0) != nullptr)
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-  }
-  sqlite3_close(h);
-  return out;
-}
 
 TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_lines) {
   bb::test::temp_dir tmp;
@@ -62,9 +47,9 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   // Every counter of naive at float equal to its plan's: 2048 column reads of 32 wavefronts each.
   const std::string naive_float = "c.variant = 'transpose/naive' AND c.params_json LIKE '%\"float\"%'";
   const auto counter = [&](int run, const char* name) {
-    return model_code_scalar(db, "SELECT m.value FROM metrics m JOIN configurations c ON c.id = m.configuration_id "
-                                 "WHERE c.run_id = " +
-                                     std::to_string(run) + " AND " + naive_float + " AND m.name = '" + name + "'");
+    return query_text(db, "SELECT m.value FROM metrics m JOIN configurations c ON c.id = m.configuration_id "
+                          "WHERE c.run_id = " +
+                              std::to_string(run) + " AND " + naive_float + " AND m.name = '" + name + "'");
   };
   for (const char* name :
        {"smsp__sass_inst_executed_op_shared_ld.sum", "smsp__sass_inst_executed_op_shared_st.sum",
@@ -75,12 +60,11 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
     EXPECT_EQ(counter(1, name), counter(2, name)) << name;
   }
   EXPECT_EQ(counter(1, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), "65536.0");
-  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations c WHERE run_id = 1 AND " +
-                                      naive_float),
+  EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations c WHERE run_id = 1 AND " + naive_float),
             "unverified: predicted from its code (the PTX of naive of code twin bench/code_twins/transpose.yaml); "
             "outputs not checked: the variant has no check");
-  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
-                                  "= 'transpose/padded_wide' AND params_json LIKE '%\"double\"%'"),
+  EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
+                           "= 'transpose/padded_wide' AND params_json LIKE '%\"double\"%'"),
             "ok: predicted from its access plan, not from its code: its code twin bench/code_twins/transpose.yaml has "
             "no variant padded_wide");
 
@@ -104,9 +88,9 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
             0);
   const std::string builtin_name = "_ZN2bb9transpose16transpose_kernelINS0_46_GLOBAL__N__cb580df3_8_naive_cu_"
                                    "f9ae69be_3145312naive_layoutILi32EEEfLi32ELi8EEEvPKT0_PS5_i";
-  model_code_scalar(db, "UPDATE line_counters SET function = '" + builtin_name +
-                            "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3)");
-  EXPECT_EQ(model_code_scalar(db, "SELECT count(DISTINCT function) FROM line_counters"), "2");
+  exec_sql(db, "UPDATE line_counters SET function = '" + builtin_name +
+                   "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3)");
+  EXPECT_EQ(query_text(db, "SELECT count(DISTINCT function) FROM line_counters"), "2");
   const auto compared = run_cli("--db '" + db + "' compare runs 1 3 --lines");
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
   // Both sides' excess on one row (a line of one side only would show "-" on the other).
@@ -128,10 +112,10 @@ TEST(cli_model_code, the_ideal_is_the_families_access_width) {
   const auto r = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(model_code_scalar(db, "SELECT smem_access_bytes || ' ' || substr(reason, 1, 23) FROM configurations"),
+  EXPECT_EQ(query_text(db, "SELECT smem_access_bytes || ' ' || substr(reason, 1, 23) FROM configurations"),
             "8 predicted from its code");
   const auto derived = [&](const char* name) {
-    return model_code_scalar(db, std::string("SELECT value FROM metrics WHERE derived = 1 AND name = '") + name + "'");
+    return query_text(db, std::string("SELECT value FROM metrics WHERE derived = 1 AND name = '") + name + "'");
   };
   EXPECT_EQ(derived("load_wavefronts_per_request"), "2.0");
   EXPECT_EQ(derived("load_excess_wavefronts_per_request"), "0.0");
@@ -143,15 +127,15 @@ TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_say
   const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/reference",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
-                                  "'reference/copy' ORDER BY seq LIMIT 1"),
+  EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
+                           "'reference/copy' ORDER BY seq LIMIT 1"),
             "ok: predicted from its access plan, not from its code: family reference has no code twin "
             "(bench/code_twins/reference.yaml not found)");
-  EXPECT_EQ(model_code_scalar(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
-                                  "'reference/memcpy' ORDER BY seq LIMIT 1"),
+  EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
+                           "'reference/memcpy' ORDER BY seq LIMIT 1"),
             "not_modelled: reference/memcpy has no access plan: measure it on a GPU; not from its code: family "
             "reference has no code twin (bench/code_twins/reference.yaml not found)");
-  EXPECT_EQ(model_code_scalar(db, "SELECT count(*) FROM line_collections"), "0");
+  EXPECT_EQ(query_text(db, "SELECT count(*) FROM line_collections"), "0");
   EXPECT_NE(r.err.find("reference: 0 built-in configurations predicted from their code, 2 from access plans"),
             std::string::npos)
       << r.err;
