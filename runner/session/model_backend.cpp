@@ -80,10 +80,14 @@ launch::config_result emulated_configuration(const config::experiment& exp, cons
       const auto text_of = query::source_reader();
       for (auto& row : lines->rows)
         if (!row.file.empty()) row.source = text_of(row.file, row.line);
-      const std::string how = em.blocks_run == em.blocks
-                                  ? fmt::format("{}: all {} blocks run", origin.lines, em.blocks)
-                                  : fmt::format("{}: {} of {} blocks run (they agree), counts scaled to all",
-                                                origin.lines, em.blocks_run, em.blocks);
+      const std::string how =
+          em.blocks_run == em.blocks ? fmt::format("{}: all {} blocks run", origin.lines, em.blocks)
+          : em.blocks_alike
+              ? fmt::format("{}: 1 of {} blocks run (the PTX shows every block makes the same shared-memory "
+                            "requests), counts times {}",
+                            origin.lines, em.blocks, em.blocks)
+              : fmt::format("{}: {} of {} blocks run (they agree), counts scaled to all", origin.lines, em.blocks_run,
+                            em.blocks);
       lines->note = lines->note.empty() ? how : lines->note + "; " + how;
     }
   } catch (const source::not_modelled& e) {

@@ -27,6 +27,7 @@
 #include "runner/common/sha256.hpp"
 #include "runner/model/evaluate.hpp"
 #include "runner/model/rules.hpp"
+#include "runner/ptx/alike.hpp"
 #include "runner/ptx/fuse.hpp"
 #include "runner/ptx/lazy_bytes.hpp"
 #include "runner/ptx/parse.hpp"
@@ -68,6 +69,7 @@ struct prepared {
   const ptx::entry* entry = nullptr; ///< in `module`, whose entries stay where they are when it moves
   ptx::program program;              ///< the entry decoded once, run for every block
   ptx::fusion_plan fusion;           ///< adjacent shared accesses ptxas may fuse (ptx/fuse.hpp)
+  ptx::alike_blocks alike;           ///< whether every block makes the same shared requests (ptx/alike.hpp)
   launch_shape shape;
   std::vector<std::uint8_t> params;
   ptx::global_memory global;
@@ -137,6 +139,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& v,
   p.entry = &entry_of(p.module, p.kernel, where);
   p.program = ptx::prepare(p.module, *p.entry);
   p.fusion = ptx::plan_fusion(*p.entry);
+  p.alike = ptx::blocks_alike(p.program);
   check_parameter_sizes(where, v, p.kernel.lowered_name, parameter_sizes(p.entry->params));
   check_parameter_types(where, v, p.kernel.lowered_name, parameter_types(p.entry->params));
 
@@ -347,13 +350,26 @@ struct launch_run {
   block_cost total;
   std::vector<std::uint64_t> blocks; ///< empty: every block
   std::uint64_t factor = 1;          ///< the sums of one block, times this, are the launch's
+  bool alike = false;                ///< one block ran: the PTX shows every block makes the same requests
 };
 
-launch_run run_launch(prepared& p, const std::string& where, std::uint64_t budget, bool whole_only) {
+/// Runs the launch: every block where the budget allows, else a sample whose blocks must agree.
+/// `one_if_alike`: where the PTX shows that every block makes the same shared requests
+/// (ptx::blocks_alike), block (0, 0, 0) alone, its counts times the blocks (exact, not a sample);
+/// for a run whose outputs are not needed.
+launch_run run_launch(prepared& p, const std::string& where, std::uint64_t budget, bool whole_only,
+                      bool one_if_alike = false) {
   launch_runner runner(p, where, budget);
   const std::uint64_t n = p.shape.blocks();
   launch_run out;
   block_cost first = runner.run(0);
+  if (one_if_alike && n > 1 && p.alike.alike) {
+    out.total = std::move(first);
+    out.blocks = {0};
+    out.factor = n;
+    out.alike = true;
+    return out;
+  }
   const bool whole = n == 1 || first.steps == 0 || first.steps <= budget / n;
   if (whole || whole_only) {
     if (!whole)
@@ -736,12 +752,18 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
       hit->lines.collect_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       return std::move(*hit);
     }
-  const launch_run run = run_launch(p, where, o.budget, false);
+  // The outputs are needed where they are checked, or kept for a variant that checks against them.
+  const bool outputs_needed = o.check && (v.check.has_value() ||
+                                          std::any_of(exp.sources.begin(), exp.sources.end(), [&](const auto& s) {
+                                            return s.check && s.check->reference == v.name;
+                                          }));
+  const launch_run run = run_launch(p, where, o.budget, false, !outputs_needed);
   emulation out;
   out.prediction = run.total.prediction;
   model::scale(out.prediction, run.factor);
   out.blocks = p.shape.blocks();
   out.blocks_run = run.blocks.empty() ? out.blocks : run.blocks.size();
+  out.blocks_alike = run.alike;
   out.smem_access_bytes = v.smem_access_bytes;
   compiled_as(out);
   out.lines = lines_of(p, run);

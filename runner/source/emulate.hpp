@@ -54,6 +54,9 @@ struct emulation {
   store::line_collection lines;
   int smem_access_bytes = 4;
   std::uint64_t blocks = 0, blocks_run = 0; ///< fewer run than there are: the sample's counts were scaled
+  /// One block ran because the PTX shows that every block makes the same shared-memory requests
+  /// (ptx/alike.hpp): its counts times the blocks are the launch's, exactly.
+  bool blocks_alike = false;
   /// The outputs against the variant's check: `checked` false with `unchecked` saying why
   /// (no check, a sample whose outputs cannot be checked), else `verify` holds the comparison.
   bool checked = false;

@@ -72,6 +72,7 @@ std::optional<emulation> read_prediction(const std::string& cache_dir, const std
     e.smem_access_bytes = j.at("smem_access_bytes").get<int>();
     e.blocks = j.at("blocks").get<std::uint64_t>();
     e.blocks_run = j.at("blocks_run").get<std::uint64_t>();
+    e.blocks_alike = j.value("blocks_alike", false);
     e.checked = j.at("checked").get<bool>();
     e.unchecked = j.at("unchecked").get<std::string>();
     const auto& v = j.at("verify");
@@ -115,6 +116,7 @@ void write_prediction(const std::string& cache_dir, const std::string& key, cons
       {"smem_access_bytes", e.smem_access_bytes},
       {"blocks", e.blocks},
       {"blocks_run", e.blocks_run},
+      {"blocks_alike", e.blocks_alike},
       {"checked", e.checked},
       {"unchecked", e.unchecked},
       {"verify",
