@@ -273,7 +273,9 @@ run_fn setup_run(CLI::App& sub, const global_options& global) {
                  "of a variant on one GPU, so they are timed on the same chip)")
       ->check(CLI::IsMember({"configuration", "variant"}))
       ->capture_default_str();
-  add_jobs_option(sub, o->jobs, "source variants before the GPU phase");
+  add_jobs_option(sub, o->jobs,
+                  "source variants before the GPU phase; with --backend model, also the threads predicting "
+                  "configurations");
   add_number_option(sub, "--model-budget", o->model_budget,
                     "--backend model: thread-instructions the PTX interpreter may run for one source configuration "
                     "(default 50000000, about a second); a launch too large to run whole is predicted from a sample "

@@ -56,6 +56,7 @@ const code_twins::loaded& code_twins::family(const std::string& name) {
 
 std::variant<twin_configuration, std::string> code_twins::find(const config::experiment& exp,
                                                                const config::configuration& cfg) {
+  const std::lock_guard<std::mutex> hold(m_mutex); // loads a family's twin the first time
   const loaded& l = family(exp.family);
   if (!l.twin) return l.missing;
   const config::experiment& twin = *l.twin;

@@ -5,6 +5,7 @@
 /// parameter names; a built-in configuration is emulated as the twin's variant of the same name at
 /// the configuration's own values (docs/bank-model.md, "Built-in variants from their code").
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
@@ -25,7 +26,7 @@ struct twin_configuration {
   nlohmann::json params; ///< the twin's axes at the configuration's values
 };
 
-/// The twins of one session, each file loaded once.
+/// The twins of one session, each file loaded once. find() may be called from several threads.
 class code_twins {
 public:
   explicit code_twins(std::string dir);
@@ -46,6 +47,7 @@ private:
   const loaded& family(const std::string& name);
 
   std::string m_dir;
+  std::mutex m_mutex; ///< find() is called from the model's threads at once
   std::map<std::string, loaded> m_families;
 };
 

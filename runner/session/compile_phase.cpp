@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <variant>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "runner/common/path_text.hpp"
+#include "runner/session/code_twins.hpp"
 #include "runner/session/supervisor.hpp"
 #include "runner/source/compile.hpp"
 #include "runner/source/emulate.hpp"
@@ -18,6 +20,11 @@
 namespace bb::session {
 
 namespace {
+
+/// " (12 nvcc runs)" where kernels of one file were compiled together; else "".
+std::string runs_text(const source::sweep_kernels& k) {
+  return k.nvcc_runs() > 0 ? fmt::format(" ({} nvcc run{})", k.nvcc_runs(), k.nvcc_runs() == 1 ? "" : "s") : "";
+}
 
 bool any_source_left(const std::vector<config::experiment>& experiments, const resume_point& start) {
   for (std::size_t i = 0; i < experiments.size(); ++i)
@@ -97,9 +104,9 @@ compile_summary compile_kernels(const std::vector<config::experiment>& experimen
   if (summary.compiled > 0 || summary.failed > 0 || summary.wall_s >= 1.0) {
     const std::size_t n = summary.kernels;
     const std::size_t threads = std::min<std::size_t>(options.jobs > 0 ? options.jobs : source::default_jobs(), n);
-    spdlog::info("{} kernel{} for {} in {:.1f} s on {} thread{}: {} compiled, {} from the cache{}", n,
+    spdlog::info("{} kernel{} for {} in {:.1f} s on {} thread{}{}: {} compiled, {} from the cache{}", n,
                  n == 1 ? "" : "s", fmt::join(archs, ", "), summary.wall_s, threads, threads == 1 ? "" : "s",
-                 summary.compiled, summary.cache_hits,
+                 runs_text(kernels), summary.compiled, summary.cache_hits,
                  summary.failed > 0 ? fmt::format(", {} failed", summary.failed) : "");
   }
   return summary;
@@ -116,10 +123,63 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
   return compile_kernels(experiments, plan, start, archs);
 }
 
+namespace {
+
+/// --model-source code: the kernels of the code twins that the built-in configurations left to
+/// run are predicted from, compiled together as the source variants' are. A twin that does not
+/// compile is not an error here: its configurations fall back to their plans, saying why.
+void compile_twins(const std::vector<config::experiment>& experiments, const run_plan& plan,
+                   const resume_point& start) {
+  const std::string cache_dir = source::default_cache_dir();
+  if (cache_dir.empty()) return;
+  code_twins twins(plan.code_twins.empty() ? default_code_twins_dir() : plan.code_twins);
+  const std::vector<std::string> archs{source::emulation_options{}.arch};
+  source::sweep_kernels kernels;
+  for (std::size_t i = 0; i < experiments.size(); ++i) {
+    const config::experiment& exp = experiments[i];
+    for (const auto& cfg : config::expand(exp)) {
+      if (start.done.at(i).count(static_cast<int>(cfg.index)) != 0 || exp.find_source(cfg.variant) != nullptr) continue;
+      const auto found = twins.find(exp, cfg);
+      const auto* t = std::get_if<twin_configuration>(&found);
+      if (t == nullptr) continue;
+      kernels.add_configuration(*t->twin, *t->variant, t->params,
+                                {i, cfg.index, cfg.variant, t->variant->line, config::describe_params(cfg.params)},
+                                archs);
+    }
+  }
+  if (kernels.kernels().empty()) return;
+  source::parallel_options options;
+  options.jobs = plan.compile_jobs;
+  options.cache_dir = cache_dir;
+  options.progress = true;
+  options.stop = &g_interrupted;
+  const double wall = kernels.compile(options);
+  std::size_t compiled = 0, hits = 0, failed = 0;
+  for (const auto& k : kernels.kernels()) {
+    if (!k.outcome.attempted) continue;
+    (k.outcome.ok ? (k.outcome.cache_hit ? hits : compiled) : failed) += 1;
+  }
+  for (const auto& g : kernels.failures())
+    spdlog::debug("code twin kernel does not compile (its configurations fall back to their plans): {}", g.message);
+  if (compiled > 0 || failed > 0 || wall >= 1.0) {
+    const std::size_t n = kernels.kernels().size();
+    const std::size_t threads = std::min<std::size_t>(options.jobs > 0 ? options.jobs : source::default_jobs(), n);
+    spdlog::info("{} code twin kernel{} for {} in {:.1f} s on {} thread{}{}: {} compiled, {} from the cache{}", n,
+                 n == 1 ? "" : "s", archs.front(), wall, threads, threads == 1 ? "" : "s", runs_text(kernels), compiled,
+                 hits, failed > 0 ? fmt::format(", {} failed", failed) : "");
+  }
+}
+
+} // namespace
+
 compile_summary compile_for_model(const std::vector<config::experiment>& experiments, const run_plan& plan,
                                   const resume_point& start) {
-  if (!plan.model() || !any_source_left(experiments, start)) return {};
-  return compile_kernels(experiments, plan, start, {source::emulation_options{}.arch});
+  if (!plan.model()) return {};
+  compile_summary summary;
+  if (any_source_left(experiments, start))
+    summary = compile_kernels(experiments, plan, start, {source::emulation_options{}.arch});
+  if (plan.model_source == model_source::code && !g_interrupted.load()) compile_twins(experiments, plan, start);
+  return summary;
 }
 
 } // namespace bb::session

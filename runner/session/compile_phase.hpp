@@ -44,8 +44,11 @@ compile_summary compile_for(const std::vector<config::experiment>& experiments, 
 
 /// --backend model: the source configurations' kernels compiled in parallel, for the architecture
 /// the model emulates, in this process (no GPU, so NVRTC may initialise CUDA here), before any is
-/// predicted; each prediction then finds its kernel's PTX in the cache. Nothing for a plan-only
-/// run, without a cache folder, or once every kernel is there.
+/// predicted; each prediction then finds its kernel's PTX in the cache. With --model-source code,
+/// the code twins' kernels of the built-in configurations too (a twin that does not compile is
+/// logged at debug level: its configurations fall back to their plans, saying why). The summary
+/// is the source variants'. Nothing for a plan-only run, without a cache folder, or once every
+/// kernel is there.
 compile_summary compile_for_model(const std::vector<config::experiment>& experiments, const run_plan& plan,
                                   const resume_point& start);
 

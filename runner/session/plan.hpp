@@ -43,7 +43,8 @@ struct run_plan {
   double time_limit_s = 0;          ///< seconds one configuration may take; 0: as the experiment file says
   std::vector<config::share> share; ///< this session's share of the configurations (--shard); empty: all
   std::string command_line;         ///< argv joined, stored with each run
-  unsigned compile_jobs = 0;        ///< threads compiling source variants before the GPU phase; 0: default
+  unsigned compile_jobs = 0;        ///< threads compiling source variants before the GPU phase, and predicting
+                                    ///< with --backend model; 0: default
   /// `run --lines`: shared-memory counters per SASS instruction and source line for the
   /// configurations `lines_for` selects (every one where it is empty), each collected in a process
   /// of its own once the run's configurations are stored (lines_pass.hpp).

@@ -6,10 +6,13 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <atomic>
+#include <exception>
 #include <future>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -27,6 +30,7 @@
 #include "runner/session/resume_check.hpp"
 #include "runner/session/run_records.hpp"
 #include "runner/session/run_shares.hpp"
+#include "runner/source/parallel_compile.hpp"
 #include "runner/source/variants.hpp"
 #include "runner/store/resume.hpp"
 #include "runner/store/samples.hpp"
@@ -179,19 +183,15 @@ private:
   launch::group m_group;
 };
 
-/// The bank model: each configuration is predicted as it is added.
+/// The bank model: configurations are predicted a batch at a time, on `threads` threads (each
+/// prediction is independent of the others), and handed on in the order they were added.
 class model_runner final : public config_runner {
 public:
   /// `twins`: built-in variants from their code (--model-source code); nullptr: from their plans.
-  model_runner(const config::experiment& e, std::uint64_t budget, code_twins* twins)
-      : m_experiment(e), m_budget(budget), m_twins(twins) {}
+  model_runner(const config::experiment& e, std::uint64_t budget, code_twins* twins, unsigned threads)
+      : m_experiment(e), m_budget(budget), m_twins(twins), m_threads(std::max(threads, 1u)) {}
   void add(std::size_t tag, const config::configuration& c, const variant_info& v, const std::string&) override {
-    store::line_collection lines;
-    lines.status = store::lines_status::unsupported; // stays so for a prediction from an access plan
-    m_done.push_back({tag, m_twins != nullptr ? predict_from_code(m_experiment, c, v, *m_twins, m_budget, &lines)
-                                              : predict_configuration(m_experiment, c, v, m_budget, &lines)});
-    if (m_twins != nullptr && m_experiment.find_source(v.name) == nullptr) count_source(m_done.back().result, lines);
-    if (lines.status != store::lines_status::unsupported) m_lines[tag] = std::move(lines);
+    m_jobs.push_back({tag, &c, &v});
   }
   std::optional<store::line_collection> take_lines(std::size_t tag) override {
     const auto it = m_lines.find(tag);
@@ -200,9 +200,36 @@ public:
     m_lines.erase(it);
     return l;
   }
-  [[nodiscard]] bool full() const override { return !m_done.empty(); }
+  // A batch of a few configurations per thread: enough to keep every thread busy, small enough
+  // that progress and an interruption come every few hundred milliseconds at most.
+  [[nodiscard]] bool full() const override { return m_jobs.size() >= 4 * std::size_t{m_threads}; }
   std::vector<launch::group::finished> finish(const std::function<void(std::size_t)>&) override {
-    return std::exchange(m_done, {});
+    std::vector<job> jobs = std::exchange(m_jobs, {});
+    std::vector<outcome> out(jobs.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i = next++; i < jobs.size(); i = next++) {
+        try {
+          out[i] = predict(jobs[i]);
+        } catch (...) { // handed to this thread: a bad_alloc or a bug stops the run as in one thread
+          out[i].failure = std::current_exception();
+        }
+      }
+    };
+    const std::size_t helpers = std::min<std::size_t>(m_threads, jobs.size()) - (jobs.empty() ? 0 : 1);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    std::vector<launch::group::finished> done;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (out[i].failure) std::rethrow_exception(out[i].failure);
+      if (m_twins != nullptr && m_experiment.find_source(jobs[i].variant->name) == nullptr)
+        count_source(out[i].result, out[i].lines);
+      if (out[i].lines.status != store::lines_status::unsupported) m_lines[jobs[i].tag] = std::move(out[i].lines);
+      done.push_back({jobs[i].tag, std::move(out[i].result)});
+    }
+    return done;
   }
   /// --model-source code: how many built-in configurations came from their code, how many from
   /// their plans and why; "" otherwise.
@@ -218,12 +245,31 @@ public:
   }
 
 private:
+  struct job {
+    std::size_t tag = 0;
+    const config::configuration* cfg = nullptr;
+    const variant_info* variant = nullptr;
+  };
+  struct outcome {
+    launch::config_result result;
+    store::line_collection lines;
+    std::exception_ptr failure;
+  };
+  outcome predict(const job& j) const {
+    outcome o;
+    o.lines.status = store::lines_status::unsupported; // stays so for a prediction from an access plan
+    o.result = m_twins != nullptr ? predict_from_code(m_experiment, *j.cfg, *j.variant, *m_twins, m_budget, &o.lines)
+                                  : predict_configuration(m_experiment, *j.cfg, *j.variant, m_budget, &o.lines);
+    return o;
+  }
+
   const config::experiment& m_experiment;
   std::uint64_t m_budget;
   code_twins* m_twins;
+  unsigned m_threads;
   std::size_t m_from_code = 0, m_from_plan = 0;
   std::set<std::string> m_fallbacks; ///< why not from the code, each once
-  std::vector<launch::group::finished> m_done;
+  std::vector<job> m_jobs;
 
   void count_source(const launch::config_result& r, const store::line_collection& lines) {
     if (lines.status != store::lines_status::unsupported) {
@@ -422,7 +468,8 @@ void active_session::run(std::size_t index, experiment_result& out) {
   std::unique_ptr<config_runner> runner;
   const model_runner* model = nullptr;
   if (m_plan.model()) {
-    auto m = std::make_unique<model_runner>(e, m_plan.model_budget, m_twins ? &*m_twins : nullptr);
+    const unsigned threads = m_plan.compile_jobs > 0 ? m_plan.compile_jobs : source::default_jobs();
+    auto m = std::make_unique<model_runner>(e, m_plan.model_budget, m_twins ? &*m_twins : nullptr, threads);
     model = m.get();
     runner = std::move(m);
   } else {

@@ -374,6 +374,7 @@ struct attempt {
   compiled_kernel k;
   std::string log;
   nvrtcResult result = NVRTC_SUCCESS;
+  std::vector<std::string> companion_names; ///< nvcc: the companions' mangled names, in order
 };
 
 attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags) {
@@ -423,9 +424,10 @@ attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std
   return a;
 }
 
-attempt with_nvcc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags) {
+attempt with_nvcc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags,
+                  const std::vector<std::string>& companions) {
   attempt a;
-  nvcc_output out = run_nvcc(rq.source_path, rq.kernel, flags, arch);
+  nvcc_output out = run_nvcc(rq.source_path, rq.kernel, flags, arch, companions);
   a.log = out.log;
   a.k.options = "-arch=" + arch + " " + joined(flags);
   a.k.arch = arch;
@@ -433,6 +435,7 @@ attempt with_nvcc(const compile_request& rq, const std::string& arch, const std:
   a.k.cubin = std::move(out.cubin);
   a.k.ptx = std::move(out.ptx);
   a.k.lowered_name = out.lowered_name;
+  a.companion_names = std::move(out.companion_names);
   a.ok = true;
   return a;
 }
@@ -534,15 +537,45 @@ std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const 
     return finish(e.kernel, key, true);
   }
   if (!may_compile) return std::nullopt;
-  attempt a = with_nvcc(rq, arch, flags);
-  if (!a.ok && needs_arch_specific(a.log, arch)) {
-    arch += "a";
-    a = with_nvcc(rq, arch, flags);
+  // The companions the cache lacks join this nvcc run, each cached under its own key.
+  std::vector<std::string> companions;
+  std::vector<fs::path> companion_files;
+  if (!cache_dir.empty())
+    for (const auto& c : rq.companions) {
+      compile_request other = rq;
+      other.kernel = c;
+      other.companions.clear();
+      const fs::path f = dir / (key_of(compiler, arch, other, src.hash, flags) + ".cubin");
+      entry seen;
+      if (c == rq.kernel || (read_entry(f, seen) && seen.use_nvcc.empty())) continue;
+      companions.push_back(c);
+      companion_files.push_back(f);
+    }
+  const auto attempt_with = [&](const std::vector<std::string>& with) {
+    attempt t = with_nvcc(rq, arch, flags, with);
+    if (!t.ok && needs_arch_specific(t.log, arch)) t = with_nvcc(rq, arch + "a", flags, with);
+    return t;
+  };
+  attempt a = attempt_with(companions);
+  if (!a.ok && !companions.empty()) { // a companion that does not compile fails only itself, later
+    companions.clear();
+    companion_files.clear();
+    a = attempt_with({});
   }
-  if (!a.ok) fail(rq, compiler, arch, a.log, fallback.empty() ? "" : "NVRTC could not either: " + fallback);
+  if (!a.ok)
+    fail(rq, compiler, a.k.arch.empty() ? arch : a.k.arch, a.log,
+         fallback.empty() ? "" : "NVRTC could not either: " + fallback);
   a.k.compiler = compiler;
   a.k.fallback = fallback;
-  if (!cache_dir.empty()) write_entry(file, a.k);
+  if (!cache_dir.empty()) {
+    write_entry(file, a.k);
+    for (std::size_t i = 0; i < companions.size() && i < a.companion_names.size(); ++i) {
+      compiled_kernel other = a.k;
+      other.lowered_name = a.companion_names[i];
+      other.fallback.clear();
+      write_entry(companion_files[i], other);
+    }
+  }
   return finish(a.k, key, false);
 }
 

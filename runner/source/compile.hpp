@@ -26,6 +26,10 @@ struct compile_request {
   std::string arch = "sm_90";            ///< sm_XY or sm_XYa
   compiler_choice compiler = compiler_choice::automatic;
   std::vector<std::string> options; ///< the user's flags: "-std=c++20", "--use_fast_math"
+  /// Where nvcc compiles it: more name expressions of the same file, compiled in the same nvcc run
+  /// and cached under their own keys (nvcc compiles the whole file for any one of them). Not part
+  /// of what is compiled for this kernel, nor of its cache key.
+  std::vector<std::string> companions;
 };
 
 struct compiled_kernel {

@@ -28,9 +28,15 @@ std::string& server_path() {
 }
 
 nlohmann::json request_json(const compile_request& r, const std::string& cache_dir) {
-  return {{"source_path", r.source_path},   {"kernel", r.kernel},    {"defines", r.defines},
-          {"include_dirs", r.include_dirs}, {"arch", r.arch},        {"compiler", name_of(r.compiler)},
-          {"options", r.options},           {"cache_dir", cache_dir}};
+  return {{"source_path", r.source_path},
+          {"kernel", r.kernel},
+          {"defines", r.defines},
+          {"include_dirs", r.include_dirs},
+          {"arch", r.arch},
+          {"compiler", name_of(r.compiler)},
+          {"options", r.options},
+          {"companions", r.companions},
+          {"cache_dir", cache_dir}};
 }
 
 compiler_choice choice_named(const std::string& name) {
@@ -197,6 +203,7 @@ int serve_compiles() {
       r.arch = j.at("arch").get<std::string>();
       r.compiler = choice_named(j.at("compiler").get<std::string>());
       r.options = j.at("options").get<std::vector<std::string>>();
+      r.companions = j.value("companions", std::vector<std::string>{});
       try {
         const compiled_kernel k = source::compile(r, j.at("cache_dir").get<std::string>());
         answer = {{"ok", true},

@@ -94,7 +94,7 @@ const nvcc_tool& find_nvcc() {
 }
 
 nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, const std::vector<std::string>& flags,
-                     const std::string& arch) {
+                     const std::string& arch, const std::vector<std::string>& companions) {
   const nvcc_tool& nvcc = find_nvcc();
   temp_folder tmp;
   const fs::path wrapper = fs::path(tmp.path) / k_nvcc_wrapper_name;
@@ -103,6 +103,8 @@ nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, 
     // The user's file unchanged, then one reference that makes nvcc instantiate and keep the kernel.
     out << "#include \"" << fs::absolute(source_path).lexically_normal().string() << "\"\n"
         << "__device__ void* bankbench_kernel_address = (void*)&" << kernel << ";\n";
+    for (std::size_t i = 0; i < companions.size(); ++i)
+      out << "__device__ void* bankbench_kernel_address_" << i << " = (void*)&" << companions[i] << ";\n";
     if (!out) throw environment_error("cannot write " + wrapper.string() + " for nvcc");
   }
   const fs::path cubin = fs::path(tmp.path) / "kernel.cubin";
@@ -131,6 +133,15 @@ nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, 
     return out;
   }
   out.lowered_name = m[1].str();
+  for (std::size_t i = 0; i < companions.size(); ++i) {
+    const std::regex other("bankbench_kernel_address_" + std::to_string(i) +
+                           R"(\s*=\s*(?:generic\()?\s*([A-Za-z_$][A-Za-z0-9_$]*))");
+    if (!std::regex_search(ptx, m, other)) {
+      out.log += "\nnvcc's PTX does not name the symbol of " + companions[i];
+      return out;
+    }
+    out.companion_names.push_back(m[1].str());
+  }
   out.ptx = std::move(ptx);
   out.ok = true;
   return out;

@@ -26,12 +26,16 @@ struct nvcc_output {
   std::string cubin;        ///< when ok
   std::string ptx;          ///< when ok: the PTX nvcc made the cubin from
   std::string lowered_name; ///< when ok
+  /// when ok: the mangled name of each of run_nvcc's `companions`, in order
+  std::vector<std::string> companion_names;
 };
 
 /// Compiles `kernel` (a name expression) of `source_path` to a cubin for `arch` with `flags`
 /// (everything but the architecture and the output). Runs in a temporary folder it removes.
+/// `companions`: more name expressions of the same file, instantiated in the same run (nvcc
+/// compiles the whole file whichever instance is asked for, so one run makes them all).
 nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, const std::vector<std::string>& flags,
-                     const std::string& arch);
+                     const std::string& arch, const std::vector<std::string>& companions = {});
 
 /// The wrapper file's name in nvcc's messages, so that they can be mapped to the user's terms.
 inline constexpr const char* k_nvcc_wrapper_name = "bankbench_kernel.cu";

@@ -1,5 +1,6 @@
 #include "runner/source/sweep_kernels.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <utility>
@@ -50,19 +51,25 @@ void sweep_kernels::add(const config::experiment& exp, std::size_t index, const 
   for (const auto& cfg : config::expand(exp)) {
     const config::source_variant* v = exp.find_source(cfg.variant);
     if (v == nullptr || (wanted && !wanted(cfg.index))) continue;
-    const kernel_user user{index, cfg.index, v->name, v->line, config::describe_params(cfg.params)};
-    try { // every configuration's expressions, as the run will compute them
-      config::check_source_configuration(exp, *v, cfg.params);
-    } catch (const error& e) {
-      m_refused.push_back({user, e.what()});
-      continue;
-    }
-    for (const auto& arch : archs) {
-      compile_request rq = request_of(*v, cfg.params, arch);
-      const auto [it, added] = m_by_id.emplace(request_id(rq), m_kernels.size());
-      if (added) m_kernels.push_back({std::move(rq), {}, {}});
-      m_kernels[it->second].users.push_back(user);
-    }
+    add_configuration(exp, *v, cfg.params, {index, cfg.index, v->name, v->line, config::describe_params(cfg.params)},
+                      archs);
+  }
+}
+
+void sweep_kernels::add_configuration(const config::experiment& exp, const config::source_variant& v,
+                                      const nlohmann::json& params, const kernel_user& user,
+                                      const std::vector<std::string>& archs) {
+  try { // every configuration's expressions, as the run will compute them
+    config::check_source_configuration(exp, v, params);
+  } catch (const error& e) {
+    m_refused.push_back({user, e.what()});
+    return;
+  }
+  for (const auto& arch : archs) {
+    compile_request rq = request_of(v, params, arch);
+    const auto [it, added] = m_by_id.emplace(request_id(rq), m_kernels.size());
+    if (added) m_kernels.push_back({std::move(rq), {}, {}});
+    m_kernels[it->second].users.push_back(user);
   }
 }
 
@@ -77,8 +84,45 @@ double sweep_kernels::compile(const parallel_options& options) {
   requests.reserve(m_kernels.size());
   for (const auto& k : m_kernels) requests.push_back(k.request);
   const auto t0 = std::chrono::steady_clock::now();
-  auto outcomes = compile_parallel(requests, options);
-  for (std::size_t i = 0; i < m_kernels.size(); ++i) m_kernels[i].outcome = std::move(outcomes[i]);
+  // nvcc compiles the whole file whichever instance it is asked for: the kernels that differ only
+  // in their name expression go to one nvcc run, the first of them with the others as companions
+  // (compile_request::companions), which the second pass below then finds in the cache.
+  std::vector<compile_request> leaders;
+  std::vector<std::size_t> leader_of(m_kernels.size(), m_kernels.size()); ///< index into leaders, or none
+  std::map<std::string, std::size_t> groups;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (requests[i].compiler != compiler_choice::nvcc || options.cache_dir.empty()) continue;
+    compile_request shape = requests[i];
+    shape.kernel.clear();
+    const auto [it, added] = groups.emplace(request_id(shape), leaders.size());
+    if (added)
+      leaders.push_back(requests[i]);
+    else
+      leaders[it->second].companions.push_back(requests[i].kernel);
+    leader_of[i] = it->second;
+  }
+  std::vector<compile_outcome> first;
+  const bool together = std::any_of(leaders.begin(), leaders.end(),
+                                    [](const auto& l) { return !l.companions.empty(); });
+  if (together) first = compile_parallel(leaders, options);
+  m_nvcc_runs = together ? leaders.size() : 0;
+  parallel_options rest = options;
+  rest.progress = options.progress && !together;
+  auto outcomes = compile_parallel(requests, rest);
+  for (std::size_t i = 0; i < m_kernels.size(); ++i) {
+    compile_outcome& o = outcomes[i];
+    if (together && leader_of[i] < first.size()) {
+      const compile_outcome& l = first[leader_of[i]];
+      if (l.attempted && l.ok && !l.cache_hit && o.ok && o.cache_hit) {
+        o.cache_hit = false; // compiled now, in its group's nvcc run (whose time the first one carries)
+        if (requests[i].kernel == leaders[leader_of[i]].kernel) {
+          o.ms = l.ms;
+          o.compile_ms = l.compile_ms;
+        }
+      }
+    }
+    m_kernels[i].outcome = std::move(o);
+  }
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runner/common/error.hpp"
 #include "runner/config/experiment.hpp"
 #include "runner/source/parallel_compile.hpp"
@@ -65,6 +67,10 @@ public:
   /// `wanted` accepts (all where it is empty), once for each architecture of `archs`.
   void add(const config::experiment& exp, std::size_t index, const std::vector<std::string>& archs,
            const std::function<bool(std::size_t configuration)>& wanted = {});
+  /// Adds one configuration: variant `v` of `exp` at `params`, used by `user` (a built-in
+  /// configuration's code twin, --model-source code), once for each architecture of `archs`.
+  void add_configuration(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+                         const kernel_user& user, const std::vector<std::string>& archs);
 
   [[nodiscard]] const std::vector<sweep_kernel>& kernels() const { return m_kernels; }
   [[nodiscard]] const std::vector<refused_configuration>& refused() const { return m_refused; }
@@ -72,7 +78,11 @@ public:
   [[nodiscard]] std::size_t configurations() const;
 
   /// Compiles every kernel (compile_parallel) and keeps each outcome. Returns the wall time in s.
+  /// Kernels for nvcc that differ only in their name expression are compiled by one nvcc run
+  /// (compile_request::companions): nvcc compiles the whole file for any one of them.
   double compile(const parallel_options& options);
+  /// The nvcc runs that compiled kernels together in the last compile() (0: none did).
+  [[nodiscard]] std::size_t nvcc_runs() const { return m_nvcc_runs; }
 
   /// The kernels that did not compile, grouped by their log, in the order they were added.
   [[nodiscard]] std::vector<failure_group> failures() const;
@@ -91,6 +101,7 @@ private:
   std::vector<sweep_kernel> m_kernels;
   std::map<std::string, std::size_t> m_by_id; ///< request_id -> index in m_kernels
   std::vector<refused_configuration> m_refused;
+  std::size_t m_nvcc_runs = 0;
 };
 
 } // namespace bb::source

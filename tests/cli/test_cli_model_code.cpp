@@ -164,3 +164,38 @@ TEST(cli_model_code, an_unknown_model_source_is_refused) {
 }
 
 } // namespace
+
+namespace {
+
+// The stride family's twin compiles stride_kernel<width> of one file: the five widths are one nvcc
+// run before any prediction, and predictions on one thread or two store the same rows in order.
+TEST(cli_model_code, a_twins_instances_are_one_nvcc_run_and_threads_change_no_row) {
+  bb::test::temp_dir tmp;
+  const std::string yaml = std::string(BB_SOURCE_DIR) + "/experiments/stride/broadcast.yaml";
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'";
+  const auto one = (tmp.path / "one.sqlite").string(), two = (tmp.path / "two.sqlite").string();
+  const auto cold = run_cli("--db '" + two + "' run --backend model --model-source code -j 2 '" + yaml + "'", env);
+  ASSERT_EQ(cold.exit_code, 0) << cold.err;
+  EXPECT_NE(cold.err.find("5 code twin kernels for sm_90 in "), std::string::npos) << cold.err;
+  EXPECT_NE(cold.err.find("(1 nvcc run): 5 compiled, 0 from the cache"), std::string::npos) << cold.err;
+  EXPECT_NE(cold.err.find("stride_broadcast: 5 built-in configurations predicted from their code, 0 from access plans"),
+            std::string::npos)
+      << cold.err;
+  const auto serial = run_cli("--db '" + one + "' run --backend model --model-source code -j 1 '" + yaml + "'", env);
+  ASSERT_EQ(serial.exit_code, 0) << serial.err;
+  const std::string rows = "SELECT c.seq, c.variant, c.params_json, c.status, m.name, m.value FROM metrics m JOIN "
+                           "configurations c ON c.id = m.configuration_id ORDER BY c.seq, m.name";
+  const std::string lines = "SELECT c.seq, l.file, l.line, l.executions, l.wavefronts, l.ideal FROM line_counters l "
+                            "JOIN configurations c ON c.id = l.configuration_id ORDER BY c.seq, l.pc";
+  EXPECT_FALSE(query_text(two, rows).empty());
+  EXPECT_EQ(query_text(one, rows), query_text(two, rows));
+  EXPECT_FALSE(query_text(two, lines).empty());
+  EXPECT_EQ(query_text(one, lines), query_text(two, lines));
+  // Every block of the broadcast kernel makes the same requests: one block ran, exactly.
+  EXPECT_NE(query_text(two, "SELECT note FROM line_collections LIMIT 1")
+                .find("the PTX shows every block makes the "
+                      "same shared-memory requests"),
+            std::string::npos);
+}
+
+} // namespace

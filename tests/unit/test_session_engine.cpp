@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runner/common/error.hpp"
 #include "runner/common/metrics.hpp"
 #include "runner/config/experiment.hpp"
@@ -66,6 +68,7 @@ protected:
 TEST_F(session_engine, the_model_runs_every_configuration_and_stores_it) {
   bb::session::resume_point start(1);
   recorded_events events;
+  m_plan.compile_jobs = 1; // the model predicts 4 configurations per thread at a time
   EXPECT_EQ(bb::session::run_in_process(m_experiments, m_plan, start, &events), 0);
   ASSERT_NE(start.session_id, 0);
   ASSERT_NE(start.run_ids[0], 0);
@@ -74,9 +77,10 @@ TEST_F(session_engine, the_model_runs_every_configuration_and_stores_it) {
   ASSERT_EQ(configs.size(), 9u);
   std::vector<std::string> want = {"session 0 " + std::to_string(start.session_id),
                                    "run 0 " + std::to_string(start.run_ids[0])};
-  for (const auto& c : configs) { // the model predicts each as it is added: started, then stored
-    want.push_back("start 0 " + std::to_string(c.index));
-    want.push_back("stored 0 " + std::to_string(c.index));
+  for (std::size_t first = 0; first < configs.size(); first += 4) { // a batch started, then stored
+    const std::size_t end = std::min<std::size_t>(first + 4, configs.size());
+    for (std::size_t i = first; i < end; ++i) want.push_back("start 0 " + std::to_string(configs[i].index));
+    for (std::size_t i = first; i < end; ++i) want.push_back("stored 0 " + std::to_string(configs[i].index));
   }
   EXPECT_EQ(events.lines, want);
 

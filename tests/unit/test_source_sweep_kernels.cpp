@@ -11,6 +11,7 @@
 
 #include "runner/config/experiment.hpp"
 #include "runner/registry/registry.hpp"
+#include "runner/source/compile.hpp"
 #include "runner/source/sweep_kernels.hpp"
 
 namespace {
@@ -203,6 +204,76 @@ TEST(source_sweep_kernels, a_configuration_whose_expressions_fail_is_refused_not
   const auto problems = kernels.diagnostics({e});
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].message.find("grid 'n / 128' is 0"), std::string::npos) << problems[0].message;
+}
+
+} // namespace
+
+namespace {
+
+// nvcc compiles the whole file whichever instance it is asked for: kernels of one file that differ
+// only in their name expression are one nvcc run, and each is cached under its own key.
+TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_run) {
+  sweep_dir dir;
+  std::ofstream(dir.path / "picky.cu") << "template <int K> __global__ void picky(float* out, int n) {\n"
+                                          "  static_assert(K != 3, \"three is refused\");\n"
+                                          "  if (static_cast<int>(threadIdx.x) < n) out[threadIdx.x] = K;\n"
+                                          "}\n";
+  const fs::path file = dir.path / "picky.yaml";
+  std::ofstream(file) << "name: picky\n"
+                         "description: nvcc instances\n"
+                         "source:\n"
+                         "  file: picky.cu\n"
+                         "  compiler: nvcc\n"
+                         "  kernel: picky<k>\n"
+                         "  grid: 1\n"
+                         "  block: 32\n"
+                         "  args:\n"
+                         "    - {buffer: out, type: float, count: 32, output: true}\n"
+                         "    - {scalar: n, type: int32, value: 32}\n"
+                         "variants:\n"
+                         "  - {name: a}\n"
+                         "axes: {k: [1, 2, 4, 3]}\n";
+  const auto e = bb::config::load_experiment_file(file.string(), bb::registry::instance());
+  bb::source::sweep_kernels kernels;
+  kernels.add(e, 0, {"sm_90"});
+  ASSERT_EQ(kernels.kernels().size(), 4u);
+  kernels.compile(options(dir.cache("cache"), 2));
+  // One run for all four; K = 3 fails it, so the first compiles alone there and the others after,
+  // and only K = 3's own configuration fails.
+  EXPECT_EQ(kernels.nvcc_runs(), 1u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& k = kernels.kernels()[i];
+    if (k.request.kernel == "picky<3>") {
+      EXPECT_FALSE(k.outcome.ok);
+      EXPECT_NE(k.outcome.error.find("three is refused"), std::string::npos) << k.outcome.error;
+      continue;
+    }
+    EXPECT_TRUE(k.outcome.ok) << k.request.kernel << ": " << k.outcome.error;
+    EXPECT_FALSE(k.outcome.cache_hit) << k.request.kernel;
+    const auto found = bb::source::find_cached(k.request, dir.cache("cache"));
+    ASSERT_TRUE(found.has_value()) << k.request.kernel;
+    const std::string n = k.request.kernel.substr(6, 1);
+    EXPECT_EQ(found->lowered_name, "_Z5pickyILi" + n + "EEvPfi");
+    EXPECT_NE(found->ptx.find(".entry _Z5pickyILi" + n + "EEvPfi"), std::string::npos);
+  }
+
+  // Without the refused instance: one nvcc run makes all three, the first compiled, the others its
+  // companions, each then found in the cache under its own key.
+  bb::source::compile_request rq = kernels.kernels()[0].request;
+  rq.kernel = "picky<5>";
+  rq.companions = {"picky<6>", "picky<5>", "picky<7>"};
+  const std::string cache = dir.cache("together");
+  const auto k5 = bb::source::compile(rq, cache);
+  EXPECT_EQ(k5.lowered_name, "_Z5pickyILi5EEvPfi");
+  EXPECT_EQ(cubins(cache), 3u);
+  for (const char* c : {"6", "7"}) {
+    bb::source::compile_request other = kernels.kernels()[0].request;
+    other.kernel = std::string("picky<") + c + ">";
+    const auto hit = bb::source::find_cached(other, cache);
+    ASSERT_TRUE(hit.has_value()) << c;
+    EXPECT_EQ(hit->lowered_name, std::string("_Z5pickyILi") + c + "EEvPfi");
+    EXPECT_EQ(hit->compiler, k5.compiler);
+  }
 }
 
 } // namespace
