@@ -41,6 +41,9 @@
 #                  kernels measured (`run --no-timing --lines`) and predicted from their PTX
 #                  (`run --backend model`), and bench/model_parity.py over the two: every predicted
 #                  counter and every source line's wavefronts against the hardware's
+#   code-lines     build, every GPU test, then bench/model_lines_vs_gpu.py over the default suite (and the
+#                  CuTe experiment where .deps/cutlass-include.tar.gz is staged): `run --lines` on the GPU
+#                  against `run --backend model --model-source code`, source line by source line
 #   speed          the counters-and-verification pass (`run --no-timing`) of earlier trees against this
 #                  one on the same GPU: each .deps/speed/<N>-<commit>.tar.gz (`git archive` of that commit, N giving the order)
 #                  is built under build/speed/<commit>, and every binary runs the oldest tree's
@@ -55,7 +58,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach | model) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach | model | code-lines) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -195,6 +198,31 @@ if [ "$mode" = model ]; then
   "$b" --db "$OUT/model.sqlite" lines latest > "$final/model-lines.txt" 2>&1
   "$b" --db "$OUT/gpu.sqlite" lines latest > "$final/gpu-lines.txt" 2>&1
   "$b" --db "$OUT/gpu.sqlite" show latest > "$final/gpu-show.txt" 2>&1
+  tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
+  exit 0
+fi
+
+if [ "$mode" = code-lines ]; then
+  if [ -f .deps/cutlass-include.tar.gz ]; then
+    mkdir -p build/cutlass/include && tar xzf .deps/cutlass-include.tar.gz -C build/cutlass/include
+    export CUTLASS_DIR="$PWD/build/cutlass"
+  fi
+  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
+  grep -E "build rc" "$OUT/gpu-check.txt"
+  r="$final/code-lines.txt"
+  { date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2; nproc
+  } | tee "$r"
+  timeout 260 ctest --test-dir build/gpu -L gpu -R "${BB_GPU_TESTS:-.}" --output-on-failure -j 4 > "$OUT/ctest-gpu.log" 2>&1
+  echo "ctest -L gpu rc=$?" | tee -a "$r"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -25 | tee -a "$r"
+  grep -B2 -A30 "Failure$\|FAILED" "$OUT/ctest-gpu.log" | head -100 >> "$r"
+  export BB_CACHE_DIR="$OUT/cache"
+  timeout 240 python3 bench/model_lines_vs_gpu.py --bankbench "$b" --out "$OUT/lines" --lines-jobs 8 experiments \
+    > "$OUT/lines.txt" 2>&1
+  echo "model_lines_vs_gpu rc=$?" | tee -a "$r"; cp "$OUT/lines/summary.md" "$final/code-lines-summary.md" 2>/dev/null
+  head -60 "$final/code-lines-summary.md" 2>/dev/null
+  grep -E "predicted in|code twin kernels|configurations \(" "$OUT/lines/model.log" | tail -4 | tee -a "$r"
+  tail -2 "$OUT/lines/gpu.log" | tee -a "$r"
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
