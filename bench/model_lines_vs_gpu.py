@@ -11,7 +11,8 @@ usage: bench/model_lines_vs_gpu.py --bankbench BIN --out DIR [--lines-jobs N] EX
 3. Per configuration measured with lines by both and per source line (file, line): the GPU's
    wavefronts and ideal, summed over the line's SASS instructions, against the model's, summed over
    the line's PTX instructions. A line one side has and the other does not counts as different.
-   Configurations the model predicted from a plan (no lines) are counted apart.
+   Configurations the model predicted from a plan (no line collection) are counted apart; one whose
+   kernel makes no shared-memory request on either side is compared with no line.
 
 Writes DIR/lines.sqlite, DIR/model-lines.csv (every compared line) and DIR/summary.md (versions,
 wall times, per experiment the configurations and lines compared and equal, the lines that differ).
@@ -61,10 +62,13 @@ def per_line(db, backend):
 
 
 def configurations(db, backend):
+    """{(experiment, variant, params): its lines' status, or None where it has no line collection
+    (the model: predicted from an access plan, or not modelled)}."""
     con = sqlite3.connect(db)
     rows = con.execute(
-        "SELECT r.experiment_name, c.variant, c.params_json, c.status FROM configurations c "
-        "JOIN runs r ON r.id = c.run_id JOIN gpus g ON g.id = r.gpu_id WHERE g.backend = ?", (backend,)).fetchall()
+        "SELECT r.experiment_name, c.variant, c.params_json, lc.status FROM configurations c "
+        "JOIN runs r ON r.id = c.run_id JOIN gpus g ON g.id = r.gpu_id "
+        "LEFT JOIN line_collections lc ON lc.configuration_id = c.id WHERE g.backend = ?", (backend,)).fetchall()
     con.close()
     return {(e, v, json.dumps(json.loads(p), sort_keys=True)): s for e, v, p, s in rows}
 
@@ -117,17 +121,19 @@ def main():
             e = per_experiment[key[0]]
             if key not in gpu_configs:
                 continue
-            if key not in model:
+            if model_configs[key] is None:
                 e["from_plan"] += 1
                 continue
-            if key not in gpu:
+            if key not in gpu and key in model:
                 e["no_gpu_lines"] += 1
                 continue
             e["configs"] += 1
             all_equal = True
-            for where in sorted(set(gpu[key]) | set(model[key])):
-                g = gpu[key].get(where, [0, 0])
-                m = model[key].get(where, [0, 0])
+            # Neither side has a line where the kernel makes no shared-memory request.
+            gpu_lines, model_lines = gpu.get(key, {}), model.get(key, {})
+            for where in sorted(set(gpu_lines) | set(model_lines)):
+                g = gpu_lines.get(where, [0, 0])
+                m = model_lines.get(where, [0, 0])
                 if g == [0, 0] and m == [0, 0]:
                     continue
                 equal = g == m

@@ -256,6 +256,14 @@ access_cost evaluate(const warp_access& a, rule_set rules) {
   return c;
 }
 
+int instruction_ideal_wavefronts(const warp_access& a, const access_cost& c) {
+  if (a.kind != access_kind::load || a.width <= k_bank_bytes) return c.ideal_wavefronts;
+  const int lanes = lanes_per_phase(a.width);
+  int phases = 0; // of the width's lanes, unpaired
+  for (int first = 0; first < k_warp_lanes; first += lanes) phases += phase_mask(a.active, first, lanes) != 0 ? 1 : 0;
+  return std::max(c.ideal_wavefronts, std::min(c.wavefronts, phases));
+}
+
 std::vector<phase_banks> bank_detail(const warp_access& a, rule_set rules) {
   check_width(a.width);
   std::vector<phase_banks> out;

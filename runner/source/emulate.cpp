@@ -287,7 +287,7 @@ public:
         s.requests += 1;
         s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
         s.wavefronts += static_cast<std::uint64_t>(cost.wavefronts);
-        s.ideal += static_cast<std::uint64_t>(cost.ideal_wavefronts);
+        s.ideal += static_cast<std::uint64_t>(model::instruction_ideal_wavefronts(q.access, cost));
       }
     } catch (const std::invalid_argument& e) { // the model's rules refuse a request (a misaligned lane)
       throw not_modelled(m_where + ": block " + block_name(m_p.shape, index) + ": " + e.what());

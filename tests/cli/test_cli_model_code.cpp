@@ -15,10 +15,10 @@ using bb::test::exec_sql;
 using bb::test::query_text;
 using bb::test::run_cli;
 
-// naive at float follows the twin (one nvcc compile, n = 256: 64 blocks of 32 x 8 threads); at
-// double the twin's kernel, written for float, does not fit; padded_wide has no twin variant.
+// naive and padded_wide at float follow the twin (n = 256: 64 blocks of 32 x 8 threads); at double
+// the twin's kernels, written for float, do not fit.
 const char* const k_transpose_code_yaml = R"(name: transpose_code_cli
-description: the transpose's naive kernel from its code, padded_wide from its plans
+description: the transpose's naive and padded_wide kernels from their code at float, from plans at double
 family: transpose
 variants: [naive, padded_wide]
 axes:
@@ -36,9 +36,9 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const auto code = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env);
   ASSERT_EQ(code.exit_code, 0) << code.err;
   EXPECT_NE(code.err.find(
-                "transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access "
-                "plans (its code twin bench/code_twins/transpose.yaml has no variant padded_wide; its code twin "
-                "bench/code_twins/transpose.yaml has type fixed at the family's default float, not double)"),
+                "transpose_code_cli: 2 built-in configurations predicted from their code, 2 from access "
+                "plans (its code twin bench/code_twins/transpose.yaml has type fixed at the family's default float, "
+                "not double)"),
             std::string::npos)
       << code.err;
   const auto plan = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", env);
@@ -66,7 +66,7 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
                            "= 'transpose/padded_wide' AND params_json LIKE '%\"double\"%'"),
             "ok: predicted from its access plan, not from its code: its code twin bench/code_twins/transpose.yaml has "
-            "no variant padded_wide");
+            "type fixed at the family's default float, not double");
 
   // Its per-line rows name the family's own lines; `lines` shows them, the column read first.
   const auto lines = run_cli("--db '" + db + "' lines 1 --variant naive -p type=float");
@@ -89,8 +89,11 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const std::string builtin_name = "_ZN2bb9transpose16transpose_kernelINS0_46_GLOBAL__N__cb580df3_8_naive_cu_"
                                    "f9ae69be_3145312naive_layoutILi32EEEfLi32ELi8EEEvPKT0_PS5_i";
   exec_sql(db, "UPDATE line_counters SET function = '" + builtin_name +
-                   "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3)");
-  EXPECT_EQ(query_text(db, "SELECT count(DISTINCT function) FROM line_counters"), "2");
+                   "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3 AND variant = "
+                   "'transpose/naive')");
+  EXPECT_EQ(query_text(db, "SELECT count(DISTINCT function) FROM line_counters WHERE configuration_id IN (SELECT id "
+                           "FROM configurations WHERE variant = 'transpose/naive')"),
+            "2");
   const auto compared = run_cli("--db '" + db + "' compare runs 1 3 --lines");
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
   // Both sides' excess on one row (a line of one side only would show "-" on the other).

@@ -437,3 +437,37 @@ TEST(model_rules, arbitration_widens_the_allowance_upwards_only) {
 }
 
 } // namespace
+
+namespace {
+
+// Per-line ideal: what an H100's SASS counter (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal)
+// gave per request for stride's multicast (lane pairs read one element, elements `stride` apart)
+// and broadcast loads, 8 blocks x 512 iterations x 8 warps = 32768 requests each
+// (docs/measurements/2026-11-27-h100-code-lines.md), against the range profiler's ideal.
+struct per_line_case {
+  int stride, width, wavefronts, range_ideal, sass_ideal;
+};
+
+TEST(model_rules, the_per_instruction_ideal_is_the_sass_counters) {
+  for (const per_line_case c :
+       {per_line_case{1, 16, 2, 2, 2}, per_line_case{2, 16, 4, 2, 4}, per_line_case{16, 16, 16, 2, 4},
+        per_line_case{2, 8, 2, 1, 2}, per_line_case{16, 8, 16, 1, 2}, per_line_case{1, 8, 1, 1, 1}}) {
+    SCOPED_TRACE(testing::Message() << "multicast stride " << c.stride << " width " << c.width);
+    const warp_access a = pattern(c.width, [&](int l) { return (l / 2) * c.stride * c.width; });
+    const access_cost cost = evaluate(a);
+    EXPECT_EQ(cost.wavefronts, c.wavefronts);
+    EXPECT_EQ(cost.ideal_wavefronts, c.range_ideal);
+    EXPECT_EQ(instruction_ideal_wavefronts(a, cost), c.sass_ideal);
+  }
+  // Broadcast at 16 bytes: two paired half-warps, ideal 2 on both counters.
+  const warp_access b = pattern(16, [](int) { return 0; });
+  EXPECT_EQ(instruction_ideal_wavefronts(b, evaluate(b)), 2);
+  // Stores, 4-byte loads and other kinds are the range profiler's.
+  const warp_access s = pattern(
+      16, [](int l) { return (l / 2) * 32; }, access_kind::store);
+  EXPECT_EQ(instruction_ideal_wavefronts(s, evaluate(s)), evaluate(s).ideal_wavefronts);
+  const warp_access w = strided(2, 4);
+  EXPECT_EQ(instruction_ideal_wavefronts(w, evaluate(w)), 1);
+}
+
+} // namespace
