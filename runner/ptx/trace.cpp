@@ -3,17 +3,68 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
 namespace bb::ptx {
 
+namespace {
+
+/// A request's key: (warp, instruction, execution).
+struct request_key {
+  std::uint32_t warp = 0, instruction = 0, execution = 0;
+  friend bool operator==(const request_key&, const request_key&) = default;
+  friend bool operator<(const request_key& a, const request_key& b) {
+    return std::tie(a.warp, a.instruction, a.execution) < std::tie(b.warp, b.instruction, b.execution);
+  }
+};
+struct key_hash {
+  std::size_t operator()(const request_key& k) const noexcept {
+    std::uint64_t h = (std::uint64_t{k.warp} << 40) ^ (std::uint64_t{k.instruction} << 20) ^ k.execution;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+} // namespace
+
 std::vector<warp_request> warp_requests(const std::vector<shared_event>& events) {
-  using request_key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;
-  std::map<request_key, warp_request> by_key;
-  std::map<request_key, std::vector<std::uint64_t>> lines; // cp.async: the 128-byte global lines read
+  // A thread's events come in its program order, the lanes of a warp one after another, so lane
+  // l's n-th event usually joins the request lane l - 1's n-th event made: each lane follows a
+  // cursor through its warp's requests, and the hash map answers only where it strays.
+  std::vector<warp_request> made;
+  std::vector<request_key> keys;
+  std::unordered_map<request_key, std::uint32_t, key_hash> index;
+  index.reserve(events.size() / 8 + 16);
+  std::vector<std::vector<std::uint64_t>> lines; // cp.async: the 128-byte global lines read, by request
+  std::vector<std::uint32_t> position;           // by request: its place in its warp's `order`
+  std::vector<std::uint32_t> order;              // this warp's requests in the order they were made
+  std::uint32_t warp = ~0u, lane = ~0u;
+  std::size_t cursor = 0;
   for (const shared_event& ev : events) {
-    auto [it, added] = by_key.try_emplace({ev.warp, ev.instruction, ev.execution});
-    warp_request& r = it->second;
-    if (added) {
+    if (ev.warp != warp) {
+      warp = ev.warp;
+      order.clear();
+      lane = ~0u;
+    }
+    if (ev.lane != lane) {
+      lane = ev.lane;
+      cursor = 0;
+    }
+    const request_key key{ev.warp, ev.instruction, ev.execution};
+    std::uint32_t at = 0;
+    if (cursor < order.size() && keys[order[cursor]] == key) {
+      at = order[cursor++];
+    } else if (const auto found = index.find(key); found != index.end()) {
+      at = found->second;
+      cursor = std::size_t{position[at]} + 1;
+    } else {
+      at = static_cast<std::uint32_t>(made.size());
+      index.emplace(key, at);
+      keys.push_back(key);
+      warp_request& r = made.emplace_back();
       r.warp = ev.warp;
       r.instruction = ev.instruction;
       r.execution = ev.execution;
@@ -21,20 +72,31 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
       r.access.width = ev.width;
       r.access.kind = ev.kind;
       r.access.l1_bypass = ev.l1_bypass;
-    } else if (r.access.width != ev.width || r.access.kind != ev.kind) {
-      throw ptx_error("instruction " + std::to_string(ev.instruction) + " made accesses of two widths or kinds", 0);
+      lines.emplace_back();
+      position.push_back(static_cast<std::uint32_t>(order.size()));
+      order.push_back(at);
+      cursor = order.size();
     }
+    warp_request& r = made[at];
+    if (r.access.width != ev.width || r.access.kind != ev.kind)
+      throw ptx_error("instruction " + std::to_string(ev.instruction) + " made accesses of two widths or kinds", 0);
     r.access.active |= 1u << ev.lane;
     r.access.address[ev.lane] = ev.address;
-    if (ev.kind == model::access_kind::ldgsts) lines[it->first].push_back(ev.global_address / 128);
+    if (ev.kind == model::access_kind::ldgsts) lines[at].push_back(ev.global_address / 128);
   }
-  for (auto& [k, l] : lines) {
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    auto& l = lines[i];
+    if (l.empty()) continue;
     std::sort(l.begin(), l.end());
-    by_key[k].access.source_lines = static_cast<int>(std::unique(l.begin(), l.end()) - l.begin());
+    made[i].access.source_lines = static_cast<int>(std::unique(l.begin(), l.end()) - l.begin());
   }
+  // In (warp, instruction, execution) order, as callers read them.
+  std::vector<std::uint32_t> sorted(made.size());
+  for (std::uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
+  std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
   std::vector<warp_request> out;
-  out.reserve(by_key.size());
-  for (auto& [key, r] : by_key) out.push_back(std::move(r));
+  out.reserve(made.size());
+  for (const std::uint32_t i : sorted) out.push_back(std::move(made[i]));
   return out;
 }
 

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <random>
+#include <tuple>
 
 #include "runner/ptx/run.hpp"
 #include "runner/ptx/trace.hpp"
@@ -223,6 +226,47 @@ TEST(PtxRun, TheModulesExternSharedArrayAfterADeclaredEntry) {
   const auto requests = warp_requests(r.events);
   EXPECT_EQ(wavefronts(requests, model::access_kind::store), std::vector<int>(2, 1));
   EXPECT_EQ(wavefronts(requests, model::access_kind::load), std::vector<int>(2, 2));
+}
+
+} // namespace
+} // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+// warp_requests groups by (warp, instruction, execution) whatever order the events come in: lanes
+// in turn (the interpreter's order), a warp coming back after others, and lanes out of order.
+TEST(PtxRun, WarpRequestsGroupEventsInAnyOrder) {
+  std::vector<shared_event> in_turn, shuffled;
+  for (std::uint32_t pass = 0; pass < 2; ++pass)
+    for (std::uint32_t warp = 0; warp < 3; ++warp)
+      for (std::uint32_t lane = 0; lane < 32; ++lane)
+        for (std::uint32_t execution = 0; execution < 4; ++execution) {
+          shared_event e;
+          e.warp = warp;
+          e.lane = lane;
+          e.instruction = 10 * pass + (execution % 2);
+          e.execution = execution;
+          e.address = 4 * ((lane * (execution + 1) + warp) % 64);
+          in_turn.push_back(e);
+        }
+  shuffled = in_turn;
+  std::mt19937 random(7);
+  std::shuffle(shuffled.begin(), shuffled.end(), random);
+  const auto a = warp_requests(in_turn), b = warp_requests(shuffled);
+  ASSERT_EQ(a.size(), 2u * 3u * 4u);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].warp, b[i].warp);
+    EXPECT_EQ(a[i].instruction, b[i].instruction);
+    EXPECT_EQ(a[i].execution, b[i].execution);
+    EXPECT_TRUE(a[i].access == b[i].access) << i;
+    EXPECT_EQ(a[i].access.active, 0xffffffffu);
+    if (i > 0) // in (warp, instruction, execution) order
+      EXPECT_LT(std::tie(a[i - 1].warp, a[i - 1].instruction, a[i - 1].execution),
+                std::tie(a[i].warp, a[i].instruction, a[i].execution));
+  }
+  EXPECT_EQ(a[1].access.address[5], 4u * ((5u * 3u + 0u) % 64u)); // warp 0, instruction 0, execution 2
 }
 
 } // namespace
