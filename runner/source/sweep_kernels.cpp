@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runner/source/compile.hpp"
 #include "runner/source/emulate.hpp"
 #include "runner/source/launch_args.hpp"
 #include "runner/source/variants.hpp"
@@ -92,6 +93,13 @@ double sweep_kernels::compile(const parallel_options& options) {
   std::map<std::string, std::size_t> groups;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (requests[i].compiler != compiler_choice::nvcc || options.cache_dir.empty()) continue;
+    // Those in the cache need no run; the first missing one leads its group's. One that cannot be
+    // looked up (its file unreadable) is left to the pass below, which reports it.
+    try {
+      if (find_cached(requests[i], options.cache_dir)) continue;
+    } catch (const std::exception&) {
+      continue;
+    }
     compile_request shape = requests[i];
     shape.kernel.clear();
     const auto [it, added] = groups.emplace(request_id(shape), leaders.size());

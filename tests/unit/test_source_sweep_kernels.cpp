@@ -257,6 +257,39 @@ TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_r
     EXPECT_NE(found->ptx.find(".entry _Z5pickyILi" + n + "EEvPfi"), std::string::npos);
   }
 
+  // Instances added to the sweep: the first not in the cache leads the one run that makes them.
+  std::ofstream(file) << "name: picky\n"
+                         "description: nvcc instances\n"
+                         "source:\n"
+                         "  file: picky.cu\n"
+                         "  compiler: nvcc\n"
+                         "  kernel: picky<k>\n"
+                         "  grid: 1\n"
+                         "  block: 32\n"
+                         "  args:\n"
+                         "    - {buffer: out, type: float, count: 32, output: true}\n"
+                         "    - {scalar: n, type: int32, value: 32}\n"
+                         "variants:\n"
+                         "  - {name: a}\n"
+                         "axes: {k: [1, 2, 8, 9]}\n";
+  const auto more = bb::config::load_experiment_file(file.string(), bb::registry::instance());
+  bb::source::sweep_kernels added;
+  added.add(more, 0, {"sm_90"});
+  const std::size_t before = cubins(dir.cache("cache"));
+  added.compile(options(dir.cache("cache"), 2));
+  EXPECT_EQ(added.nvcc_runs(), 1u);
+  EXPECT_EQ(cubins(dir.cache("cache")), before + 2);
+  for (const auto& k : added.kernels()) {
+    EXPECT_TRUE(k.outcome.ok) << k.request.kernel << ": " << k.outcome.error;
+    const bool old = k.request.kernel == "picky<1>" || k.request.kernel == "picky<2>";
+    EXPECT_EQ(k.outcome.cache_hit, old) << k.request.kernel;
+    if (k.request.kernel == "picky<8>") { // one nvcc run made 8 and 9: its PTX holds both
+      const auto found = bb::source::find_cached(k.request, dir.cache("cache"));
+      ASSERT_TRUE(found.has_value());
+      EXPECT_NE(found->ptx.find(".entry _Z5pickyILi9EEvPfi"), std::string::npos);
+    }
+  }
+
   // Without the refused instance: one nvcc run makes all three, the first compiled, the others its
   // companions, each then found in the cache under its own key.
   bb::source::compile_request rq = kernels.kernels()[0].request;
