@@ -160,7 +160,16 @@ std::size_t element_bytes(const std::string& type) {
   return 0;
 }
 
-void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params) {
+source_variant with_types_at(const source_variant& v, const nlohmann::json& params) {
+  source_variant out = v;
+  for (auto& a : out.args)
+    if (element_bytes(a.type) == 0 && params.is_object() && params.contains(a.type) && params.at(a.type).is_string())
+      a.type = params.at(a.type).get<std::string>();
+  return out;
+}
+
+void check_source_configuration(const experiment& exp, const source_variant& variant, const nlohmann::json& params) {
+  const source_variant v = with_types_at(variant, params);
   const std::string where = exp.name + "/" + v.name;
   for (const auto* dims : {&v.grid, &v.block})
     for (const auto& text : *dims) {

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "runner/common/path_text.hpp"
+#include "runner/common/suggest.hpp"
 #include "runner/config/checks.hpp"
 #include "runner/config/expression.hpp"
 #include "runner/config/yaml_adapter.hpp"
@@ -128,6 +130,52 @@ std::vector<std::string> source_variant_names(const check_context& ctx) {
   return names;
 }
 
+const std::vector<std::string>& element_type_names() {
+  static const std::vector<std::string> names = {"float", "double", "float16", "bfloat16", "int8",  "uint8",
+                                                 "int16", "uint16", "int32",   "uint32",   "int64", "uint64"};
+  return names;
+}
+
+// An argument's type: an element type, or an axis whose every value is one (the schema took any
+// identifier).
+void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& type) {
+  if (kind_of(type) != node_kind::string) return;
+  const std::string& t = type.Scalar();
+  const auto& types = element_type_names();
+  if (std::find(types.begin(), types.end(), t) != types.end()) return;
+  const auto names = axis_names(ctx);
+  if (std::find(names.begin(), names.end(), t) == names.end()) {
+    // CUDA's and C's names for them first (half for float16), then the closest name.
+    static const std::map<std::string, std::string> aliases = {
+        {"half", "float16"},  {"__half", "float16"},         {"fp16", "float16"},
+        {"bf16", "bfloat16"}, {"__nv_bfloat16", "bfloat16"}, {"float32", "float"},
+        {"fp32", "float"},    {"float64", "double"},         {"fp64", "double"},
+        {"int", "int32"},     {"unsigned", "uint32"},        {"short", "int16"},
+        {"long", "int64"},    {"size_t", "uint64"}};
+    std::vector<std::string> both = types;
+    both.insert(both.end(), names.begin(), names.end());
+    const auto alias = aliases.find(t);
+    const std::string guess = alias != aliases.end() ? "did you mean '" + alias->second + "'?" : did_you_mean(t, both);
+    ctx.out.at_value(ctx.root, at / "type", "'" + t + "' is neither an element type nor an axis of this experiment",
+                     (guess.empty() ? "" : guess + " ") +
+                         "use float, double, float16, bfloat16, int8, uint8, int16, uint16, int32, uint32, int64 "
+                         "or uint64, or an axis whose values are those");
+    return;
+  }
+  const YAML::Node values = field(field(ctx.root, "axes"), t);
+  if (!values.IsSequence()) return; // the axes' own checks speak for it
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (kind_of(values[k]) != node_kind::string ||
+        std::find(types.begin(), types.end(), values[k].Scalar()) == types.end()) {
+      ctx.out.at_value(ctx.root, at / "type",
+                       "'" + t + "' names the axis " + t + ", whose value '" + values[k].Scalar() +
+                           "' is not an element type",
+                       "give the axis only float, double, float16, bfloat16, int8, uint8, int16, uint16, int32, "
+                       "uint32, int64 or uint64, or give the argument one of those");
+      return;
+    }
+}
+
 void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
   if (!args.node.IsSequence()) return;
   std::vector<std::string> seen;
@@ -135,6 +183,7 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
     const YAML::Node arg = args.node[a];
     if (!arg.IsMap()) continue;
     const yaml_path at = args.path / a;
+    check_arg_type(ctx, at, field(arg, "type"));
     const bool buffer = field(arg, "buffer").IsDefined();
     const YAML::Node name = field(arg, buffer ? "buffer" : "scalar");
     if (kind_of(name) == node_kind::string) {

@@ -159,6 +159,10 @@ std::size_t element_bytes(const std::string& type);
 /// expression.
 void check_source_configuration(const experiment& exp, const source_variant& v, const nlohmann::json& params);
 
+/// `v` at configuration `params`: each argument whose `type` names an axis (`type: T` with
+/// `axes: {T: [float, double]}`) gets that axis's value there; every other argument as it is.
+source_variant with_types_at(const source_variant& v, const nlohmann::json& params);
+
 /// An expression of a source variant evaluated over a configuration's params (integers only).
 /// Throws bb::error (usage) naming the variant, the key and the expression.
 std::int64_t evaluate_param_expression(const std::string& text, const nlohmann::json& params, const std::string& what);

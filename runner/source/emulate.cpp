@@ -64,6 +64,7 @@ struct output_buffer {
 
 /// A configuration ready to run: its kernel's PTX parsed, its buffers in host memory.
 struct prepared {
+  config::source_variant variant; ///< at the configuration: argument types that name an axis resolved
   compiled_kernel kernel;
   ptx::module module;
   const ptx::entry* entry = nullptr; ///< in `module`, whose entries stay where they are when it moves
@@ -126,11 +127,13 @@ std::vector<std::string> parameter_types(const std::vector<ptx::parameter>& para
   return types;
 }
 
-prepared prepare(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+prepared prepare(const config::experiment& exp, const config::source_variant& variant, const nlohmann::json& params,
                  std::uint64_t seed, const std::string& cache_dir, const emulation_options& o) {
-  const std::string where = where_of(exp, v);
+  const std::string where = where_of(exp, variant);
   prepared p;
-  p.kernel = compiled(exp, v, params, cache_dir, o);
+  p.variant = config::with_types_at(variant, params); // the outputs below point into its arguments
+  const config::source_variant& v = p.variant;
+  p.kernel = compiled(exp, variant, params, cache_dir, o); // as written: request_of reads its type axes
   try {
     p.module = ptx::parse(p.kernel.ptx);
   } catch (const ptx::ptx_error& e) {

@@ -125,12 +125,14 @@ struct buffer {
 
 class source_problem final : public compiled_problem {
 public:
-  source_problem(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
+  source_problem(const config::experiment& exp, const config::source_variant& variant, const nlohmann::json& params,
                  std::uint64_t seed, const std::string& cache_dir, bool with_check = true)
-      : m_variant(v) {
+      : m_variant(config::with_types_at(variant, params)) {
+    const config::source_variant& v = m_variant; // argument types that name an axis resolved
     const std::string where = exp.name + "/" + v.name;
     config::check_source_configuration(exp, v, params);
-    const compiled_kernel k = compile_known(request_of(v, params, current_arch()), cache_dir);
+    // The variant as written: request_of spells its type axes' values as C++ types.
+    const compiled_kernel k = compile_known(request_of(variant, params, current_arch()), cache_dir);
     m_compile = {k.key, k.compile_ms, k.compiler, k.options};
     const loaded& l = load(k);
     m_kernel = l.kernel;
@@ -202,7 +204,7 @@ public:
   }
 
 private:
-  const config::source_variant& m_variant;
+  const config::source_variant m_variant; ///< at this configuration (config::with_types_at)
   compile_info m_compile;
   cudaKernel_t m_kernel = nullptr;
   dim3 m_grid, m_block;
@@ -369,7 +371,32 @@ std::string source_fingerprint(const config::experiment& exp) {
   return sha256_hex(all);
 }
 
-compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch) {
+namespace {
+/// The C++ type of an element type's name, for a kernel's template arguments.
+const char* cpp_type_of(const std::string& element) {
+  static const std::map<std::string, const char*> names = {{"int8", "signed char"}, {"uint8", "unsigned char"},
+                                                           {"int16", "short"},      {"uint16", "unsigned short"},
+                                                           {"int32", "int"},        {"uint32", "unsigned int"},
+                                                           {"int64", "long long"},  {"uint64", "unsigned long long"},
+                                                           {"float16", "__half"},   {"bfloat16", "__nv_bfloat16"}};
+  const auto it = names.find(element);
+  return it == names.end() ? nullptr : it->second;
+}
+
+/// `params` as the kernel's name expression and defines take them: an axis that an argument's
+/// `type:` names holds element types, which go in as their C++ types (int32 as int, float16 as
+/// __half; float and double as they are).
+nlohmann::json for_the_compiler(const config::source_variant& v, const nlohmann::json& params) {
+  nlohmann::json out = params;
+  for (const auto& a : v.args)
+    if (params.is_object() && params.contains(a.type) && params.at(a.type).is_string())
+      if (const char* cpp = cpp_type_of(params.at(a.type).get<std::string>())) out[a.type] = cpp;
+  return out;
+}
+} // namespace
+
+compile_request request_of(const config::source_variant& v, const nlohmann::json& params_in, const std::string& arch) {
+  const nlohmann::json params = for_the_compiler(v, params_in);
   return {v.file,
           config::substitute_params(v.kernel, params),
           defines_of(v, params),

@@ -187,7 +187,11 @@ std::vector<diagnostic> sweep_kernels::diagnostics(const std::vector<config::exp
 std::vector<diagnostic> sweep_kernels::argument_diagnostics(const std::vector<config::experiment>& experiments,
                                                             const std::string& cache_dir) const {
   std::vector<diagnostic> out;
-  std::set<std::pair<std::size_t, std::string>> checked; // (experiment, variant): one list of args each
+  // (experiment, variant, kernel): one list of args each, with its types at the first user's
+  // configuration (an argument's type may name an axis, as the kernel's template arguments may).
+  std::set<std::pair<std::size_t, std::string>> checked;
+  std::map<std::size_t, std::vector<config::configuration>> expanded;
+  std::set<std::pair<std::size_t, std::string>> reported; // (experiment, variant): its first mismatch only
   for (const auto& k : m_kernels) {
     if (!k.outcome.ok) continue; // diagnostics() reports the failure
     compiled_kernel c;
@@ -202,12 +206,20 @@ std::vector<diagnostic> sweep_kernels::argument_diagnostics(const std::vector<co
     for (const auto& u : k.users) {
       const config::experiment& e = experiments.at(u.experiment);
       const config::source_variant* v = e.find_source(u.variant);
-      if (v == nullptr || !checked.insert({u.experiment, u.variant}).second) continue;
+      if (v == nullptr || reported.count({u.experiment, u.variant}) != 0 ||
+          !checked.insert({u.experiment, u.variant + "\n" + request_id(k.request)}).second)
+        continue;
+      auto found = expanded.find(u.experiment);
+      if (found == expanded.end()) found = expanded.emplace(u.experiment, config::expand(e)).first;
+      const auto& configurations = found->second;
+      if (u.configuration >= configurations.size()) continue;
+      const config::source_variant at = config::with_types_at(*v, configurations[u.configuration].params);
       try {
-        check_parameter_sizes(e.name + "/" + v->name, *v, c.lowered_name, *sizes);
-        if (types) check_parameter_types(e.name + "/" + v->name, *v, c.lowered_name, *types);
+        check_parameter_sizes(e.name + "/" + v->name, at, c.lowered_name, *sizes);
+        if (types) check_parameter_types(e.name + "/" + v->name, at, c.lowered_name, *types);
       } catch (const error& err) {
         out.push_back({e.path, u.line, 0, "variants." + u.variant + ".args", err.what(), ""});
+        reported.insert({u.experiment, u.variant});
       }
     }
   }

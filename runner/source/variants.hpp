@@ -21,8 +21,9 @@ std::vector<variant_info> variants_of(const config::experiment& exp, const std::
 /// fingerprint includes it, so an edited kernel is never taken for the same code.
 std::string source_fingerprint(const config::experiment& exp);
 
-/// The compile request of source variant `v` at one configuration's `params`, for `arch`: the
-/// name expression and defines with the axes' values put in.
+/// The compile request of source variant `v` (as written, not config::with_types_at's) at one
+/// configuration's `params`, for `arch`: the name expression and defines with the axes' values put
+/// in, an element type that an argument's `type:` names as its C++ type (int32 as int).
 compile_request request_of(const config::source_variant& v, const nlohmann::json& params, const std::string& arch);
 
 } // namespace bb::source

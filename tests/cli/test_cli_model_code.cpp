@@ -15,10 +15,10 @@ using bb::test::exec_sql;
 using bb::test::query_text;
 using bb::test::run_cli;
 
-// naive and padded_wide at float follow the twin (n = 256: 64 blocks of 32 x 8 threads); at double
-// the twin's kernels, written for float, do not fit.
+// naive and padded_wide follow the twin at float and double (n = 256: 64 blocks of 32 x 8 threads);
+// a twin written for float alone (its type fixed) sends double to the plans.
 const char* const k_transpose_code_yaml = R"(name: transpose_code_cli
-description: the transpose's naive and padded_wide kernels from their code at float, from plans at double
+description: the transpose's naive and padded_wide kernels from their code
 family: transpose
 variants: [naive, padded_wide]
 axes:
@@ -35,10 +35,8 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'";
   const auto code = run_cli("--db '" + db + "' run --backend model --model-source code '" + yaml.string() + "'", env);
   ASSERT_EQ(code.exit_code, 0) << code.err;
-  EXPECT_NE(code.err.find(
-                "transpose_code_cli: 2 built-in configurations predicted from their code, 2 from access "
-                "plans (its code twin bench/code_twins/transpose.yaml has type fixed at the family's default float, "
-                "not double)"),
+  EXPECT_NE(code.err.find("transpose_code_cli: 4 built-in configurations predicted from their code, 0 from access "
+                          "plans"),
             std::string::npos)
       << code.err;
   const auto plan = run_cli("--db '" + db + "' run --backend model '" + yaml.string() + "'", env);
@@ -65,8 +63,8 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
             "outputs not checked: the variant has no check");
   EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE run_id = 1 AND variant "
                            "= 'transpose/padded_wide' AND params_json LIKE '%\"double\"%'"),
-            "ok: predicted from its access plan, not from its code: its code twin bench/code_twins/transpose.yaml has "
-            "type fixed at the family's default float, not double");
+            "unverified: predicted from its code (the PTX of padded_wide of code twin "
+            "bench/code_twins/transpose.yaml); outputs not checked: the variant has no check");
 
   // Its per-line rows name the family's own lines; `lines` shows them, the column read first.
   const auto lines = run_cli("--db '" + db + "' lines 1 --variant naive -p type=float");
@@ -89,10 +87,11 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const std::string builtin_name = "_ZN2bb9transpose16transpose_kernelINS0_46_GLOBAL__N__cb580df3_8_naive_cu_"
                                    "f9ae69be_3145312naive_layoutILi32EEEfLi32ELi8EEEvPKT0_PS5_i";
   exec_sql(db, "UPDATE line_counters SET function = '" + builtin_name +
-                   "' WHERE configuration_id IN (SELECT id FROM configurations WHERE run_id = 3 AND variant = "
-                   "'transpose/naive')");
+                   "' WHERE configuration_id IN (SELECT id FROM configurations c WHERE run_id = 3 AND " + naive_float +
+                   ")");
   EXPECT_EQ(query_text(db, "SELECT count(DISTINCT function) FROM line_counters WHERE configuration_id IN (SELECT id "
-                           "FROM configurations WHERE variant = 'transpose/naive')"),
+                           "FROM configurations c WHERE " +
+                               naive_float + ")"),
             "2");
   const auto compared = run_cli("--db '" + db + "' compare runs 1 3 --lines");
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
@@ -199,6 +198,50 @@ TEST(cli_model_code, a_twins_instances_are_one_nvcc_run_and_threads_change_no_ro
                 .find("the PTX shows every block makes the "
                       "same shared-memory requests"),
             std::string::npos);
+}
+
+} // namespace
+
+namespace {
+
+// A twin that does not sweep a family parameter has it fixed in its kernel: configurations at
+// another value go to their plans, saying so (here a transpose twin written for float alone).
+TEST(cli_model_code, a_parameter_its_twin_fixes_sends_other_values_to_the_plans) {
+  bb::test::temp_dir tmp;
+  const auto yaml = tmp.path / "transpose_code.yaml";
+  std::ofstream(yaml) << k_transpose_code_yaml;
+  const std::string src = BB_SOURCE_DIR;
+  std::filesystem::create_directories(tmp.path / "twins");
+  std::ofstream(tmp.path / "twins" / "transpose.yaml")
+      << "name: transpose_float\n"
+         "description: the naive transpose for float alone\n"
+         "source:\n"
+         "  file: "
+      << src << "/kernels/transpose/naive.cu\n  include: [" << src
+      << "]\n"
+         "  compiler: nvcc\n"
+         "  grid: ceil_div(n, tile), ceil_div(n, tile)\n"
+         "  block: min(tile, 32), block_rows\n"
+         "  args:\n"
+         "    - {buffer: in, type: float, count: n * n, init: uniform}\n"
+         "    - {buffer: out, type: float, count: n * n, output: true}\n"
+         "    - {scalar: n, type: int32}\n"
+         "variants:\n"
+         "  - {name: naive, kernel: \"bb::transpose::transpose_kernel<bb::transpose::naive_layout<tile>, float, "
+         "tile, block_rows>\"}\n"
+         "axes: {n: [256], tile: [32], block_rows: [8]}\n";
+  const auto db = (tmp.path / "fixed.sqlite").string();
+  const std::string env = "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'";
+  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" +
+                             (tmp.path / "twins").string() + "' '" + yaml.string() + "'",
+                         env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("transpose_code_cli: 1 built-in configuration predicted from their code, 3 from access plans"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("transpose.yaml has no variant padded_wide"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("transpose.yaml has type fixed at the family's default float, not double"), std::string::npos)
+      << r.err;
 }
 
 } // namespace
