@@ -981,6 +981,7 @@ std::uint8_t* global_memory::find(std::uint64_t address, std::size_t size) {
 std::uint8_t* global_memory::find_for_write(std::uint64_t address, std::size_t size) {
   buffer_bytes* b = holding(address, size);
   if (b == nullptr) return nullptr;
+  if (!m_track_writes) return b->bytes.at(address - m_last_address, size);
   auto& mask = b->written;
   if (mask.empty()) mask.assign((b->bytes.size() + 63) / 64, 0);
   const std::size_t first = address - m_last_address, end = first + size;

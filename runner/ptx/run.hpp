@@ -22,15 +22,19 @@ namespace bb::ptx {
 class global_memory {
 public:
   global_memory() = default;
-  global_memory(const global_memory& o) : m_buffers(o.m_buffers) {}
-  global_memory(global_memory&& o) noexcept : m_buffers(std::move(o.m_buffers)) { o.m_last = nullptr; }
+  global_memory(const global_memory& o) : m_buffers(o.m_buffers), m_track_writes(o.m_track_writes) {}
+  global_memory(global_memory&& o) noexcept : m_buffers(std::move(o.m_buffers)), m_track_writes(o.m_track_writes) {
+    o.m_last = nullptr;
+  }
   global_memory& operator=(const global_memory& o) {
     m_buffers = o.m_buffers;
+    m_track_writes = o.m_track_writes;
     m_last = nullptr;
     return *this;
   }
   global_memory& operator=(global_memory&& o) noexcept {
     m_buffers = std::move(o.m_buffers);
+    m_track_writes = o.m_track_writes;
     m_last = o.m_last = nullptr;
     return *this;
   }
@@ -57,6 +61,9 @@ public:
   [[nodiscard]] const std::vector<std::uint64_t>& written(std::uint64_t buffer_address) const;
   /// Forgets which bytes were written, in every buffer.
   void clear_written();
+  /// Whether stores mark the bytes they write (on by default): off where nothing will ask, which
+  /// spares a mask of one bit per byte of every buffer written (256 MiB for a 2 GiB output).
+  void track_writes(bool on) { m_track_writes = on; }
   /// Moves the buffer at `buffer_address` out, its bytes and its written mask, leaving it empty.
   std::pair<lazy_bytes, std::vector<std::uint64_t>> release(std::uint64_t buffer_address);
 
@@ -69,6 +76,7 @@ private:
   buffer_bytes* holding(std::uint64_t address, std::size_t size);
   std::map<std::uint64_t, buffer_bytes> m_buffers;
   buffer_bytes* m_last = nullptr; ///< the buffer of the last access found, at m_last_address
+  bool m_track_writes = true;
   std::uint64_t m_last_address = 0;
 };
 

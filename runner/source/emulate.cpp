@@ -760,6 +760,7 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
                                           std::any_of(exp.sources.begin(), exp.sources.end(), [&](const auto& s) {
                                             return s.check && s.check->reference == v.name;
                                           }));
+  p.global.track_writes(outputs_needed); // the written bytes matter only to a check of a sample's outputs
   const launch_run run = run_launch(p, where, o.budget, false, !outputs_needed);
   emulation out;
   out.prediction = run.total.prediction;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/ptx/lazy_bytes.hpp"
+#include "runner/ptx/run.hpp"
 
 namespace bb::ptx {
 namespace {
@@ -62,6 +63,26 @@ TEST(PtxLazyBytes, GivenBytesAreMadeAlready) {
   const lazy_bytes none(0, [](std::size_t, std::size_t, std::uint8_t*) { FAIL() << "no page to make"; });
   EXPECT_EQ(none.size(), 0u);
   EXPECT_TRUE(none.page_made(0));
+}
+
+} // namespace
+} // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+// Stores mark what they write unless told not to: no mask is made then (a bit per byte of the buffer).
+TEST(PtxGlobalMemory, WritesAreMarkedOnlyWhileTracked) {
+  global_memory g;
+  g.add(0x1000, std::vector<std::uint8_t>(4096, 0));
+  g.track_writes(false);
+  ASSERT_NE(g.find_for_write(0x1000 + 64, 4), nullptr);
+  EXPECT_TRUE(g.written(0x1000).empty());
+  g.track_writes(true);
+  ASSERT_NE(g.find_for_write(0x1000 + 128, 4), nullptr);
+  ASSERT_FALSE(g.written(0x1000).empty());
+  EXPECT_TRUE(written_at(g.written(0x1000), 128));
+  EXPECT_FALSE(written_at(g.written(0x1000), 64));
 }
 
 } // namespace
