@@ -5,12 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <map>
 
 #include "runner/common/path_text.hpp"
 #include "runner/common/suggest.hpp"
 #include "runner/config/checks.hpp"
 #include "runner/config/expression.hpp"
+#include "runner/config/schema_validate.hpp"
 #include "runner/config/yaml_adapter.hpp"
 #include "runner/config/yaml_scalar.hpp"
 
@@ -130,10 +130,24 @@ std::vector<std::string> source_variant_names(const check_context& ctx) {
   return names;
 }
 
+// The schema's element_type: its names, and what CUDA and C call them (half for float16).
+const nlohmann::json& element_type_schema() { return experiment_schema().at("definitions").at("element_type"); }
+
 const std::vector<std::string>& element_type_names() {
-  static const std::vector<std::string> names = {"float", "double", "float16", "bfloat16", "int8",  "uint8",
-                                                 "int16", "uint16", "int32",   "uint32",   "int64", "uint64"};
+  static const std::vector<std::string> names = element_type_schema().at("enum").get<std::vector<std::string>>();
   return names;
+}
+
+// "float, double, ... or uint64"
+const std::string& element_type_list() {
+  static const std::string list = [] {
+    std::string s;
+    const auto& names = element_type_names();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return s;
+  }();
+  return list;
 }
 
 // An argument's type: an element type, or an axis whose every value is one (the schema took any
@@ -145,21 +159,14 @@ void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& t
   if (std::find(types.begin(), types.end(), t) != types.end()) return;
   const auto names = axis_names(ctx);
   if (std::find(names.begin(), names.end(), t) == names.end()) {
-    // CUDA's and C's names for them first (half for float16), then the closest name.
-    static const std::map<std::string, std::string> aliases = {
-        {"half", "float16"},  {"__half", "float16"},         {"fp16", "float16"},
-        {"bf16", "bfloat16"}, {"__nv_bfloat16", "bfloat16"}, {"float32", "float"},
-        {"fp32", "float"},    {"float64", "double"},         {"fp64", "double"},
-        {"int", "int32"},     {"unsigned", "uint32"},        {"short", "int16"},
-        {"long", "int64"},    {"size_t", "uint64"}};
     std::vector<std::string> both = types;
     both.insert(both.end(), names.begin(), names.end());
-    const auto alias = aliases.find(t);
-    const std::string guess = alias != aliases.end() ? "did you mean '" + alias->second + "'?" : did_you_mean(t, both);
+    const auto& aliases = element_type_schema().at("x-aliases");
+    const std::string guess = aliases.contains(t) ? "did you mean '" + aliases.at(t).get<std::string>() + "'?"
+                                                  : did_you_mean(t, both);
     ctx.out.at_value(ctx.root, at / "type", "'" + t + "' is neither an element type nor an axis of this experiment",
-                     (guess.empty() ? "" : guess + " ") +
-                         "use float, double, float16, bfloat16, int8, uint8, int16, uint16, int32, uint32, int64 "
-                         "or uint64, or an axis whose values are those");
+                     (guess.empty() ? "" : guess + " ") + "use " + element_type_list() +
+                         ", or an axis whose values are those");
     return;
   }
   const YAML::Node values = field(field(ctx.root, "axes"), t);
@@ -170,8 +177,7 @@ void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& t
       ctx.out.at_value(ctx.root, at / "type",
                        "'" + t + "' names the axis " + t + ", whose value '" + values[k].Scalar() +
                            "' is not an element type",
-                       "give the axis only float, double, float16, bfloat16, int8, uint8, int16, uint16, int32, "
-                       "uint32, int64 or uint64, or give the argument one of those");
+                       "give the axis only " + element_type_list() + ", or give the argument one of those");
       return;
     }
 }

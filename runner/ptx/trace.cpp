@@ -14,10 +14,8 @@ namespace {
 struct request_key {
   std::uint32_t warp = 0, instruction = 0, execution = 0;
   friend bool operator==(const request_key&, const request_key&) = default;
-  friend bool operator<(const request_key& a, const request_key& b) {
-    return std::tie(a.warp, a.instruction, a.execution) < std::tie(b.warp, b.instruction, b.execution);
-  }
 };
+request_key key_of(const warp_request& r) { return {r.warp, r.instruction, r.execution}; }
 struct key_hash {
   std::size_t operator()(const request_key& k) const noexcept {
     std::uint64_t h = (std::uint64_t{k.warp} << 40) ^ (std::uint64_t{k.instruction} << 20) ^ k.execution;
@@ -35,7 +33,6 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
   // l's n-th event usually joins the request lane l - 1's n-th event made: each lane follows a
   // cursor through its warp's requests, and the hash map answers only where it strays.
   std::vector<warp_request> made;
-  std::vector<request_key> keys;
   std::unordered_map<request_key, std::uint32_t, key_hash> index;
   index.reserve(events.size() / 8 + 16);
   std::vector<std::vector<std::uint64_t>> lines; // cp.async: the 128-byte global lines read, by request
@@ -55,7 +52,7 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
     }
     const request_key key{ev.warp, ev.instruction, ev.execution};
     std::uint32_t at = 0;
-    if (cursor < order.size() && keys[order[cursor]] == key) {
+    if (cursor < order.size() && key_of(made[order[cursor]]) == key) {
       at = order[cursor++];
     } else if (const auto found = index.find(key); found != index.end()) {
       at = found->second;
@@ -63,7 +60,6 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
     } else {
       at = static_cast<std::uint32_t>(made.size());
       index.emplace(key, at);
-      keys.push_back(key);
       warp_request& r = made.emplace_back();
       r.warp = ev.warp;
       r.instruction = ev.instruction;
@@ -91,13 +87,10 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
     made[i].access.source_lines = static_cast<int>(std::unique(l.begin(), l.end()) - l.begin());
   }
   // In (warp, instruction, execution) order, as callers read them.
-  std::vector<std::uint32_t> sorted(made.size());
-  for (std::uint32_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
-  std::sort(sorted.begin(), sorted.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  std::vector<warp_request> out;
-  out.reserve(made.size());
-  for (const std::uint32_t i : sorted) out.push_back(std::move(made[i]));
-  return out;
+  std::sort(made.begin(), made.end(), [](const warp_request& a, const warp_request& b) {
+    return std::tie(a.warp, a.instruction, a.execution) < std::tie(b.warp, b.instruction, b.execution);
+  });
+  return made;
 }
 
 trace_costs cost(const entry& e, const std::vector<warp_request>& requests, model::rule_set rules) {

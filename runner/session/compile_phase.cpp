@@ -64,6 +64,37 @@ compile_summary compile_before_gpu(const std::vector<config::experiment>& experi
 
 namespace {
 
+/// Compiles `kernels` on plan.compile_jobs threads, with progress, into `cache_dir`; the wall time
+/// and each outcome counted into `summary`.
+void compile_counted(source::sweep_kernels& kernels, const run_plan& plan, const std::string& cache_dir,
+                     compile_summary& summary) {
+  source::parallel_options options;
+  options.jobs = plan.compile_jobs;
+  options.cache_dir = cache_dir;
+  options.progress = true;
+  options.stop = &g_interrupted;
+  summary.wall_s = kernels.compile(options);
+  summary.kernels = kernels.kernels().size();
+  for (const auto& k : kernels.kernels()) {
+    if (!k.outcome.attempted) continue;
+    (k.outcome.ok ? (k.outcome.cache_hit ? summary.cache_hits : summary.compiled) : summary.failed) += 1;
+  }
+}
+
+/// "24 kernels for sm_90 in 3.1 s on 2 threads: 20 compiled, 4 from the cache" (`what` names
+/// them), unless every one came from the cache at once.
+void say_compiled(const source::sweep_kernels& kernels, const run_plan& plan, const compile_summary& summary,
+                  const std::string& what, const std::string& archs) {
+  if (summary.compiled == 0 && summary.failed == 0 && summary.wall_s < 1.0) return;
+  const std::size_t n = summary.kernels;
+  const std::size_t threads = std::min<std::size_t>(plan.compile_jobs > 0 ? plan.compile_jobs : source::default_jobs(),
+                                                    n);
+  spdlog::info("{} {}{} for {} in {:.1f} s on {} thread{}{}: {} compiled, {} from the cache{}", n, what,
+               n == 1 ? "" : "s", archs, summary.wall_s, threads, threads == 1 ? "" : "s", runs_text(kernels),
+               summary.compiled, summary.cache_hits,
+               summary.failed > 0 ? fmt::format(", {} failed", summary.failed) : "");
+}
+
 compile_summary compile_kernels(const std::vector<config::experiment>& experiments, const run_plan& plan,
                                 const resume_point& start, const std::vector<std::string>& archs) {
   compile_summary summary;
@@ -79,20 +110,11 @@ compile_summary compile_kernels(const std::vector<config::experiment>& experimen
                 [&](std::size_t seq) { return start.done.at(i).count(static_cast<int>(seq)) == 0; });
   if (kernels.kernels().empty()) return summary;
 
-  source::parallel_options options;
-  options.jobs = plan.compile_jobs;
-  options.cache_dir = cache_dir;
-  options.progress = true;
-  options.stop = &g_interrupted;
-  summary.wall_s = kernels.compile(options);
-  spdlog::debug("{} kernel(s) compiled or read from the cache in {:.0f} ms", kernels.kernels().size(),
-                summary.wall_s * 1000);
-  summary.kernels = kernels.kernels().size();
+  compile_counted(kernels, plan, cache_dir, summary);
+  spdlog::debug("{} kernel(s) compiled or read from the cache in {:.0f} ms", summary.kernels, summary.wall_s * 1000);
   for (const auto& k : kernels.kernels()) {
     source::remember(k.request, k.outcome);
     summary.outcomes.emplace_back(source::request_id(k.request), k.outcome);
-    if (!k.outcome.attempted) continue;
-    (k.outcome.ok ? (k.outcome.cache_hit ? summary.cache_hits : summary.compiled) : summary.failed) += 1;
   }
   for (const auto& g : kernels.failures()) {
     const std::string others = g.others_text();
@@ -100,15 +122,7 @@ compile_summary compile_kernels(const std::vector<config::experiment>& experimen
                   shown_path(experiments.at(g.first().experiment).path), g.first().variant, g.first().params,
                   others.empty() ? "" : " (" + others + ")");
   }
-  // Quiet when every kernel came from the cache at once.
-  if (summary.compiled > 0 || summary.failed > 0 || summary.wall_s >= 1.0) {
-    const std::size_t n = summary.kernels;
-    const std::size_t threads = std::min<std::size_t>(options.jobs > 0 ? options.jobs : source::default_jobs(), n);
-    spdlog::info("{} kernel{} for {} in {:.1f} s on {} thread{}{}: {} compiled, {} from the cache{}", n,
-                 n == 1 ? "" : "s", fmt::join(archs, ", "), summary.wall_s, threads, threads == 1 ? "" : "s",
-                 runs_text(kernels), summary.compiled, summary.cache_hits,
-                 summary.failed > 0 ? fmt::format(", {} failed", summary.failed) : "");
-  }
+  say_compiled(kernels, plan, summary, "kernel", fmt::format("{}", fmt::join(archs, ", ")));
   return summary;
 }
 
@@ -148,26 +162,11 @@ void compile_twins(const std::vector<config::experiment>& experiments, const run
     }
   }
   if (kernels.kernels().empty()) return;
-  source::parallel_options options;
-  options.jobs = plan.compile_jobs;
-  options.cache_dir = cache_dir;
-  options.progress = true;
-  options.stop = &g_interrupted;
-  const double wall = kernels.compile(options);
-  std::size_t compiled = 0, hits = 0, failed = 0;
-  for (const auto& k : kernels.kernels()) {
-    if (!k.outcome.attempted) continue;
-    (k.outcome.ok ? (k.outcome.cache_hit ? hits : compiled) : failed) += 1;
-  }
+  compile_summary summary;
+  compile_counted(kernels, plan, cache_dir, summary);
   for (const auto& g : kernels.failures())
     spdlog::debug("code twin kernel does not compile (its configurations fall back to their plans): {}", g.message);
-  if (compiled > 0 || failed > 0 || wall >= 1.0) {
-    const std::size_t n = kernels.kernels().size();
-    const std::size_t threads = std::min<std::size_t>(options.jobs > 0 ? options.jobs : source::default_jobs(), n);
-    spdlog::info("{} code twin kernel{} for {} in {:.1f} s on {} thread{}{}: {} compiled, {} from the cache{}", n,
-                 n == 1 ? "" : "s", archs.front(), wall, threads, threads == 1 ? "" : "s", runs_text(kernels), compiled,
-                 hits, failed > 0 ? fmt::format(", {} failed", failed) : "");
-  }
+  say_compiled(kernels, plan, summary, "code twin kernel", archs.front());
 }
 
 } // namespace

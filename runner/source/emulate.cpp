@@ -573,13 +573,16 @@ std::shared_ptr<const reference_result> reference_outputs(const config::experime
 /// Keeps the outputs of variant `v`, just run as `run`, where another variant of `exp` checks
 /// against it: reference_outputs would run the same blocks in the same order on the same inputs,
 /// so it finds them instead. Leaves `p`'s output buffers empty.
+/// Whether another variant of `exp` checks its outputs against variant `v`'s.
+bool is_a_reference(const config::experiment& exp, const config::source_variant& v) {
+  return exp.find_source(v.name) == &v &&
+         std::any_of(exp.sources.begin(), exp.sources.end(),
+                     [&](const config::source_variant& s) { return s.check && s.check->reference == v.name; });
+}
+
 void keep_as_reference(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                        std::uint64_t seed, const emulation_options& o, prepared& p, const launch_run& run) {
-  if (!o.check) return;
-  const bool referenced = std::any_of(exp.sources.begin(), exp.sources.end(), [&](const config::source_variant& s) {
-    return s.check && s.check->reference == v.name && exp.find_source(v.name) == &v;
-  });
-  if (!referenced) return;
+  if (!o.check || !is_a_reference(exp, v)) return;
   reference_store::process().keep(reference_key(exp, v.name, params, seed, o, run.blocks), outputs_of(p, run.blocks));
 }
 
@@ -756,10 +759,7 @@ emulation emulate(const config::experiment& exp, const config::source_variant& v
       return std::move(*hit);
     }
   // The outputs are needed where they are checked, or kept for a variant that checks against them.
-  const bool outputs_needed = o.check && (v.check.has_value() ||
-                                          std::any_of(exp.sources.begin(), exp.sources.end(), [&](const auto& s) {
-                                            return s.check && s.check->reference == v.name;
-                                          }));
+  const bool outputs_needed = o.check && (v.check.has_value() || is_a_reference(exp, v));
   p.global.track_writes(outputs_needed); // the written bytes matter only to a check of a sample's outputs
   const launch_run run = run_launch(p, where, o.budget, false, !outputs_needed);
   emulation out;

@@ -210,15 +210,8 @@ TEST(source_sweep_kernels, a_configuration_whose_expressions_fail_is_refused_not
 
 namespace {
 
-// nvcc compiles the whole file whichever instance it is asked for: kernels of one file that differ
-// only in their name expression are one nvcc run, and each is cached under its own key.
-TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_run) {
-  sweep_dir dir;
-  std::ofstream(dir.path / "picky.cu") << "template <int K> __global__ void picky(float* out, int n) {\n"
-                                          "  static_assert(K != 3, \"three is refused\");\n"
-                                          "  if (static_cast<int>(threadIdx.x) < n) out[threadIdx.x] = K;\n"
-                                          "}\n";
-  const fs::path file = dir.path / "picky.yaml";
+/// An experiment of picky<k> compiled by nvcc, k over `ks` ("[1, 2]").
+void write_picky(const fs::path& file, const std::string& ks) {
   std::ofstream(file) << "name: picky\n"
                          "description: nvcc instances\n"
                          "source:\n"
@@ -232,7 +225,20 @@ TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_r
                          "    - {scalar: n, type: int32, value: 32}\n"
                          "variants:\n"
                          "  - {name: a}\n"
-                         "axes: {k: [1, 2, 4, 3]}\n";
+                         "axes: {k: "
+                      << ks << "}\n";
+}
+
+// nvcc compiles the whole file whichever instance it is asked for: kernels of one file that differ
+// only in their name expression are one nvcc run, and each is cached under its own key.
+TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_run) {
+  sweep_dir dir;
+  std::ofstream(dir.path / "picky.cu") << "template <int K> __global__ void picky(float* out, int n) {\n"
+                                          "  static_assert(K != 3, \"three is refused\");\n"
+                                          "  if (static_cast<int>(threadIdx.x) < n) out[threadIdx.x] = K;\n"
+                                          "}\n";
+  const fs::path file = dir.path / "picky.yaml";
+  write_picky(file, "[1, 2, 4, 3]");
   const auto e = bb::config::load_experiment_file(file.string(), bb::registry::instance());
   bb::source::sweep_kernels kernels;
   kernels.add(e, 0, {"sm_90"});
@@ -258,20 +264,7 @@ TEST(source_sweep_kernels, nvcc_instances_of_one_file_are_compiled_by_one_nvcc_r
   }
 
   // Instances added to the sweep: the first not in the cache leads the one run that makes them.
-  std::ofstream(file) << "name: picky\n"
-                         "description: nvcc instances\n"
-                         "source:\n"
-                         "  file: picky.cu\n"
-                         "  compiler: nvcc\n"
-                         "  kernel: picky<k>\n"
-                         "  grid: 1\n"
-                         "  block: 32\n"
-                         "  args:\n"
-                         "    - {buffer: out, type: float, count: 32, output: true}\n"
-                         "    - {scalar: n, type: int32, value: 32}\n"
-                         "variants:\n"
-                         "  - {name: a}\n"
-                         "axes: {k: [1, 2, 8, 9]}\n";
+  write_picky(file, "[1, 2, 8, 9]");
   const auto more = bb::config::load_experiment_file(file.string(), bb::registry::instance());
   bb::source::sweep_kernels added;
   added.add(more, 0, {"sm_90"});
