@@ -49,6 +49,9 @@ source_arg arg_of(const YAML::Node& node, const fs::path& dir) {
     } else if (init.IsMap() && field(init, "value")) {
       a.init = "value";
       a.value = to_number(field(init, "value")).value_or(0);
+    } else if (init.IsMap() && field(init, "formula")) {
+      a.init = "formula";
+      a.formula = field(init, "formula").Scalar();
     } else if (init.IsMap()) {
       a.init = "file";
       a.file = resolved(dir, field(init, "file").Scalar());

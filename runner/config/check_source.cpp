@@ -41,10 +41,12 @@ void check_integer_axis(check_context& ctx, const std::string& name, const std::
   }
 }
 
-// An expression: parsed, and its names must be axes.
-void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node, const std::string& text) {
+// An expression: parsed, and its names must be axes (or i, the element's index, in an init formula).
+void check_expression(check_context& ctx, const yaml_path& path, const YAML::Node& node, const std::string& text,
+                      bool element_index = false) {
   try {
     for (const auto& name : expression_names(text)) {
+      if (element_index && name == "i") continue;
       const auto names = axis_names(ctx);
       check_integer_axis(ctx, name, text, path);
       if (std::find(names.begin(), names.end(), name) == names.end())
@@ -53,13 +55,15 @@ void check_expression(check_context& ctx, const yaml_path& path, const YAML::Nod
     }
   } catch (const expression_error& e) {
     // In a flow list [a, b] YAML splits at every comma, ceil_div(n, tile)'s too.
-    const bool split = node.Style() == YAML::EmitterStyle::Flow || e.reason().find("expected ')'") == 0 ||
-                       e.reason().find("unexpected ')'") == 0;
+    const bool split = !element_index &&
+                       (node.Style() == YAML::EmitterStyle::Flow || e.reason().find("expected ')'") == 0 ||
+                        e.reason().find("unexpected ')'") == 0);
     ctx.out.at_value(
         ctx.root, path, "bad expression " + std::string(e.what()),
         split
             ? "a [ ] list splits at every comma: write 'grid: ceil_div(n, tile), 8' unbracketed, or quote each expression"
-            : "integers, axis names, + - * / % ( ), min, max, ceil_div");
+            : std::string("integers, axis names") + (element_index ? ", i (the element's index)" : "") +
+                  ", + - * / % ( ), min, max, ceil_div");
   }
 }
 
@@ -209,6 +213,8 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
       const YAML::Node init = field(arg, "init");
       if (init.IsMap() && field(init, "file"))
         check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
+      if (init.IsMap() && field(init, "formula").IsScalar())
+        check_expression(ctx, at / "init" / "formula", field(init, "formula"), field(init, "formula").Scalar(), true);
       if (to_bool(field(arg, "output")).value_or(false)) ++outputs;
     } else {
       for (const char* k : {"count", "init", "output"})

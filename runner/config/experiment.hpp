@@ -62,13 +62,15 @@ struct source_arg {
   std::string type;       ///< float, double, float16, bfloat16, int8 .. uint64
   std::string expression; ///< buffer: its element count; scalar: its value (integer expression or number)
   /// Buffers: uniform (seeded, as the built-in families: floats in [-1, 1), integers over their
-  /// whole range), zeros, iota (0, 1, 2, ...), value (every element `value`), file (raw bytes).
+  /// whole range), zeros, iota (0, 1, 2, ...), value (every element `value`), file (raw bytes),
+  /// formula (element i is `formula`, an integer expression of i and the configuration's axes).
   std::string init = "zeros";
   /// The file gave `init`: an output buffer is then reset to it before the verified launch (an
   /// accumulator); otherwise an output is poisoned (every byte 0xff).
   bool init_given = false;
   double value = 0;
-  std::string file; ///< init file: path resolved against the experiment file's folder
+  std::string file;    ///< init file: path resolved against the experiment file's folder
+  std::string formula; ///< init formula: its text
   bool output = false;
 };
 

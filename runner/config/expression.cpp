@@ -1,9 +1,13 @@
-// A recursive-descent evaluator: the grammar is small enough that a library (muparser computes in
-// doubles, exact only below 2^53, and has no %) would cost more than it saves.
+// A recursive-descent parser into a postfix program, and a stack machine that runs it: the grammar
+// is small enough that a library (muparser computes in doubles, exact only below 2^53, and has no %)
+// would cost more than it saves. Parsing once makes an `init:` formula over millions of elements
+// cost a few operations per element.
 #include "runner/config/expression.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
+#include <utility>
 
 namespace bb::config {
 
@@ -15,27 +19,31 @@ expression_error::expression_error(const std::string& text, std::size_t offset, 
 
 namespace {
 
+using op = compiled_expression::op;
+using code = compiled_expression::code;
+
 class parser {
 public:
-  parser(const std::string& text, const name_lookup* names, std::vector<std::string>* used)
-      : m_text(text), m_names(names), m_used(used) {}
+  parser(const std::string& text, std::vector<op>& program, std::vector<std::string>& names)
+      : m_text(text), m_program(program), m_names(names) {}
 
-  std::int64_t run() {
+  void run() {
     skip();
     if (m_pos == m_text.size()) fail(m_pos, "the expression is empty");
-    const std::int64_t v = comparison();
+    comparison();
     skip();
     if (m_pos != m_text.size()) fail(m_pos, "unexpected '" + std::string(1, m_text[m_pos]) + "'");
-    return v;
   }
 
 private:
   const std::string& m_text;
-  const name_lookup* m_names; ///< null: parse only
-  std::vector<std::string>* m_used;
+  std::vector<op>& m_program;
+  std::vector<std::string>& m_names;
   std::size_t m_pos = 0;
 
   [[noreturn]] void fail(std::size_t at, const std::string& what) const { throw expression_error(m_text, at, what); }
+
+  void emit(code c, std::size_t at, std::int64_t value = 0) { m_program.push_back({c, value, at}); }
 
   void skip() {
     while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])) != 0) ++m_pos;
@@ -55,78 +63,58 @@ private:
     ++m_pos;
   }
 
-  std::int64_t checked(bool overflow, std::int64_t v, std::size_t at) const {
-    if (overflow && m_names != nullptr) fail(at, "64-bit integer overflow");
-    return v;
-  }
-  std::int64_t add(std::int64_t a, std::int64_t b, std::size_t at) const {
-    std::int64_t r = 0;
-    const bool overflow = __builtin_add_overflow(a, b, &r);
-    return checked(overflow, r, at);
-  }
-  std::int64_t sub(std::int64_t a, std::int64_t b, std::size_t at) const {
-    std::int64_t r = 0;
-    const bool overflow = __builtin_sub_overflow(a, b, &r);
-    return checked(overflow, r, at);
-  }
-  std::int64_t mul(std::int64_t a, std::int64_t b, std::size_t at) const {
-    std::int64_t r = 0;
-    const bool overflow = __builtin_mul_overflow(a, b, &r);
-    return checked(overflow, r, at);
-  }
-  std::int64_t divide(std::int64_t a, std::int64_t b, std::size_t at, char op) const {
-    if (m_names == nullptr) return 0;
-    if (b == 0) fail(at, op == '%' ? "remainder by zero" : "division by zero");
-    if (a == std::numeric_limits<std::int64_t>::min() && b == -1) fail(at, "64-bit integer overflow");
-    return op == '%' ? a % b : a / b;
-  }
-
-  std::int64_t comparison() {
-    const std::int64_t a = additive();
-    if (eat("<=")) return a <= additive() ? 1 : 0;
-    if (eat(">=")) return a >= additive() ? 1 : 0;
-    if (eat("==")) return a == additive() ? 1 : 0;
-    if (eat("!=")) return a != additive() ? 1 : 0;
-    if (eat("<")) return a < additive() ? 1 : 0;
-    if (eat(">")) return a > additive() ? 1 : 0;
-    return a;
-  }
-  std::int64_t additive() {
-    std::int64_t v = term();
-    for (;;) {
-      skip();
-      const std::size_t at = m_pos;
-      if (eat("+"))
-        v = add(v, term(), at);
-      else if (eat("-"))
-        v = sub(v, term(), at);
-      else
-        return v;
-    }
-  }
-  std::int64_t term() {
-    std::int64_t v = unary();
-    for (;;) {
-      skip();
-      const std::size_t at = m_pos;
-      if (eat("*"))
-        v = mul(v, unary(), at);
-      else if (eat("/"))
-        v = divide(v, unary(), at, '/');
-      else if (eat("%"))
-        v = divide(v, unary(), at, '%');
-      else
-        return v;
-    }
-  }
-  std::int64_t unary() {
+  void comparison() {
+    additive();
     skip();
     const std::size_t at = m_pos;
-    if (eat("-")) return sub(0, unary(), at);
-    if (eat("+")) return unary();
-    return primary();
+    static constexpr std::pair<const char*, code> k_comparisons[] = {{"<=", code::le}, {">=", code::ge},
+                                                                     {"==", code::eq}, {"!=", code::ne},
+                                                                     {"<", code::lt},  {">", code::gt}};
+    for (const auto& [token, c] : k_comparisons)
+      if (eat(token)) {
+        additive();
+        emit(c, at);
+        return;
+      }
   }
-  std::int64_t number() {
+  // operand (op operand)*, each op emitted after its right operand: left-associative.
+  template <std::size_t N>
+  void left_associative(void (parser::*operand)(), const std::pair<const char*, code> (&ops)[N]) {
+    (this->*operand)();
+    for (bool more = true; more;) {
+      skip();
+      const std::size_t at = m_pos;
+      more = false;
+      for (const auto& [token, c] : ops)
+        if (eat(token)) {
+          (this->*operand)();
+          emit(c, at);
+          more = true;
+          break;
+        }
+    }
+  }
+  void additive() {
+    static constexpr std::pair<const char*, code> k_ops[] = {{"+", code::add}, {"-", code::sub}};
+    left_associative(&parser::term, k_ops);
+  }
+  void term() {
+    static constexpr std::pair<const char*, code> k_ops[] = {{"*", code::mul}, {"/", code::div}, {"%", code::rem}};
+    left_associative(&parser::unary, k_ops);
+  }
+  void unary() {
+    skip();
+    const std::size_t at = m_pos;
+    if (eat("-")) {
+      unary();
+      emit(code::neg, at);
+    } else if (eat("+")) {
+      unary();
+    } else {
+      primary();
+    }
+  }
+  void number() {
     const std::size_t at = m_pos;
     std::int64_t v = 0;
     while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos])) != 0) {
@@ -137,23 +125,20 @@ private:
     }
     if (m_pos < m_text.size() && (std::isalpha(static_cast<unsigned char>(m_text[m_pos])) != 0 || m_text[m_pos] == '.'))
       fail(m_pos, "integers only: unexpected '" + std::string(1, m_text[m_pos]) + "' in a number");
-    return v;
+    emit(code::constant, at, v);
   }
-  std::int64_t call(const std::string& fn, std::size_t at) {
-    std::vector<std::int64_t> args{comparison()};
-    while (eat(",")) args.push_back(comparison());
+  void call(const std::string& fn, std::size_t at) {
+    std::size_t args = 1;
+    comparison();
+    while (eat(",")) {
+      comparison();
+      ++args;
+    }
     expect(')');
-    if (args.size() != 2) fail(at, fn + " takes 2 arguments, got " + std::to_string(args.size()));
-    const std::int64_t a = args[0], b = args[1];
-    if (fn == "min") return a < b ? a : b;
-    if (fn == "max") return a > b ? a : b;
-    // ceil_div(a, b) for b > 0: rounds up toward +infinity.
-    if (m_names == nullptr) return 0;
-    if (b <= 0) fail(at, "ceil_div needs a positive divisor, got " + std::to_string(b));
-    const std::int64_t q = a / b;
-    return (a % b != 0 && a > 0) ? q + 1 : q;
+    if (args != 2) fail(at, fn + " takes 2 arguments, got " + std::to_string(args));
+    emit(fn == "min" ? code::min : fn == "max" ? code::max : code::ceil_div, at);
   }
-  std::int64_t primary() {
+  void primary() {
     skip();
     const std::size_t at = m_pos;
     if (m_pos >= m_text.size()) fail(at, "expected a number, a name or '(' before the end");
@@ -161,9 +146,9 @@ private:
     if (std::isdigit(static_cast<unsigned char>(c)) != 0) return number();
     if (c == '(') {
       ++m_pos;
-      const std::int64_t v = comparison();
+      comparison();
       expect(')');
-      return v;
+      return;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_') {
       std::size_t end = m_pos;
@@ -178,15 +163,10 @@ private:
         ++m_pos;
         return call(name, at);
       }
-      if (m_used != nullptr) {
-        bool seen = false;
-        for (const auto& u : *m_used) seen = seen || u == name;
-        if (!seen) m_used->push_back(name);
-      }
-      if (m_names == nullptr) return 0;
-      const auto v = (*m_names)(name);
-      if (!v) fail(at, "unknown name '" + name + "'");
-      return *v;
+      const auto known = std::find(m_names.begin(), m_names.end(), name);
+      emit(code::name, at, known - m_names.begin());
+      if (known == m_names.end()) m_names.push_back(name);
+      return;
     }
     fail(at, "expected a number, a name or '(', got '" + std::string(1, c) + "'");
   }
@@ -194,7 +174,88 @@ private:
 
 } // namespace
 
-std::int64_t evaluate(const std::string& text, const name_lookup& names) { return parser(text, &names, nullptr).run(); }
+compiled_expression::compiled_expression(std::string text) : m_text(std::move(text)) {
+  parser(m_text, m_program, m_names).run();
+  std::size_t depth = 0;
+  for (const op& o : m_program) {
+    if (o.what == code::constant || o.what == code::name) {
+      m_depth = std::max(m_depth, ++depth);
+    } else if (o.what != code::neg) {
+      --depth; // a binary operation: two in, one out
+    }
+  }
+}
+
+std::int64_t compiled_expression::operator()(const std::int64_t* values) const {
+  constexpr std::size_t k_local = 32;
+  std::int64_t local[k_local];
+  std::vector<std::int64_t> heap(m_depth > k_local ? m_depth : 0);
+  std::int64_t* const stack = m_depth > k_local ? heap.data() : local;
+  std::size_t top = 0; // stack[top - 1] is the top
+  const auto fail = [&](const op& o, const std::string& what) { throw expression_error(m_text, o.offset, what); };
+  for (const op& o : m_program) {
+    if (o.what == code::constant || o.what == code::name) {
+      stack[top++] = o.what == code::constant ? o.value : values[o.value];
+      continue;
+    }
+    if (o.what == code::neg) {
+      if (__builtin_sub_overflow(std::int64_t{0}, stack[top - 1], &stack[top - 1])) fail(o, "64-bit integer overflow");
+      continue;
+    }
+    const std::int64_t b = stack[--top];
+    std::int64_t& a = stack[top - 1];
+    switch (o.what) {
+    case code::add:
+      if (__builtin_add_overflow(a, b, &a)) fail(o, "64-bit integer overflow");
+      break;
+    case code::sub:
+      if (__builtin_sub_overflow(a, b, &a)) fail(o, "64-bit integer overflow");
+      break;
+    case code::mul:
+      if (__builtin_mul_overflow(a, b, &a)) fail(o, "64-bit integer overflow");
+      break;
+    case code::div:
+    case code::rem:
+      if (b == 0) fail(o, o.what == code::rem ? "remainder by zero" : "division by zero");
+      if (a == std::numeric_limits<std::int64_t>::min() && b == -1) fail(o, "64-bit integer overflow");
+      a = o.what == code::rem ? a % b : a / b;
+      break;
+    case code::lt: a = a < b ? 1 : 0; break;
+    case code::le: a = a <= b ? 1 : 0; break;
+    case code::gt: a = a > b ? 1 : 0; break;
+    case code::ge: a = a >= b ? 1 : 0; break;
+    case code::eq: a = a == b ? 1 : 0; break;
+    case code::ne: a = a != b ? 1 : 0; break;
+    case code::min: a = std::min(a, b); break;
+    case code::max: a = std::max(a, b); break;
+    case code::ceil_div: // for b > 0: rounds up toward +infinity
+      if (b <= 0) fail(o, "ceil_div needs a positive divisor, got " + std::to_string(b));
+      a = a / b + (a % b != 0 && a > 0 ? 1 : 0);
+      break;
+    default: break;
+    }
+  }
+  return stack[0];
+}
+
+std::int64_t compiled_expression::evaluate(const name_lookup& lookup) const {
+  std::vector<std::int64_t> values(m_names.size());
+  for (std::size_t k = 0; k < m_names.size(); ++k) {
+    const auto v = lookup(m_names[k]);
+    if (!v) {
+      const auto first = std::find_if(m_program.begin(), m_program.end(), [&](const op& o) {
+        return o.what == code::name && o.value == static_cast<std::int64_t>(k);
+      });
+      throw expression_error(m_text, first->offset, "unknown name '" + m_names[k] + "'");
+    }
+    values[k] = *v;
+  }
+  return (*this)(values.data());
+}
+
+std::int64_t evaluate(const std::string& text, const name_lookup& names) {
+  return compiled_expression(text).evaluate(names);
+}
 
 std::vector<std::string> split_top_level(const std::string& text) {
   std::vector<std::string> parts{""};
@@ -215,10 +276,6 @@ std::vector<std::string> split_top_level(const std::string& text) {
   return parts;
 }
 
-std::vector<std::string> expression_names(const std::string& text) {
-  std::vector<std::string> used;
-  parser(text, nullptr, &used).run();
-  return used;
-}
+std::vector<std::string> expression_names(const std::string& text) { return compiled_expression(text).names(); }
 
 } // namespace bb::config

@@ -189,6 +189,14 @@ void size_error(const YAML::Node& root, const yaml_path& path, const std::string
   const std::string got = std::to_string(node.size());
   if (node.size() == 0) {
     out.at_value(root, path, is_list ? "must not be an empty list" : "must not be an empty map");
+  } else if (lo == hi && lo == "1" && !is_list && node.IsMap() && schema != nullptr && schema->contains("properties")) {
+    std::vector<std::string> allowed, given;
+    for (const auto& [key, value] : schema->at("properties").items()) allowed.push_back(key);
+    for (const auto& kv : node) given.push_back(kv.first.Scalar());
+    out.at_value(root, path,
+                 "takes one key of " + quoted_list(allowed, " or ") + ", got " + got + ": " +
+                     quoted_list(given, " and "),
+                 "keep one of them");
   } else if (lo == hi) {
     out.at_value(root, path, "expected exactly " + lo + " " + unit + ", got " + got);
   } else if (schema != nullptr && schema->contains(min_kw) && node.size() < schema->at(min_kw).get<std::size_t>()) {

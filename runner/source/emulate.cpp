@@ -185,21 +185,25 @@ prepared prepare(const config::experiment& exp, const config::source_variant& va
     // Each page is made as the run first reaches it: a sampled run of a large grid makes those of
     // its blocks (docs/bank-model.md).
     key += "buffer " + a.name + " " + a.type + " " + std::to_string(bytes) + (a.output ? " output" : " input") +
-           " init " + a.init + (a.init_given ? " given" : "") + " value " + bits_of(a.value) + " seed " +
-           std::to_string(seed) + " index " + std::to_string(i);
+           " init " + a.init + (a.init_given ? " given" : "") + " value " + bits_of(a.value) + " formula " + a.formula +
+           " with " + formula_inputs(a, params) + " seed " + std::to_string(seed) + " index " + std::to_string(i);
     ptx::lazy_bytes::fill_function fill;
     if (a.output && !a.init_given) {
       fill = [](std::size_t, std::size_t n, std::uint8_t* to) { std::memset(to, 0xff, n); };
     } else if (a.init == "file") {
-      const auto made = initial_bytes(a, t, count, seed, i); // read, and its size checked, now
+      const auto made = initial_bytes(a, t, count, seed, i, params); // read, and its size checked, now
       key += " file " + a.file + " sha256 " +
              sha256_hex({reinterpret_cast<const char*>(made->front().data()), made->front().size()});
       fill = [made](std::size_t offset, std::size_t n, std::uint8_t* to) {
         std::memcpy(to, made->front().data() + offset, n);
       };
     } else {
-      fill = [a, type = &t, seed, i](std::size_t offset, std::size_t n, std::uint8_t* to) {
-        initial_elements(a, *type, seed, i, offset / type->bytes, n / type->bytes, to);
+      if (a.init == "formula" && count > 0) { // a name that is not an integer parameter: said now, not mid-run
+        std::vector<std::uint8_t> first(t.bytes);
+        initial_elements(a, t, seed, i, params, 0, 1, first.data());
+      }
+      fill = [a, type = &t, seed, i, params](std::size_t offset, std::size_t n, std::uint8_t* to) {
+        initial_elements(a, *type, seed, i, params, offset / type->bytes, n / type->bytes, to);
       };
     }
     key += "\n";

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "runner/common/error.hpp"
 #include "runner/common/path_text.hpp"
 #include "runner/common/suggest.hpp"
+#include "runner/config/expression.hpp"
 #include "runner/source/float16.hpp"
 
 namespace bb::source {
@@ -126,7 +128,7 @@ bool elements_match(const unsigned char* got, const unsigned char* want, const e
 }
 
 std::vector<unsigned char> initial_contents(const config::source_arg& a, const element_type& t, std::size_t count,
-                                            std::uint64_t seed, std::size_t arg_index) {
+                                            std::uint64_t seed, std::size_t arg_index, const nlohmann::json& params) {
   std::vector<unsigned char> out(count * t.bytes, 0);
   if (a.init == "zeros") return out;
   if (a.init == "file") {
@@ -143,18 +145,84 @@ std::vector<unsigned char> initial_contents(const config::source_arg& a, const e
     std::memcpy(out.data(), bytes.data(), out.size());
     return out;
   }
-  initial_elements(a, t, seed, arg_index, 0, count, out.data());
+  initial_elements(a, t, seed, arg_index, params, 0, count, out.data());
+  return out;
+}
+
+namespace {
+
+// The formula's slots: i (the element's index, -1: unused) and each parameter's value.
+std::vector<std::int64_t> formula_slots(const config::source_arg& a, const config::compiled_expression& f,
+                                        const nlohmann::json& params, std::size_t& index_slot) {
+  std::vector<std::int64_t> slots(f.names().size(), 0);
+  index_slot = slots.size();
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    const std::string& name = f.names()[k];
+    if (name == "i") {
+      index_slot = k;
+      continue;
+    }
+    if (!params.is_object() || !params.contains(name) || !params.at(name).is_number_integer())
+      throw error(exit_code::usage, "buffer '" + a.name + "': init formula '" + a.formula + "' uses '" + name +
+                                        "', which is " +
+                                        (params.is_object() && params.contains(name)
+                                             ? params.at(name).dump() + " here, not an integer"
+                                             : "neither i nor a parameter of this configuration"));
+    slots[k] = params.at(name).get<std::int64_t>();
+  }
+  return slots;
+}
+
+void formula_elements(const config::source_arg& a, const element_type& t, const nlohmann::json& params,
+                      std::size_t first, std::size_t count, unsigned char* out) {
+  std::optional<config::compiled_expression> f;
+  try {
+    f.emplace(a.formula);
+  } catch (const config::expression_error& e) {
+    throw error(exit_code::usage, "buffer '" + a.name + "': bad init formula " + e.what());
+  }
+  std::size_t index_slot = 0;
+  std::vector<std::int64_t> slots = formula_slots(a, *f, params, index_slot);
+  for (std::size_t i = first; i < first + count; ++i) {
+    if (index_slot < slots.size()) slots[index_slot] = static_cast<std::int64_t>(i);
+    std::int64_t v = 0;
+    try {
+      v = (*f)(slots.data());
+    } catch (const config::expression_error& e) {
+      throw error(exit_code::usage,
+                  "buffer '" + a.name + "': init formula " + e.what() + " at element i = " + std::to_string(i));
+    }
+    unsigned char* to = out + (i - first) * t.bytes;
+    if (t.is_float)
+      store_number_at(to, t, 0, static_cast<double>(v));
+    else
+      std::memcpy(to, &v, t.bytes); // little-endian: the low bytes, as iota's
+  }
+}
+
+} // namespace
+
+std::string formula_inputs(const config::source_arg& a, const nlohmann::json& params) {
+  if (a.init != "formula") return {};
+  std::string out;
+  try {
+    for (const auto& name : config::expression_names(a.formula))
+      if (name != "i" && params.is_object() && params.contains(name))
+        out += (out.empty() ? "" : " ") + name + "=" + params.at(name).dump();
+  } catch (const config::expression_error&) { // initial_elements reports it
+  }
   return out;
 }
 
 void initial_elements(const config::source_arg& a, const element_type& t, std::uint64_t seed, std::size_t arg_index,
-                      std::size_t first, std::size_t count, unsigned char* out) {
+                      const nlohmann::json& params, std::size_t first, std::size_t count, unsigned char* out) {
   const std::size_t end = first + count;
   const auto at = [&](std::size_t i) { return out + (i - first) * t.bytes; }; // element i
   if (a.init == "zeros") {
     std::memset(out, 0, count * t.bytes);
     return;
   }
+  if (a.init == "formula") return formula_elements(a, t, params, first, count, out);
   // Each buffer its own stream: the first uses the experiment's seed as the built-in families do.
   const std::uint64_t s = arg_index == 0 ? seed : seed + arg_index * 0x632be59bd9b4e019ull;
   if (a.init == "iota" && !t.is_float) {

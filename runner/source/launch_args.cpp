@@ -60,22 +60,23 @@ std::size_t buffer_count(const config::source_arg& a, const element_type& t, con
 
 // A buffer's initial contents, generated (or read) once per process while the cache holds them.
 shared_bytes::handle initial_bytes(const config::source_arg& a, const element_type& t, std::size_t count,
-                                   std::uint64_t seed, std::size_t arg_index) {
+                                   std::uint64_t seed, std::size_t arg_index, const nlohmann::json& params) {
   std::uint64_t value_bits = 0;
   std::memcpy(&value_bits, &a.value, sizeof value_bits);
   std::string key = "initial contents\n" + a.init + "\n" + t.name + "\n" + std::to_string(count) + "\n" +
-                    std::to_string(seed) + "\n" + std::to_string(arg_index) + "\n" + std::to_string(value_bits);
+                    std::to_string(seed) + "\n" + std::to_string(arg_index) + "\n" + std::to_string(value_bits) + "\n" +
+                    a.formula + "\n" + formula_inputs(a, params);
   if (a.init == "file") { // the file as it is now: its size and modification time join the key
     std::error_code ec;
     const auto size = std::filesystem::file_size(a.file, ec);
     const auto when = std::filesystem::last_write_time(a.file, ec);
     if (ec)
       return std::make_shared<const shared_bytes::blocks>(
-          shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index)}); // its own message
+          shared_bytes::blocks{initial_contents(a, t, count, seed, arg_index, params)}); // its own message
     key += "\n" + a.file + "\n" + std::to_string(size) + "\n" + std::to_string(when.time_since_epoch().count());
   }
   if (auto hit = shared_bytes::process().find(key)) return hit;
-  return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index)});
+  return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index, params)});
 }
 
 std::vector<std::size_t> argument_sizes(const config::source_variant& v) {

@@ -39,9 +39,10 @@ std::size_t buffer_count(const config::source_arg& a, const element_type& t, con
                          const std::string& where, std::uint64_t& bytes);
 
 /// Buffer argument `a`'s initial contents (initial_contents()), made or read once per process
-/// while shared_bytes::process() keeps them; an init file joins the key with its size and time.
+/// while shared_bytes::process() keeps them; an init file joins the key with its size and time, a
+/// formula with the parameters it reads.
 shared_bytes::handle initial_bytes(const config::source_arg& a, const element_type& t, std::size_t count,
-                                   std::uint64_t seed, std::size_t arg_index);
+                                   std::uint64_t seed, std::size_t arg_index, const nlohmann::json& params);
 
 /// The bytes each argument of `v` passes (a buffer: a pointer, 8 bytes).
 std::vector<std::size_t> argument_sizes(const config::source_variant& v);

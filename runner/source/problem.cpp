@@ -262,7 +262,7 @@ private:
     if (a.init == "zeros") {
       BB_CUDA_CALL(cudaMemset(b.block.ptr, 0, b.bytes));
     } else {
-      auto contents = initial_bytes(a, t, b.count, seed, index);
+      auto contents = initial_bytes(a, t, b.count, seed, index, params);
       BB_CUDA_CALL(cudaMemcpy(b.block.ptr, contents->front().data(), b.bytes, cudaMemcpyHostToDevice));
       if (a.output && a.init_given) b.reset = std::move(contents);
     }

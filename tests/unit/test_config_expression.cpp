@@ -79,6 +79,35 @@ TEST(config_expression, errors_name_the_expression_and_position) {
   EXPECT_EQ(error_of(""), "in '': the expression is empty at column 1");
 }
 
+// Parsed once, evaluated per element (an init formula): the same values and errors as evaluate().
+TEST(config_expression, a_compiled_expression_runs_with_each_names_values) {
+  const bb::config::compiled_expression f("(i * 7 + i / 32) % bins - min(i, 3)");
+  ASSERT_EQ(f.names(), (std::vector<std::string>{"i", "bins"}));
+  for (std::int64_t i = 0; i < 100; ++i) {
+    const std::int64_t values[] = {i, 32};
+    ASSERT_EQ(f(values), (i * 7 + i / 32) % 32 - std::min<std::int64_t>(i, 3)) << i;
+  }
+  const bb::config::compiled_expression g("100 / (i - 5) + ceil_div(i, 4) + (i >= 2) - -i");
+  const std::int64_t at_9[] = {9};
+  EXPECT_EQ(g(at_9), 25 + 3 + 1 + 9);
+  const std::int64_t at_5[] = {5};
+  try {
+    (void)g(at_5);
+    FAIL() << "no error";
+  } catch (const expression_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "in '100 / (i - 5) + ceil_div(i, 4) + (i >= 2) - -i': division by zero at column 5");
+  }
+  // Deeper than the machine's local stack: 40 nested additions.
+  std::string deep = "i";
+  for (int k = 0; k < 40; ++k) deep = "1 + (" + deep + ")";
+  std::string right = "1";
+  for (int k = 0; k < 40; ++k) right = "i + (" + right + ")";
+  const std::int64_t two[] = {2};
+  EXPECT_EQ(bb::config::compiled_expression(deep)(two), 42);
+  EXPECT_EQ(bb::config::compiled_expression(right)(two), 81);
+}
+
 TEST(config_expression, names_without_evaluating) {
   EXPECT_EQ(bb::config::expression_names("ceil_div(n, tile) * tile + n"), (std::vector<std::string>{"n", "tile"}));
   EXPECT_THROW(bb::config::expression_names("n +* 2"), expression_error);

@@ -27,7 +27,8 @@ bb::config::source_arg buffer(const std::string& type, const std::string& init) 
 }
 
 TEST(source_inputs, uniform_floats_are_the_built_in_families_inputs) {
-  const auto bytes = initial_contents(buffer("float", "uniform"), type_named("float"), 1000, 20261121, 0);
+  const auto bytes = initial_contents(buffer("float", "uniform"), type_named("float"), 1000, 20261121, 0,
+                                      nlohmann::json::object());
   ASSERT_EQ(bytes.size(), 4000u);
   for (std::size_t i = 0; i < 1000; ++i) {
     float got = 0;
@@ -35,32 +36,81 @@ TEST(source_inputs, uniform_floats_are_the_built_in_families_inputs) {
     ASSERT_EQ(got, bb::host::uniform_at(20261121, i)) << i;
   }
   // A later argument draws its own stream; doubles hold the same float values.
-  const auto second = initial_contents(buffer("float", "uniform"), type_named("float"), 1000, 20261121, 1);
+  const auto second = initial_contents(buffer("float", "uniform"), type_named("float"), 1000, 20261121, 1,
+                                       nlohmann::json::object());
   EXPECT_NE(second, bytes);
-  const auto doubles = initial_contents(buffer("double", "uniform"), type_named("double"), 10, 7, 0);
+  const auto doubles = initial_contents(buffer("double", "uniform"), type_named("double"), 10, 7, 0,
+                                        nlohmann::json::object());
   double d = 0;
   std::memcpy(&d, doubles.data() + 8 * 3, 8);
   EXPECT_EQ(d, static_cast<double>(bb::host::uniform_at(7, 3)));
 }
 
 TEST(source_inputs, iota_value_and_zeros) {
-  const auto bytes = initial_contents(buffer("uint8", "iota"), type_named("uint8"), 600, 1, 0);
+  const auto bytes = initial_contents(buffer("uint8", "iota"), type_named("uint8"), 600, 1, 0,
+                                      nlohmann::json::object());
   EXPECT_EQ(bytes[0], 0);
   EXPECT_EQ(bytes[255], 255);
   EXPECT_EQ(bytes[256], 0); // wraps
   EXPECT_EQ(bytes[599], 599 % 256);
-  const auto floats = initial_contents(buffer("float", "iota"), type_named("float"), 5, 1, 0);
+  const auto floats = initial_contents(buffer("float", "iota"), type_named("float"), 5, 1, 0, nlohmann::json::object());
   float f = 0;
   std::memcpy(&f, floats.data() + 16, 4);
   EXPECT_EQ(f, 4.0f);
   auto a = buffer("int32", "value");
   a.value = -3;
-  const auto values = initial_contents(a, type_named("int32"), 4, 1, 0);
+  const auto values = initial_contents(a, type_named("int32"), 4, 1, 0, nlohmann::json::object());
   std::int32_t v = 0;
   std::memcpy(&v, values.data() + 12, 4);
   EXPECT_EQ(v, -3);
-  const auto zeros = initial_contents(buffer("uint64", "zeros"), type_named("uint64"), 3, 1, 0);
+  const auto zeros = initial_contents(buffer("uint64", "zeros"), type_named("uint64"), 3, 1, 0,
+                                      nlohmann::json::object());
   EXPECT_EQ(zeros, std::vector<unsigned char>(24, 0));
+}
+
+// A formula of the element's index and the configuration's parameters: a histogram's keys at any
+// size; integers keep the low bytes (as iota), floats the value; failures name buffer and element.
+TEST(source_inputs, a_formula_gives_each_element_from_its_index_and_the_parameters) {
+  auto a = buffer("uint32", "formula");
+  a.formula = "(i * 7 + i / 32) % bins";
+  const auto keys = initial_contents(a, type_named("uint32"), 4096, 1, 0, nlohmann::json{{"bins", 32}, {"n", 4096}});
+  for (std::uint64_t i = 0; i < 4096; ++i) {
+    std::uint32_t k = 0;
+    std::memcpy(&k, keys.data() + 4 * i, 4);
+    ASSERT_EQ(k, (i * 7 + i / 32) % 32) << i;
+  }
+  a = buffer("int8", "formula");
+  a.formula = "i * 100 - 1";
+  const auto bytes = initial_contents(a, type_named("int8"), 3, 1, 0, nlohmann::json::object());
+  EXPECT_EQ(bytes, (std::vector<unsigned char>{0xff, 99, 199})); // -1, 99, 199 mod 256
+  a = buffer("float", "formula");
+  a.formula = "0 - i";
+  const auto floats = initial_contents(a, type_named("float"), 3, 1, 0, nlohmann::json::object());
+  float f = 0;
+  std::memcpy(&f, floats.data() + 8, 4);
+  EXPECT_EQ(f, -2.0f);
+  const auto message = [&](const std::string& formula, const nlohmann::json& params) {
+    a = buffer("int32", "formula");
+    a.formula = formula;
+    try {
+      (void)initial_contents(a, type_named("int32"), 8, 1, 0, params);
+    } catch (const bb::error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(message("100 / (i - 5)", {}),
+            "buffer 'buf': init formula in '100 / (i - 5)': division by zero at column 5 at element i = 5");
+  EXPECT_EQ(message("i * tile", {{"n", 4}}),
+            "buffer 'buf': init formula 'i * tile' uses 'tile', which is neither i nor a parameter of this "
+            "configuration");
+  EXPECT_EQ(message("i + T", {{"T", "float"}}),
+            "buffer 'buf': init formula 'i + T' uses 'T', which is \"float\" here, not an integer");
+  EXPECT_EQ(message("i +", {}),
+            "buffer 'buf': bad init formula in 'i +': expected a number, a name or '(' before the end at column 4");
+  EXPECT_EQ(bb::source::formula_inputs(a, {{"n", 4}, {"tile", 32}}), "");
+  a.formula = "i % tile + n";
+  EXPECT_EQ(bb::source::formula_inputs(a, {{"n", 4}, {"tile", 32}, {"pad", 1}}), "tile=32 n=4");
 }
 
 TEST(source_inputs, file_contents_must_fill_the_buffer_exactly) {
@@ -68,10 +118,10 @@ TEST(source_inputs, file_contents_must_fill_the_buffer_exactly) {
   std::ofstream(path, std::ios::binary) << std::string("\x01\x00\x00\x00\x02\x00\x00\x00", 8);
   auto a = buffer("uint32", "file");
   a.file = path.string();
-  const auto bytes = initial_contents(a, type_named("uint32"), 2, 1, 0);
+  const auto bytes = initial_contents(a, type_named("uint32"), 2, 1, 0, nlohmann::json::object());
   EXPECT_EQ(bytes, (std::vector<unsigned char>{1, 0, 0, 0, 2, 0, 0, 0}));
   try {
-    (void)initial_contents(a, type_named("uint32"), 3, 1, 0);
+    (void)initial_contents(a, type_named("uint32"), 3, 1, 0, nlohmann::json::object());
     FAIL() << "no error";
   } catch (const bb::error& e) {
     EXPECT_EQ(std::string(e.what()), "buffer 'buf': " + path.string() + " holds 8 bytes, the buffer 12 (3 x uint32)");
@@ -90,8 +140,8 @@ TEST(source_inputs, float16_and_bfloat16_hold_floats_uniform_values_rounded) {
   const auto& b = type_named("bfloat16");
   EXPECT_EQ(h.bytes, 2u);
   EXPECT_TRUE(h.is_float && b.is_float);
-  const auto halves = initial_contents(buffer("float16", "uniform"), h, 1000, 20261121, 0);
-  const auto bfloats = initial_contents(buffer("bfloat16", "uniform"), b, 1000, 20261121, 0);
+  const auto halves = initial_contents(buffer("float16", "uniform"), h, 1000, 20261121, 0, nlohmann::json::object());
+  const auto bfloats = initial_contents(buffer("bfloat16", "uniform"), b, 1000, 20261121, 0, nlohmann::json::object());
   ASSERT_EQ(halves.size(), 2000u);
   std::size_t inexact = 0;
   for (std::size_t i = 0; i < 1000; ++i) {
@@ -108,17 +158,17 @@ TEST(source_inputs, float16_and_bfloat16_hold_floats_uniform_values_rounded) {
   }
   EXPECT_GT(inexact, 900u); // 23-bit fractions: nearly every value rounds
   // iota counts exactly as far as the type holds integers (2048 for float16, 256 for bfloat16).
-  const auto iota = initial_contents(buffer("float16", "iota"), h, 2050, 1, 0);
+  const auto iota = initial_contents(buffer("float16", "iota"), h, 2050, 1, 0, nlohmann::json::object());
   EXPECT_EQ(bb::source::load_number(iota.data() + 2 * 2047, h), 2047.0);
   EXPECT_EQ(bb::source::load_number(iota.data() + 2 * 2049, h), 2048.0); // 2049 is a tie: to 2048
-  const auto biota = initial_contents(buffer("bfloat16", "iota"), b, 300, 1, 0);
+  const auto biota = initial_contents(buffer("bfloat16", "iota"), b, 300, 1, 0, nlohmann::json::object());
   EXPECT_EQ(bb::source::load_number(biota.data() + 2 * 255, b), 255.0);
   EXPECT_EQ(bb::source::load_number(biota.data() + 2 * 259, b), 260.0);
   auto a = buffer("bfloat16", "value");
   a.value = 0.1;
-  const auto values = initial_contents(a, b, 2, 1, 0);
+  const auto values = initial_contents(a, b, 2, 1, 0, nlohmann::json::object());
   EXPECT_EQ(values, (std::vector<unsigned char>{0xcd, 0x3d, 0xcd, 0x3d}));
-  const auto zeros = initial_contents(buffer("float16", "zeros"), h, 3, 1, 0);
+  const auto zeros = initial_contents(buffer("float16", "zeros"), h, 3, 1, 0, nlohmann::json::object());
   EXPECT_EQ(zeros, std::vector<unsigned char>(6, 0));
 }
 
@@ -184,21 +234,23 @@ TEST(source_inputs, a_slice_of_elements_is_those_of_the_whole_buffer) {
                          "int16", "uint16", "int32",   "uint32",   "int64", "uint64"};
   std::size_t compared = 0;
   for (const char* type : types)
-    for (const char* init : {"uniform", "iota", "value", "zeros"}) {
+    for (const char* init : {"uniform", "iota", "value", "zeros", "formula"}) {
       auto a = buffer(type, init);
       a.value = -2.75;
+      a.formula = "(i * k - 7) % 301";
+      const nlohmann::json params{{"k", 13}};
       const auto& t = type_named(type);
       const std::size_t count = 3000; // iota of 8-bit types wraps within it
-      const auto whole = initial_contents(a, t, count, 20261121, 2);
+      const auto whole = initial_contents(a, t, count, 20261121, 2, params);
       for (const auto& [first, n] : {std::pair<std::size_t, std::size_t>{0, count}, {1, 1}, {511, 1025}, {2999, 1}}) {
         std::vector<unsigned char> part(n * t.bytes, 0xab);
-        bb::source::initial_elements(a, t, 20261121, 2, first, n, part.data());
+        bb::source::initial_elements(a, t, 20261121, 2, params, first, n, part.data());
         ASSERT_EQ(0, std::memcmp(part.data(), whole.data() + first * t.bytes, part.size()))
             << type << " " << init << " from " << first;
         ++compared;
       }
     }
-  EXPECT_EQ(compared, 12u * 4 * 4);
+  EXPECT_EQ(compared, 12u * 5 * 4);
 }
 
 // Integer elements hold a value truncated toward zero, modulo 2^bits, whatever the value (a double
