@@ -112,7 +112,8 @@ private:
         if ((k == 0 && first_written) || (k == 1 && second_written)) continue;
         inputs = inputs || operand(in.op[k]);
       }
-      const bool reads_memory = in.code == opcode::ld || in.code == opcode::atom || in.code == opcode::ldmatrix;
+      const bool reads_memory = in.code == opcode::ld || in.code == opcode::atom || in.code == opcode::ldmatrix ||
+                                in.code == opcode::wgmma; // its operands, from shared memory
       if (reads_memory && memory_read(in)) inputs = true;
       if (in.code == opcode::atom && in.space != state_space::shared && in.space != state_space::local)
         inputs = true; // the old value of a global atomic: other blocks' updates
@@ -137,6 +138,8 @@ private:
              "different paths";
     if (const int m = member_mask(in.code); m >= 0 && operand(in.op[static_cast<std::size_t>(m)]))
       return "its member mask depends on %ctaid or on global memory";
+    if (in.code == opcode::wgmma && (operand(in.op[1]) || operand(in.op[2])))
+      return "its shared-memory descriptors depend on %ctaid or on global memory";
     if (!is_memory(in.code)) return nullptr;
     const bool shared = in.space == state_space::shared || in.space == state_space::generic ||
                         in.code == opcode::cp_async || in.code == opcode::ldmatrix || in.code == opcode::stmatrix;

@@ -138,6 +138,11 @@ private:
   /// A source operand.
   decoded_operand source(const operand& o) {
     decoded_operand d;
+    if (declared_register(o)) {
+      operand r = o;
+      r.kind = operand_kind::reg;
+      return source(r);
+    }
     switch (o.kind) {
     case operand_kind::reg:
       if (o.name == "%clock" || o.name == "%clock64" || o.name == "%globaltimer") {
@@ -171,7 +176,18 @@ private:
     return d;
   }
 
+  /// A register declared without '%' (inline asm's `{ .reg .pred p; ... }`) reads as a symbol.
+  [[nodiscard]] bool declared_register(const operand& o) const {
+    return o.kind == operand_kind::symbol && m_declared.count(o.name) != 0 && m_shared_at.count(o.name) == 0 &&
+           m_params.count(o.name) == 0;
+  }
+
   decoded_operand destination(const operand& o) {
+    if (declared_register(o)) {
+      operand r = o;
+      r.kind = operand_kind::reg;
+      return destination(r);
+    }
     if (o.kind == operand_kind::sink) {
       decoded_operand d;
       d.type = operand_type::sink;
@@ -301,6 +317,11 @@ private:
                (op == "cp" && in.parts.size() >= 3 && in.parts[1] == "async" &&
                 (in.parts[2] == "commit_group" || in.parts[2] == "wait_group" || in.parts[2] == "wait_all"))) {
       d.code = opcode::nop; // one thread runs at a time, and cp.async copies at once
+    } else if (op == "wgmma" && in.parts.size() >= 2 &&
+               (in.parts[1] == "fence" || in.parts[1] == "commit_group" || in.parts[1] == "wait_group")) {
+      d.code = opcode::nop; // a warpgroup's wgmma runs at once, its results there when it returns
+    } else if (op == "wgmma") {
+      decode_wgmma(in, d);
     } else if (op == "cp") {
       decode_cp_async(in, d);
     } else if (op == "ld" || op == "st" || op == "atom" || op == "red") {
@@ -647,6 +668,50 @@ private:
       d.op[0] = decoded_operand{operand_type::vec, static_cast<std::uint32_t>(m_p.elements.size() - 1), 1};
     }
     if (d.op[0].count != d.count) reject("expected " + std::to_string(d.count) + " registers");
+    traced(d);
+  }
+
+  void decode_wgmma(const instruction& in, decoded_instruction& d) {
+    // wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (or .bf16.bf16) d, a-desc, b-desc, scale-d,
+    // imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b: both operands from shared memory
+    // descriptors. Other forms are named in the error: A from registers, other types and shapes.
+    const std::string& shape = in.parts.size() > 4 ? in.parts[4] : std::string();
+    if (in.parts.size() != 8 || in.parts[1] != "mma_async" || in.parts[2] != "sync" || in.parts[3] != "aligned" ||
+        shape.rfind("m64n", 0) != 0 || shape.size() < 8 || shape.compare(shape.size() - 3, 3, "k16") != 0)
+      reject("unsupported instruction '" + in.opcode +
+             "' (the model follows wgmma.mma_async.sync.aligned "
+             "m64nNk16 f32 += f16 x f16 or bf16 x bf16)");
+    const std::string n_text = shape.substr(4, shape.size() - 7);
+    const int n = n_text.find_first_not_of("0123456789") == std::string::npos && n_text.size() <= 3 ? std::stoi(n_text)
+                                                                                                    : 0;
+    if (n < 8 || n > 256 || n % 8 != 0) reject("unsupported wgmma shape '" + shape + "'");
+    if (in.parts[5] != "f32" || (in.parts[6] != "f16" && in.parts[6] != "bf16") || in.parts[7] != in.parts[6])
+      reject("unsupported instruction '" + in.opcode +
+             "' (the model follows wgmma's f32 += f16 x f16 and f32 += bf16 x bf16 forms)");
+    if (in.operands.size() == 7 || (in.operands.size() > 1 && in.operands[1].kind == operand_kind::vector))
+      reject("'" + in.opcode + "' with A in registers is not followed (only both operands from descriptors)");
+    if (in.operands.size() != 8) reject(in.opcode + " takes 8 operands");
+    for (std::size_t i = 4; i < 8; ++i) {
+      const operand& o = in.operands[i];
+      if (o.kind != operand_kind::immediate)
+        reject(in.opcode + ": operand " + std::to_string(i + 1) + " must be an immediate");
+      if (i < 6 && o.value != 1 && o.value != -1) reject(in.opcode + ": imm-scale must be 1 or -1");
+      if (i >= 6 && o.value != 0)
+        reject("'" + in.opcode + "' with imm-trans 1 (an MN-major operand) is not followed (K-major only)");
+    }
+    d.code = opcode::wgmma;
+    d.count = static_cast<std::uint8_t>(n / 8);
+    d.type = {32, type_class::flt};
+    d.type2 = in.parts[6] == "f16" ? value_type{16, type_class::f16} : value_type{16, type_class::bf16};
+    d.mode = in.operands[4].value < 0 ? 1 : 0;  // A negated
+    d.mode2 = in.operands[5].value < 0 ? 1 : 0; // B negated
+    d.op[0] = destination(in.operands[0]);
+    if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != n / 2)
+      reject(in.opcode + " needs " + std::to_string(n / 2) + " accumulator registers");
+    d.op[1] = source(in.operands[1]);
+    d.op[2] = source(in.operands[2]);
+    d.op[3] = source(in.operands[3]); // scale-d: a predicate or an immediate
+    d.space = state_space::shared;
     traced(d);
   }
 

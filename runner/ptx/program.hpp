@@ -87,6 +87,7 @@ enum class opcode : std::uint8_t {
   warp_sync,
   ldmatrix,
   stmatrix,
+  wgmma, ///< warpgroup-wide: the four warps of a warpgroup, every thread at it
 };
 
 /// What a PTX type is, as the interpreter computes with it.
@@ -118,7 +119,7 @@ struct decoded_instruction {
   value_type type2;                         ///< cvt: the source; slct: the selector; shf: .wrap
   std::uint8_t mode = 0;                    ///< comparison, atomic, shuffle, vote, rounding, ...
   std::uint8_t mode2 = 0;                   ///< setp's boolean op; cvt's saturation
-  std::uint8_t count = 1;                   ///< vector elements; matrices of ldmatrix
+  std::uint8_t count = 1;                   ///< vector elements; matrices of ldmatrix; wgmma: N / 8
   bool flag = false;                        ///< .trans, .cg, cvta.to, .wide/.hi operand widths
   state_space space = state_space::generic; ///< memory instructions
   std::uint8_t operands = 0;

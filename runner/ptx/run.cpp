@@ -56,6 +56,10 @@ public:
             if (m_threads[t].state == thread_state::running) run_thread(t);
         } while (resolve(w));
       }
+      // A warpgroup's wgmma, run by its last warp to arrive, sets its earlier warps going again.
+      if (std::any_of(m_threads.begin(), m_threads.end(),
+                      [](const thread& t) { return t.state == thread_state::running; }))
+        continue;
       bool any = false;
       for (std::uint32_t t = 0; t < m_n; ++t) {
         if (m_threads[t].state == thread_state::at_warp) stuck(t);
@@ -623,7 +627,7 @@ private:
   }
 
   void event(std::uint32_t t, const decoded_instruction& in, std::uint32_t pc, std::uint64_t address, int width,
-             model::access_kind kind) {
+             model::access_kind kind, std::uint8_t part = 0) {
     // Written in place: an event built on the stack and copied was read back in wider pieces than
     // it was written, a store-forwarding stall on every shared access.
     shared_event& ev = m_result.events.emplace_back();
@@ -634,6 +638,7 @@ private:
     ev.address = static_cast<std::uint32_t>(address);
     ev.width = width;
     ev.kind = kind;
+    ev.part = part;
   }
 
   /// `bytes` (1, 2, 4 or 8; else up to 8) little-endian bytes at `p`, zero-extended: one load of
@@ -752,6 +757,16 @@ private:
         if ((waiting >> l & 1) != 0 && m_threads[first + l].pc == pc) group |= 1u << l;
       tried |= group;
       const decoded_instruction& in = m_p.code[pc];
+      if (in.code == opcode::wgmma) {
+        if (!warpgroup_at(w, pc)) continue;
+        const std::uint32_t g0 = w / 4 * 128;
+        warpgroup_mma(in, pc, g0);
+        for (std::uint32_t t = g0; t < g0 + 128; ++t) {
+          m_threads[t].pc = pc + 1;
+          m_threads[t].state = thread_state::running;
+        }
+        return true;
+      }
       std::uint32_t required = group;
       if (in.code == opcode::ldmatrix || in.code == opcode::stmatrix) {
         required = live;
@@ -868,6 +883,104 @@ private:
     case opcode::stmatrix: matrix(in, pc, first, group); return;
     default: return; // bar.warp.sync
     }
+  }
+
+  // --- wgmma ---------------------------------------------------------------------------------
+
+  /// Whether all 128 threads of warp w's warpgroup wait at `pc` (a warpgroup is 4 warps from a
+  /// multiple of 4; .aligned: every thread of it runs the instruction).
+  bool warpgroup_at(std::uint32_t w, std::uint32_t pc) const {
+    const std::uint32_t g0 = w / 4 * 128;
+    if (g0 + 128 > m_n)
+      fail(pc,
+           m_p.opcodes[pc] + " needs the four warps of a warpgroup; the block has " + std::to_string(m_n) + " threads");
+    for (std::uint32_t t = g0; t < g0 + 128; ++t) {
+      if (m_threads[t].state == thread_state::exited)
+        fail(pc, m_p.opcodes[pc] + ": thread " + std::to_string(t) + " of the warpgroup has exited");
+      if (m_threads[t].state != thread_state::at_warp || m_threads[t].pc != pc) return false;
+    }
+    return true;
+  }
+
+  /// A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading and
+  /// stride byte offsets, and the swizzle (XOR of address bits [4, 4 + bits) with [7, 7 + bits)).
+  struct matrix_descriptor {
+    std::uint32_t start = 0, leading = 0, stride = 0, span = 16;
+    int swizzle_bits = 0; ///< 0 interleave, 1 32B, 2 64B, 3 128B
+  };
+  matrix_descriptor descriptor_of(std::uint32_t pc, std::uint64_t d, const char* which) const {
+    matrix_descriptor m;
+    m.start = static_cast<std::uint32_t>(d & 0x3fff) << 4;
+    m.leading = static_cast<std::uint32_t>(d >> 16 & 0x3fff) << 4;
+    m.stride = static_cast<std::uint32_t>(d >> 32 & 0x3fff) << 4;
+    static constexpr int k_bits[4] = {0, 3, 2, 1}; // layout field: interleave, 128B, 64B, 32B
+    m.swizzle_bits = k_bits[d >> 62];
+    m.span = m.swizzle_bits == 0 ? 16 : 16u << m.swizzle_bits;
+    if ((d >> 49 & 7) != 0)
+      fail(pc,
+           std::string("the ") + which + " descriptor has a base offset (bits 49-51), which the model does not follow");
+    return m;
+  }
+  /// The shared address of element k (0..15) of row `row` of a K-major operand.
+  static std::uint32_t operand_address(const matrix_descriptor& m, std::uint32_t row, std::uint32_t k) {
+    if (m.swizzle_bits == 0) return m.start + row / 8 * m.stride + k / 8 * m.leading + row % 8 * 16 + k % 8 * 2;
+    const std::uint32_t pre = m.start + row / 8 * m.stride + row % 8 * m.span + k / 8 * 16 + k % 8 * 2;
+    return pre ^ ((pre >> 7 & ((1u << m.swizzle_bits) - 1u)) << 4);
+  }
+
+  /// wgmma.mma_async m64nNk16 f32 += f16 x f16 (or bf16), A and B (both K-major) from descriptors,
+  /// for the warpgroup from thread g0: D = A B^T (+ D where scale-d is 1), in f32, products summed
+  /// in k order. Each warp makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16
+  /// bytes, one per 8 lanes, as ldmatrix.x4), continued by its quarter of B's rows (N / 16 core
+  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 64.
+  void warpgroup_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t g0) {
+    const std::uint32_t n = 8u * in.count;
+    if (n != 64)
+      fail(pc, m_p.opcodes[pc] + ": the model's GMMA requests are measured for m64n64k16 alone (docs/bank-model.md)");
+    const std::uint64_t* r0 = regs(g0);
+    const std::uint64_t da = get(r0, in.op[1], 64), db = get(r0, in.op[2], 64), scale = get(r0, in.op[3], 1) & 1;
+    for (std::uint32_t t = g0 + 1; t < g0 + 128; ++t) {
+      const std::uint64_t* r = regs(t);
+      if (get(r, in.op[1], 64) != da || get(r, in.op[2], 64) != db || (get(r, in.op[3], 1) & 1) != scale)
+        fail(pc, m_p.opcodes[pc] + ": thread " + std::to_string(t) +
+                     " gives other descriptors or scale-d than the warpgroup's first thread");
+    }
+    const matrix_descriptor a = descriptor_of(pc, da, "A"), b = descriptor_of(pc, db, "B");
+    const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k) {
+      std::uint64_t address = operand_address(m, row, k);
+      state_space space = state_space::shared;
+      const std::uint8_t* p = locate(g0, pc, space, address, 2, false);
+      return static_cast<float>(to_double(load_as<std::uint16_t>(p), in.type2));
+    };
+    std::vector<float> av(64 * 16), bv(std::size_t{n} * 16);
+    for (std::uint32_t row = 0; row < 64; ++row)
+      for (std::uint32_t k = 0; k < 16; ++k) av[row * 16 + k] = (in.mode != 0 ? -1.0f : 1.0f) * element(a, row, k);
+    for (std::uint32_t row = 0; row < n; ++row)
+      for (std::uint32_t k = 0; k < 16; ++k) bv[row * 16 + k] = (in.mode2 != 0 ? -1.0f : 1.0f) * element(b, row, k);
+    for (std::uint32_t t = g0; t < g0 + 128; ++t) {
+      std::uint64_t* r = regs(t);
+      const std::uint32_t warp = (t - g0) / 32, lane = t % 32;
+      for (std::uint32_t i = 0; i < n / 2; ++i) { // accumulator fragment: PTX ISA, wgmma D for f32
+        const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        const decoded_operand& reg = m_p.elements[in.op[0].index + i];
+        float acc = scale != 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(get(r, reg, 32))) : 0.0f;
+        for (std::uint32_t k = 0; k < 16; ++k) acc += av[row * 16 + k] * bv[col * 16 + k];
+        set(r, reg, std::bit_cast<std::uint32_t>(acc), 32);
+      }
+    }
+    for (std::uint32_t warp = 0; warp < 4; ++warp)
+      for (std::uint32_t lane = 0; lane < 32; ++lane) {
+        const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
+        event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 8 * (j % 2)), 16, model::access_kind::gmma);
+      }
+    const std::uint32_t matrices = n / 16; // of B, per warp: rows [warp N / 4, (warp + 1) N / 4), 2 chunks
+    for (std::uint32_t warp = 0; warp < 4; ++warp)
+      for (std::uint32_t m = 0; m < matrices; ++m)
+        for (std::uint32_t row = 0; row < 8; ++row) {
+          const std::uint32_t t = g0 + 32 * warp + m % 4 * 8 + row;
+          event(t, in, pc, operand_address(b, warp * n / 4 + 8 * (m / 2) + row, 8 * (m % 2)), 16,
+                model::access_kind::gmma, static_cast<std::uint8_t>(1 + m / 4));
+        }
   }
 
   /// ldmatrix / stmatrix .m8n8 .b16: lanes 8i..8i+7 give the 16-byte rows of matrix i; lane l holds

@@ -110,6 +110,9 @@ struct shared_event {
   model::access_kind kind = model::access_kind::load;
   std::uint64_t global_address = 0; ///< cp.async (ldgsts): the global address it reads
   bool l1_bypass = false;           ///< cp.async.cg
+  /// 0: the request itself; 1 and up: further parts of it (wgmma: its B operand's core matrices),
+  /// which add wavefronts but no request.
+  std::uint8_t part = 0;
 };
 
 struct cta_result {

@@ -10,15 +10,17 @@ namespace bb::ptx {
 
 namespace {
 
-/// A request's key: (warp, instruction, execution).
+/// A request's key: (warp, instruction, execution, part).
 struct request_key {
   std::uint32_t warp = 0, instruction = 0, execution = 0;
+  std::uint8_t part = 0;
   friend bool operator==(const request_key&, const request_key&) = default;
 };
-request_key key_of(const warp_request& r) { return {r.warp, r.instruction, r.execution}; }
+request_key key_of(const warp_request& r) { return {r.warp, r.instruction, r.execution, r.part}; }
 struct key_hash {
   std::size_t operator()(const request_key& k) const noexcept {
-    std::uint64_t h = (std::uint64_t{k.warp} << 40) ^ (std::uint64_t{k.instruction} << 20) ^ k.execution;
+    std::uint64_t h = (std::uint64_t{k.warp} << 40) ^ (std::uint64_t{k.instruction} << 20) ^ k.execution ^
+                      (std::uint64_t{k.part} << 58);
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -50,7 +52,7 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
       lane = ev.lane;
       cursor = 0;
     }
-    const request_key key{ev.warp, ev.instruction, ev.execution};
+    const request_key key{ev.warp, ev.instruction, ev.execution, ev.part};
     std::uint32_t at = 0;
     if (cursor < order.size() && key_of(made[order[cursor]]) == key) {
       at = order[cursor++];
@@ -64,6 +66,7 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
       r.warp = ev.warp;
       r.instruction = ev.instruction;
       r.execution = ev.execution;
+      r.part = ev.part;
       r.access.active = 0;
       r.access.width = ev.width;
       r.access.kind = ev.kind;
@@ -86,9 +89,9 @@ std::vector<warp_request> warp_requests(const std::vector<shared_event>& events)
     std::sort(l.begin(), l.end());
     made[i].access.source_lines = static_cast<int>(std::unique(l.begin(), l.end()) - l.begin());
   }
-  // In (warp, instruction, execution) order, as callers read them.
+  // In (warp, instruction, execution, part) order, as callers read them.
   std::sort(made.begin(), made.end(), [](const warp_request& a, const warp_request& b) {
-    return std::tie(a.warp, a.instruction, a.execution) < std::tie(b.warp, b.instruction, b.execution);
+    return std::tie(a.warp, a.instruction, a.execution, a.part) < std::tie(b.warp, b.instruction, b.execution, b.part);
   });
   return made;
 }
@@ -103,7 +106,7 @@ trace_costs cost(const entry& e, const std::vector<warp_request>& requests, mode
       s->file = in.file;
       s->line = in.line;
       s->kind = r.access.kind;
-      s->requests += 1;
+      s->requests += r.continues() ? 0 : 1;
       s->wavefronts += static_cast<std::uint64_t>(c.wavefronts);
       s->ideal_wavefronts += static_cast<std::uint64_t>(c.ideal_wavefronts);
     }

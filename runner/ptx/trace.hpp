@@ -14,10 +14,13 @@ namespace bb::ptx {
 /// One warp request: the lanes of one warp that made their n-th execution of one instruction.
 struct warp_request {
   std::uint32_t warp = 0, instruction = 0, execution = 0;
+  std::uint8_t part = 0; ///< shared_event::part
   model::warp_access access;
+  /// A further part of another request: its wavefronts count, it is no request of its own.
+  [[nodiscard]] bool continues() const { return part != 0; }
 };
 
-/// Groups events by (warp, instruction, n-th execution), in that order. Lanes that did not make
+/// Groups events by (warp, instruction, n-th execution, part), in that order. Lanes that did not make
 /// that execution are inactive. cp.async requests get `source_lines` (distinct 128-byte global
 /// lines their lanes read) and `l1_bypass` (.cg) as kernels/cp_async's access plans set them. Throws ptx_error when one request mixes widths or kinds.
 std::vector<warp_request> warp_requests(const std::vector<shared_event>& events);

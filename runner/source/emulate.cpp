@@ -287,12 +287,14 @@ public:
     try {
       for (const ptx::warp_request& q : made) {
         const model::access_cost cost = model::evaluate(q.access);
-        model::add_cost(c.prediction, q.access.kind, 1, cost);
+        model::add_cost(c.prediction, q.access.kind, 1, cost, q.continues());
         instruction_sum& s = c.per_instruction[q.instruction];
         s.kind = q.access.kind;
         s.width = q.access.width;
-        s.requests += 1;
-        s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
+        if (!q.continues()) {
+          s.requests += 1;
+          s.threads += static_cast<std::uint64_t>(std::popcount(q.access.active));
+        }
         s.wavefronts += static_cast<std::uint64_t>(cost.wavefronts);
         s.ideal += static_cast<std::uint64_t>(model::instruction_ideal_wavefronts(q.access, cost));
       }
@@ -801,7 +803,7 @@ std::vector<block_request> block_requests(const config::experiment& exp, const c
     std::string at;
     if (const auto f = p.module.files.find(in.file); f != p.module.files.end() && in.line > 0)
       at = shown_source(f->second) + ":" + std::to_string(in.line) + " ";
-    out.push_back({q.access, 1, at + in.opcode});
+    out.push_back({q.access, 1, at + in.opcode + (q.continues() ? " (continuing the request before)" : "")});
   }
   return out;
 }

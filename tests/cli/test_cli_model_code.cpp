@@ -125,36 +125,48 @@ TEST(cli_model_code, the_ideal_is_the_families_access_width) {
 
 TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_says_why) {
   bb::test::temp_dir tmp;
-  const auto db = (tmp.path / "reference.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/reference",
+  const auto db = (tmp.path / "tma.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/tma",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
-                           "'reference/copy' ORDER BY seq LIMIT 1"),
-            "ok: predicted from its access plan, not from its code: family reference has no code twin "
-            "(bench/code_twins/reference.yaml not found)");
-  EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
-                           "'reference/memcpy' ORDER BY seq LIMIT 1"),
-            "not_modelled: reference/memcpy has no access plan: measure it on a GPU; not from its code: family "
-            "reference has no code twin (bench/code_twins/reference.yaml not found)");
+                           "'tma/sw128' ORDER BY seq LIMIT 1"),
+            "ok: predicted from its access plan, not from its code: family tma has no code twin "
+            "(bench/code_twins/tma.yaml not found)");
   EXPECT_EQ(query_text(db, "SELECT count(*) FROM line_collections"), "0");
-  EXPECT_NE(r.err.find("reference: 0 built-in configurations predicted from their code, 2 from access plans"),
+  EXPECT_NE(r.err.find("tma: 0 built-in configurations predicted from their code, 6 from access plans"),
             std::string::npos)
       << r.err;
 
+  // A variant its family's twin lacks and with no plan either: not_modelled, saying both.
+  const auto reference = (tmp.path / "reference.sqlite").string();
+  const auto lacking = run_cli("--db '" + reference + "' run --backend model --model-source code experiments/reference",
+                               "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
+  ASSERT_EQ(lacking.exit_code, 0) << lacking.err;
+  EXPECT_EQ(query_text(reference, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
+                                  "'reference/memcpy' ORDER BY seq LIMIT 1"),
+            "not_modelled: reference/memcpy has no access plan: measure it on a GPU; not from its code: its code "
+            "twin bench/code_twins/reference.yaml has no variant memcpy");
+  EXPECT_EQ(query_text(reference, "SELECT count(*) || ' ' || min(load_requests + store_requests) FROM (SELECT (SELECT "
+                                  "value FROM metrics WHERE configuration_id = c.id AND name = 'load_requests') "
+                                  "load_requests, (SELECT value FROM metrics WHERE configuration_id = c.id AND name = "
+                                  "'store_requests') store_requests FROM configurations c WHERE variant = "
+                                  "'reference/copy' AND reason LIKE 'predicted from its code%')"),
+            "2 0.0");
+
   // --code-twins naming what is not a folder is refused once, before anything is predicted.
   const auto elsewhere = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" +
-                                 tmp.path.string() + "/none' experiments/reference");
+                                 tmp.path.string() + "/none' experiments/tma");
   EXPECT_EQ(elsewhere.exit_code, 2) << elsewhere.err;
   EXPECT_NE(elsewhere.err.find("--code-twins " + tmp.path.string() + "/none: no such folder"), std::string::npos)
       << elsewhere.err;
   const auto file = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" + db +
-                            "' experiments/reference");
+                            "' experiments/tma");
   EXPECT_EQ(file.exit_code, 2) << file.err;
   EXPECT_NE(file.err.find(" is a file; it names the folder that holds the twins"), std::string::npos) << file.err;
   const auto empty = run_cli("--db '" + db +
                              "' run --backend model --model-source code --code-twins '' "
-                             "experiments/reference");
+                             "experiments/tma");
   EXPECT_EQ(empty.exit_code, 2) << empty.err;
   EXPECT_NE(empty.err.find("--code-twins"), std::string::npos) << empty.err;
 }
