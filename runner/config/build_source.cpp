@@ -36,11 +36,19 @@ std::string resolved(const fs::path& dir, const std::string& p) { return (dir / 
 
 source_arg arg_of(const YAML::Node& node, const fs::path& dir) {
   source_arg a;
-  a.is_buffer = field(node, "buffer").IsDefined();
-  a.name = field(node, a.is_buffer ? "buffer" : "scalar").Scalar();
+  a.tensor_map = field(node, "tensor_map").IsDefined();
+  a.is_buffer = a.tensor_map || field(node, "buffer").IsDefined();
+  a.name = field(node, a.tensor_map ? "tensor_map" : a.is_buffer ? "buffer" : "scalar").Scalar();
+  if (a.tensor_map) {
+    for (const auto& d : field(node, "dims")) a.dims.push_back(d.Scalar());
+    for (const auto& b : field(node, "box")) a.box.push_back(b.Scalar());
+    const std::string swizzle = field(node, "swizzle") ? field(node, "swizzle").Scalar() : "none";
+    a.swizzle_bits = swizzle == "32B" ? 1 : swizzle == "64B" ? 2 : swizzle == "128B" ? 3 : 0;
+    for (const auto& d : a.dims) a.expression += (a.expression.empty() ? "(" : " * (") + d + ")";
+  }
   a.type = field(node, "type").Scalar();
   if (a.is_buffer) {
-    a.expression = field(node, "count").Scalar();
+    if (!a.tensor_map) a.expression = field(node, "count").Scalar();
     a.output = to_bool(field(node, "output")).value_or(false);
     const YAML::Node init = field(node, "init");
     a.init_given = init.IsDefined();

@@ -186,6 +186,38 @@ void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& t
     }
 }
 
+// A tensor map: dims and box, as many of each, every one an expression; no count (the product of
+// dims is the tensor's size) and no output (TMA loads read it).
+void check_tensor_map(check_context& ctx, const yaml_path& at, const YAML::Node& arg, const YAML::Node& name) {
+  const std::string shown = kind_of(name) == node_kind::string ? name.Scalar() : "";
+  for (const char* k : {"dims", "box"}) {
+    const YAML::Node list = field(arg, k);
+    if (!list)
+      ctx.out.at_value(ctx.root, at, "tensor map '" + shown + "' has no '" + k + "'",
+                       std::string("add '") + k + ": [...]', innermost dimension first");
+    else if (list.IsSequence())
+      for (std::size_t i = 0; i < list.size(); ++i) check_expression(ctx, at / k / i, list[i]);
+  }
+  const YAML::Node dims = field(arg, "dims"), box = field(arg, "box");
+  if (dims.IsSequence() && box.IsSequence() && dims.size() != box.size())
+    ctx.out.at_value(ctx.root, at / "box",
+                     "tensor map '" + shown + "' has " + std::to_string(dims.size()) + " dims but a box of " +
+                         std::to_string(box.size()),
+                     "give the box one extent per dimension");
+  if (field(arg, "count"))
+    ctx.out.at_key(ctx.root, at / "count", "a tensor map's elements are the product of its dims", "remove 'count'");
+  if (field(arg, "value"))
+    ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill the tensor");
+  if (to_bool(field(arg, "output")).value_or(false))
+    ctx.out.at_key(ctx.root, at / "output", "a tensor map is what TMA loads read; its tensor is not an output",
+                   "remove 'output', and pass the output as a buffer");
+  const YAML::Node init = field(arg, "init");
+  if (init.IsMap() && field(init, "file"))
+    check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
+  if (init.IsMap() && field(init, "formula").IsScalar())
+    check_expression(ctx, at / "init" / "formula", field(init, "formula"), field(init, "formula").Scalar(), true);
+}
+
 void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
   if (!args.node.IsSequence()) return;
   std::vector<std::string> seen;
@@ -194,15 +226,24 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
     if (!arg.IsMap()) continue;
     const yaml_path at = args.path / a;
     check_arg_type(ctx, at, field(arg, "type"));
-    const bool buffer = field(arg, "buffer").IsDefined();
-    const YAML::Node name = field(arg, buffer ? "buffer" : "scalar");
+    const bool map = field(arg, "tensor_map").IsDefined();
+    const bool buffer = map || field(arg, "buffer").IsDefined();
+    const char* kind = map ? "tensor_map" : buffer ? "buffer" : "scalar";
+    const YAML::Node name = field(arg, kind);
     if (kind_of(name) == node_kind::string) {
       if (std::find(seen.begin(), seen.end(), name.Scalar()) != seen.end())
-        ctx.out.at_value(ctx.root, at / (buffer ? "buffer" : "scalar"),
-                         "argument '" + name.Scalar() + "' is listed twice", "give each argument its own name");
+        ctx.out.at_value(ctx.root, at / kind, "argument '" + name.Scalar() + "' is listed twice",
+                         "give each argument its own name");
       seen.push_back(name.Scalar());
     }
-    if (buffer) {
+    if (!map)
+      for (const char* k : {"dims", "box", "swizzle"})
+        if (field(arg, k))
+          ctx.out.at_key(ctx.root, at / k, std::string("'") + k + "' is for tensor maps",
+                         "remove it, or make the argument 'tensor_map: NAME'");
+    if (map) {
+      check_tensor_map(ctx, at, arg, name);
+    } else if (buffer) {
       if (const YAML::Node count = field(arg, "count"))
         check_expression(ctx, at / "count", count);
       else

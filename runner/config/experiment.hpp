@@ -72,6 +72,12 @@ struct source_arg {
   std::string file;    ///< init file: path resolved against the experiment file's folder
   std::string formula; ///< init formula: its text
   bool output = false;
+  /// A TMA tensor map (`tensor_map: NAME`): a buffer of the product of `dims` elements (`expression`
+  /// is that product), passed as the 128-byte CUtensorMap over it whose copies move `box`
+  /// elements (both innermost first) with the swizzle of `swizzle_bits` (0 none, 1 32B, 2 64B, 3 128B).
+  bool tensor_map = false;
+  std::vector<std::string> dims, box;
+  int swizzle_bits = 0;
 };
 
 /// How a source variant's outputs are checked; neither: the configuration is stored unverified.

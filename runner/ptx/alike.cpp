@@ -26,6 +26,7 @@ bool writes_first(opcode c) {
   case opcode::st:
   case opcode::red:
   case opcode::cp_async:
+  case opcode::tma_load:
   case opcode::stmatrix:
   case opcode::warp_sync:
   case opcode::bar:
@@ -118,7 +119,7 @@ private:
       if (in.code == opcode::atom && in.space != state_space::shared && in.space != state_space::local)
         inputs = true; // the old value of a global atomic: other blocks' updates
       // What a store, atomic or copy leaves in shared or local memory.
-      if (in.code == opcode::cp_async)
+      if (in.code == opcode::cp_async || in.code == opcode::tma_load)
         mark_memory(state_space::shared); // bytes from global memory
       else if (is_memory(in.code) && in.code != opcode::ld && in.code != opcode::ldmatrix && inputs)
         mark_memory(in.space);
@@ -140,6 +141,9 @@ private:
       return "its member mask depends on %ctaid or on global memory";
     if (in.code == opcode::wgmma && (operand(in.op[1]) || operand(in.op[2])))
       return "its shared-memory descriptors depend on %ctaid or on global memory";
+    if ((in.code == opcode::tma_load || in.code == opcode::mbarrier) &&
+        (operand(in.op[in.code == opcode::tma_load ? 0 : 1]) || guard(in)))
+      return "a TMA copy or an mbarrier at an address, or under a guard, that depends on %ctaid or on global memory";
     if (!is_memory(in.code)) return nullptr;
     const bool shared = in.space == state_space::shared || in.space == state_space::generic ||
                         in.code == opcode::cp_async || in.code == opcode::ldmatrix || in.code == opcode::stmatrix;

@@ -322,6 +322,10 @@ private:
       d.code = opcode::nop; // a warpgroup's wgmma runs at once, its results there when it returns
     } else if (op == "wgmma") {
       decode_wgmma(in, d);
+    } else if (op == "cp" && in.parts.size() >= 4 && in.parts[1] == "async" && in.parts[2] == "bulk") {
+      decode_bulk(in, d);
+    } else if (op == "mbarrier") {
+      decode_mbarrier(in, d);
     } else if (op == "cp") {
       decode_cp_async(in, d);
     } else if (op == "ld" || op == "st" || op == "atom" || op == "red") {
@@ -606,6 +610,98 @@ private:
         reject("expected " + std::to_string(d.count) + (d.code == opcode::ld ? " destinations" : " values"));
     }
     if (d.space == state_space::shared || d.space == state_space::generic) traced(d);
+  }
+
+  void decode_bulk(const instruction& in, decoded_instruction& d) {
+    // cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}
+    //   [dst], [map, {c0, ..}], [mbar]{, policy}: a TMA load, copied at once. Commit and wait have
+    // nothing left to wait for. Other bulk copies (stores, multicast, im2col, plain bulk) are named.
+    if (in.parts[3] == "commit_group" || in.parts[3] == "wait_group" || in.parts[3] == "wait_group.read" ||
+        (in.parts[3] == "wait_group" && in.parts.size() == 5)) {
+      d.code = opcode::nop;
+      return;
+    }
+    const std::string what = "unsupported instruction '" + in.opcode + "'";
+    if (in.parts[3] != "tensor" || in.parts.size() < 8)
+      reject(what + " (the model follows cp.async.bulk.tensor loads into shared memory)");
+    const std::string& rank = in.parts[4];
+    if (rank.size() != 2 || rank[1] != 'd' || rank[0] < '1' || rank[0] > '5') reject(what);
+    if ((in.parts[5] != "shared::cluster" && in.parts[5] != "shared::cta") || in.parts[6] != "global")
+      reject(what + " (a TMA store or prefetch: the model follows loads into shared memory)");
+    bool barrier = false;
+    for (std::size_t i = 7; i < in.parts.size(); ++i) {
+      const std::string& p = in.parts[i];
+      if (p == "mbarrier::complete_tx::bytes")
+        barrier = true;
+      else if (p != "tile" && p != "L2::cache_hint")
+        reject(what + " (." + p + " is not followed: tiled loads of one CTA)");
+    }
+    if (!barrier) reject(what);
+    d.code = opcode::tma_load;
+    d.count = static_cast<std::uint8_t>(rank[0] - '0');
+    d.space = state_space::shared;
+    d.op[0] = address(arg(in, 0), d.space);
+    const operand& map = arg(in, 1);
+    if (map.kind != operand_kind::memory || map.elements.size() != 1 || map.elements[0].kind != operand_kind::vector ||
+        map.elements[0].elements.size() != d.count)
+      reject(in.opcode + ": expected [tensor-map, {" + std::to_string(d.count) + " coordinates}]");
+    state_space generic = state_space::generic;
+    operand base = map;
+    base.elements.clear();
+    d.op[1] = address(base, generic);
+    d.op[2] = address(arg(in, 2), d.space);
+    d.op[3] = source(map.elements[0]);
+  }
+
+  void decode_mbarrier(const instruction& in, decoded_instruction& d) {
+    // mbarrier.init / arrive{.expect_tx} / expect_tx / try_wait{.parity} / test_wait{.parity} / inval,
+    // with .sem and .scope qualifiers (.release, .acquire, .relaxed, .cta, .cluster) and
+    // .shared{::cta}.b64. The barrier's state lives beside shared memory (run.cpp). op[0]: the
+    // result (a state token, or the wait's predicate), op[1]: the barrier, op[2]: a count.
+    if (in.parts.size() < 3 || in.parts.back() != "b64") reject_opcode(in);
+    const std::string& what = in.parts[1];
+    bool parity = false, expect = false;
+    for (std::size_t i = 2; i + 1 < in.parts.size(); ++i) {
+      const std::string& p = in.parts[i];
+      if (p == "parity")
+        parity = true;
+      else if (p == "expect_tx")
+        expect = true;
+      else if (p == "shared::cluster")
+        reject("'" + in.opcode + "' on another CTA's barrier (.shared::cluster) is not followed");
+      else if (p != "shared" && p != "shared::cta" && p != "release" && p != "acquire" && p != "relaxed" &&
+               p != "cta" && p != "cluster")
+        reject_opcode(in);
+    }
+    d.code = opcode::mbarrier;
+    d.space = has(in, "shared") || has(in, "shared::cta") ? state_space::shared : state_space::generic;
+    const auto op_is = [&](mbarrier_op o) { d.mode = static_cast<std::uint8_t>(o); };
+    if (what == "init") {
+      op_is(mbarrier_op::init);
+      d.op[1] = address(arg(in, 0), d.space);
+      d.op[2] = source(arg(in, 1));
+    } else if (what == "arrive" || what == "arrive_drop") {
+      if (what == "arrive_drop") reject_opcode(in);
+      op_is(expect ? mbarrier_op::arrive_expect_tx : mbarrier_op::arrive);
+      d.op[0] = destination(arg(in, 0)); // the state token, or _
+      d.op[1] = address(arg(in, 1), d.space);
+      d.op[2] = in.operands.size() > 2 ? source(in.operands[2])
+                                       : decoded_operand{operand_type::imm, 0, 0, ~0ull, expect ? 0 : 1};
+    } else if (what == "expect_tx") {
+      op_is(mbarrier_op::expect_tx);
+      d.op[1] = address(arg(in, 0), d.space);
+      d.op[2] = source(arg(in, 1));
+    } else if (what == "try_wait" || what == "test_wait") {
+      op_is(parity ? mbarrier_op::wait_parity : mbarrier_op::wait_state);
+      d.op[0] = destination(arg(in, 0));
+      d.op[1] = address(arg(in, 1), d.space);
+      d.op[2] = source(arg(in, 2));
+    } else if (what == "inval") {
+      op_is(mbarrier_op::inval);
+      d.op[1] = address(arg(in, 0), d.space);
+    } else {
+      reject_opcode(in);
+    }
   }
 
   void decode_cp_async(const instruction& in, decoded_instruction& d) {

@@ -427,6 +427,10 @@ private:
         if (!parse_number(off.text, n)) fail(off.line, "expected an offset, found '" + off.text + "'");
         o.value += sign * n.value;
       }
+      if (peek().text == ",") { // [tensor-map, {c0, c1, ...}]: the coordinates of a TMA copy
+        next();
+        o.elements.push_back(read_operand());
+      }
       expect("]");
     } else if (t.text == "{") {
       o.kind = operand_kind::vector;

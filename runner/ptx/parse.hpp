@@ -27,7 +27,7 @@ enum class operand_kind : std::uint8_t {
   reg,       ///< %r1, %p2, %tid.x: `name`
   immediate, ///< 42, 0x1F, -3, 0f3F800000: `value` (float immediates as their bits)
   symbol,    ///< a label, a shared variable or a parameter: `name`
-  memory,    ///< [name+offset] or [offset]: `name` (may be empty) and `value`
+  memory,    ///< [name+offset] or [offset]: `name` (may be empty) and `value`; [map, {c0, ...}]: `elements`
   vector,    ///< {%f1, %f2}: `elements`
   sink       ///< _ (a vector element whose value is dropped)
 };

@@ -78,6 +78,8 @@ enum class opcode : std::uint8_t {
   atom,
   red,
   cp_async,
+  mbarrier, ///< mode: mbarrier_op
+  tma_load, ///< cp.async.bulk.tensor, global to shared
   // warp-wide: every lane the instruction names must be at it before any runs it
   shfl,
   vote,
@@ -89,6 +91,9 @@ enum class opcode : std::uint8_t {
   stmatrix,
   wgmma, ///< warpgroup-wide: the four warps of a warpgroup, every thread at it
 };
+
+/// mbarrier operations (decoded_instruction::mode of opcode::mbarrier).
+enum class mbarrier_op : std::uint8_t { init, arrive, arrive_expect_tx, expect_tx, wait_parity, wait_state, inval };
 
 /// What a PTX type is, as the interpreter computes with it.
 enum class type_class : std::uint8_t { bits, sint, flt, f16, bf16, pred };

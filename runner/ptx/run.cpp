@@ -5,8 +5,11 @@
 #include <cfenv>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <optional>
 
 #include "runner/ptx/numbers.hpp"
+#include "runner/ptx/tensor_map.hpp"
 
 namespace bb::ptx {
 
@@ -21,7 +24,8 @@ constexpr std::uint64_t k_generic_local = 0x7c00'0000'0000ull; // each thread's 
 constexpr std::uint64_t k_window = 1ull << 32;
 constexpr std::uint32_t k_nsmid = 132; // an H100 SXM's SM count, for %nsmid
 
-enum class thread_state : std::uint8_t { running, at_barrier, at_warp, exited };
+/// at_mbarrier: at an mbarrier wait whose phase has not completed; it runs again once it has.
+enum class thread_state : std::uint8_t { running, at_barrier, at_warp, at_mbarrier, exited };
 
 struct thread {
   std::uint32_t pc = 0;
@@ -60,11 +64,28 @@ public:
       if (std::any_of(m_threads.begin(), m_threads.end(),
                       [](const thread& t) { return t.state == thread_state::running; }))
         continue;
+      // Threads at an mbarrier whose phase has completed since go on (a producer ran after them).
+      bool woken = false, parked = false;
+      for (std::uint32_t t = 0; t < m_n; ++t) {
+        if (m_threads[t].state != thread_state::at_mbarrier) continue;
+        if (wait_done(t, m_p.code[m_threads[t].pc])) {
+          m_threads[t].state = thread_state::running;
+          woken = true;
+        } else {
+          parked = true;
+        }
+      }
+      if (woken) continue;
       bool any = false;
       for (std::uint32_t t = 0; t < m_n; ++t) {
         if (m_threads[t].state == thread_state::at_warp) stuck(t);
         any = any || m_threads[t].state == thread_state::at_barrier;
       }
+      if (parked)
+        for (std::uint32_t t = 0; t < m_n; ++t)
+          if (m_threads[t].state == thread_state::at_mbarrier)
+            fail(m_threads[t].pc, "thread " + std::to_string(t) + " waits on an mbarrier whose phase never " +
+                                      "completes (no thread left to arrive or no copy left to complete it)");
       if (!any) break;
       for (thread& t : m_threads)
         if (t.state == thread_state::at_barrier) t.state = thread_state::running;
@@ -217,6 +238,11 @@ private:
         return;
       }
       if (in.code == opcode::unsupported) fail(pc, m_p.errors[pc]);
+      if (in.code == opcode::mbarrier && !wait_done(t, in)) {
+        th.state = thread_state::at_mbarrier; // runs the wait again once the phase completes
+        th.pc = pc;
+        return;
+      }
       execute(t, r, in, pc);
       ++pc;
     }
@@ -399,6 +425,8 @@ private:
     case opcode::atom:
     case opcode::red: memory(t, r, in, pc); return;
     case opcode::cp_async: copy_async(t, r, in, pc); return;
+    case opcode::mbarrier: barrier_op(t, r, in, pc); return;
+    case opcode::tma_load: tensor_load(t, r, in, pc); return;
     default: floating(r, in); return;
     }
   }
@@ -736,6 +764,149 @@ private:
     m_result.events.back().l1_bypass = in.flag;
   }
 
+  // --- mbarrier and TMA ---------------------------------------------------------------------
+
+  /// An mbarrier's state, kept beside the shared window by the barrier's address: arrivals still
+  /// expected in this phase, the count each phase starts with, transaction bytes still expected,
+  /// and the phase (its parity is what try_wait.parity asks about).
+  struct mbarrier_state {
+    std::int64_t pending = 0, expected = 0, tx = 0;
+    std::uint64_t phase = 0;
+  };
+
+  std::uint64_t barrier_address(std::uint32_t t, const std::uint64_t* r, const decoded_instruction& in,
+                                std::uint32_t pc) {
+    std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
+    if (in.op[1].index != k_no_register) address += r[in.op[1].index];
+    state_space space = in.space;
+    (void)locate(t, pc, space, address, 8, false);
+    if (space != state_space::shared) fail(pc, "the mbarrier is not in shared memory");
+    if (address % 8 != 0)
+      fail(pc, "the mbarrier at shared address " + std::to_string(address) + " is not 8-byte aligned");
+    return address;
+  }
+
+  mbarrier_state& barrier_at(std::uint32_t pc, std::uint64_t address) {
+    const auto it = m_barriers.find(address);
+    if (it == m_barriers.end())
+      fail(pc, "the mbarrier at shared address " + std::to_string(address) + " is used before mbarrier.init");
+    return it->second;
+  }
+
+  void complete_if_done(mbarrier_state& b) {
+    if (b.pending > 0 || b.tx != 0) return;
+    ++b.phase;
+    b.pending = b.expected;
+  }
+
+  /// Whether a wait (try_wait / test_wait) at `in` would find its phase complete; true for any
+  /// other instruction.
+  bool wait_done(std::uint32_t t, const decoded_instruction& in) {
+    const auto op = static_cast<mbarrier_op>(in.mode);
+    if (in.code != opcode::mbarrier || (op != mbarrier_op::wait_parity && op != mbarrier_op::wait_state)) return true;
+    const std::uint32_t pc = static_cast<std::uint32_t>(&in - m_p.code.data());
+    const std::uint64_t* r = regs(t);
+    const mbarrier_state& b = barrier_at(pc, barrier_address(t, r, in, pc));
+    const std::uint64_t asked = get(r, in.op[2], 64);
+    // .parity: the phase of that parity has completed when the current phase's parity differs;
+    // a state token (the phase an arrive returned): when the barrier has moved past it.
+    return op == mbarrier_op::wait_parity ? (b.phase & 1) != (asked & 1) : b.phase != asked;
+  }
+
+  void barrier_op(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const std::uint64_t address = barrier_address(t, r, in, pc);
+    const auto op = static_cast<mbarrier_op>(in.mode);
+    if (op == mbarrier_op::init) {
+      const auto count = static_cast<std::int64_t>(get(r, in.op[2], 32) & 0xffffffffu);
+      if (count < 1 || count > (1 << 20) - 1) fail(pc, "mbarrier.init with a count of " + std::to_string(count));
+      m_barriers[address] = {count, count, 0, 0};
+      return;
+    }
+    if (op == mbarrier_op::inval) {
+      m_barriers.erase(address);
+      return;
+    }
+    mbarrier_state& b = barrier_at(pc, address);
+    switch (op) {
+    case mbarrier_op::wait_parity:
+    case mbarrier_op::wait_state: set(r, in.op[0], 1, 1); return; // wait_done said complete
+    case mbarrier_op::expect_tx: b.tx += static_cast<std::int64_t>(get(r, in.op[2], 32) & 0xffffffffu); return;
+    default: break;
+    }
+    // arrive{.expect_tx}: the token is the phase it arrived in.
+    if (in.op[0].type != operand_type::sink && in.op[0].type != operand_type::none) set(r, in.op[0], b.phase, 64);
+    std::int64_t arrivals = 1;
+    if (op == mbarrier_op::arrive_expect_tx)
+      b.tx += static_cast<std::int64_t>(get(r, in.op[2], 32) & 0xffffffffu);
+    else
+      arrivals = static_cast<std::int64_t>(get(r, in.op[2], 32) & 0xffffffffu);
+    if (arrivals > b.pending)
+      fail(pc, "mbarrier.arrive of " + std::to_string(arrivals) + " where " + std::to_string(b.pending) +
+                   " arrivals are pending in the phase");
+    b.pending -= arrivals;
+    complete_if_done(b);
+  }
+
+  /// cp.async.bulk.tensor (tiled) global -> shared: the box at the coordinates, elements outside
+  /// the tensor zero, laid out densely (dimension 0 innermost) at the destination, each byte's
+  /// shared address swizzled as the map says (the XOR of address bits [4, 4 + b) with [7, 7 + b)),
+  /// all at once; its bytes complete that many transaction bytes of the mbarrier. TMA's writes
+  /// make no warp request: the hardware counts no shared wavefront for them.
+  void tensor_load(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    std::uint64_t map_at = static_cast<std::uint64_t>(in.op[1].imm);
+    if (in.op[1].index != k_no_register) map_at += r[in.op[1].index];
+    state_space map_space = state_space::generic;
+    const std::uint8_t* bytes = locate(t, pc, map_space, map_at, static_cast<int>(tensor_map::k_bytes), false);
+    const std::optional<tensor_map> map = tensor_map::decode(bytes);
+    if (!map)
+      fail(pc, "the tensor map of '" + m_p.opcodes[pc] +
+                   "' is not one bankbench made (give the kernel's CUtensorMap parameter as a tensor_map argument)");
+    if (map->rank != in.count)
+      fail(pc, m_p.opcodes[pc] + " copies a " + std::to_string(in.count) + "-d box from a " +
+                   std::to_string(map->rank) + "-d tensor map");
+    const std::uint32_t e = map->element_bytes;
+    const std::uint32_t span = 16u << map->swizzle_bits;
+    if (map->swizzle_bits != 0 && map->box[0] * e != span)
+      fail(pc, "a swizzled box whose rows (" + std::to_string(map->box[0] * e) + " bytes) are not the " +
+                   std::to_string(span) + "-byte span is not followed");
+    std::array<std::int64_t, tensor_map::k_max_rank> at{};
+    for (std::uint32_t k = 0; k < map->rank; ++k)
+      at[k] = static_cast<std::int32_t>(get(r, m_p.elements[in.op[3].index + k], 32) & 0xffffffffu);
+    std::uint64_t dst = static_cast<std::uint64_t>(in.op[0].imm);
+    if (in.op[0].index != k_no_register) dst += r[in.op[0].index];
+    std::uint64_t elements = 1;
+    for (std::uint32_t k = 0; k < map->rank; ++k) elements *= map->box[k];
+    const std::uint64_t total = elements * e;
+    state_space shared = state_space::shared;
+    std::uint64_t first = dst;
+    (void)locate(t, pc, shared, first, static_cast<int>(std::min<std::uint64_t>(total, 1u << 30)), true);
+    std::array<std::uint64_t, tensor_map::k_max_rank> index{};
+    for (std::uint64_t i = 0; i < elements; ++i) {
+      bool inside = true;
+      std::uint64_t src = map->global;
+      for (std::uint32_t k = 0; k < map->rank; ++k) {
+        const std::int64_t g = at[k] + static_cast<std::int64_t>(index[k]);
+        inside = inside && g >= 0 && static_cast<std::uint64_t>(g) < map->dims[k];
+        src += static_cast<std::uint64_t>(g) * (k == 0 ? e : map->strides[k]);
+      }
+      std::uint64_t to = dst + i * e;
+      if (map->swizzle_bits != 0) to ^= (to >> 7 & ((1u << map->swizzle_bits) - 1u)) << 4;
+      std::uint8_t* out = locate(t, pc, shared, to, static_cast<int>(e), true);
+      if (inside) {
+        state_space global = state_space::global;
+        std::memcpy(out, locate(t, pc, global, src, static_cast<int>(e), false), e);
+      } else {
+        std::memset(out, 0, e);
+      }
+      for (std::uint32_t k = 0; k < map->rank && ++index[k] == map->box[k]; ++k) index[k] = 0;
+    }
+    std::uint64_t mbar = static_cast<std::uint64_t>(in.op[2].imm);
+    if (in.op[2].index != k_no_register) mbar += r[in.op[2].index];
+    mbarrier_state& b = barrier_at(pc, mbar);
+    b.tx -= static_cast<std::int64_t>(total);
+    complete_if_done(b);
+  }
+
   // --- warp-wide instructions ---------------------------------------------------------------
 
   /// Runs one warp-wide instruction that lanes of warp `w` wait at, if the lanes it names are all
@@ -1035,6 +1206,7 @@ private:
   std::vector<std::uint8_t> m_local; ///< each thread's .local bytes, one after the other
   std::vector<thread> m_threads;
   cta_result m_result;
+  std::map<std::uint64_t, mbarrier_state> m_barriers; ///< by shared address
 };
 
 } // namespace

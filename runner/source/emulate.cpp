@@ -162,6 +162,7 @@ prepared prepare(const config::experiment& exp, const config::source_variant& va
                                 std::to_string(k_max_block_shared));
 
   std::vector<std::uint64_t> values;
+  std::vector<std::pair<std::size_t, ptx::tensor_map>> maps; // by argument index
   std::uint64_t address = k_first_buffer, total = 0;
   for (std::size_t i = 0; i < v.args.size(); ++i) {
     const config::source_arg& a = v.args[i];
@@ -209,10 +210,16 @@ prepared prepare(const config::experiment& exp, const config::source_variant& va
     key += "\n";
     p.global.add(address, ptx::lazy_bytes(bytes, std::move(fill)));
     if (a.output) p.outputs.push_back({address, &a, &t});
+    if (a.tensor_map) maps.emplace_back(i, tensor_map_of(a, t, params, where, address)); // the params hold its bytes
     values.push_back(address);
     address += (std::max<std::uint64_t>(bytes, 1) + 255) / 256 * 256 + k_buffer_gap;
   }
   p.params = ptx::pack_params(*p.entry, values);
+  for (const auto& [i, map] :
+       maps) { // the CUtensorMap parameter (128 bytes: checked above), as the interpreter reads one
+    const auto bytes = map.encode();
+    std::memcpy(p.params.data() + p.entry->params.at(i).offset, bytes.data(), bytes.size());
+  }
   key += "params " + hex_of(p.params.data(), p.params.size()) + "\n";
   return p;
 }

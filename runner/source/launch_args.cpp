@@ -79,9 +79,53 @@ shared_bytes::handle initial_bytes(const config::source_arg& a, const element_ty
   return shared_bytes::process().keep(key, {initial_contents(a, t, count, seed, arg_index, params)});
 }
 
+ptx::tensor_map tensor_map_of(const config::source_arg& a, const element_type& t, const nlohmann::json& params,
+                              const std::string& where, std::uint64_t global) {
+  ptx::tensor_map m;
+  m.global = global;
+  m.rank = static_cast<std::uint32_t>(a.dims.size());
+  m.element_bytes = static_cast<std::uint32_t>(t.bytes);
+  m.swizzle_bits = static_cast<std::uint32_t>(a.swizzle_bits);
+  const std::string what = where + ": tensor map '" + a.name + "'";
+  if (m.rank < 1 || m.rank > ptx::tensor_map::k_max_rank || a.box.size() != a.dims.size())
+    throw unsupported_parameter(what + " needs 1 to 5 dims and a box extent for each");
+  std::uint64_t stride = t.bytes;
+  for (std::uint32_t k = 0; k < m.rank; ++k) {
+    const std::int64_t d = config::evaluate_param_expression(a.dims[k], params,
+                                                             what + " dims[" + std::to_string(k) + "]");
+    const std::int64_t b = config::evaluate_param_expression(a.box[k], params,
+                                                             what + " box[" + std::to_string(k) + "]");
+    if (d < 1 || d > (std::int64_t{1} << 32))
+      throw unsupported_parameter(what + ": dims[" + std::to_string(k) + "] '" + a.dims[k] + "' is " +
+                                  std::to_string(d) + "; TMA takes 1 .. 2^32");
+    if (b < 1 || b > 256)
+      throw unsupported_parameter(what + ": box[" + std::to_string(k) + "] '" + a.box[k] + "' is " + std::to_string(b) +
+                                  "; TMA takes 1 .. 256 elements a dimension");
+    m.dims[k] = static_cast<std::uint64_t>(d);
+    m.box[k] = static_cast<std::uint32_t>(b);
+    if (k > 0) {
+      m.strides[k] = stride;
+      if (stride % 16 != 0 || stride >= (std::uint64_t{1} << 40))
+        throw unsupported_parameter(what + ": the stride of dimension " + std::to_string(k) + " is " +
+                                    std::to_string(stride) +
+                                    " bytes; TMA needs a multiple of 16 below 2^40 (dims[0] x element size)");
+    }
+    stride *= m.dims[k];
+  }
+  const std::uint64_t row = std::uint64_t{m.box[0]} * t.bytes;
+  if (row % 16 != 0)
+    throw unsupported_parameter(what + ": box[0] x " + std::to_string(t.bytes) + " bytes = " + std::to_string(row) +
+                                "; TMA moves whole 16-byte chunks of the innermost dimension");
+  if (m.swizzle_bits != 0 && row > (16u << m.swizzle_bits))
+    throw unsupported_parameter(what + ": a box row of " + std::to_string(row) + " bytes is wider than the " +
+                                std::to_string(16u << m.swizzle_bits) + "-byte swizzle span");
+  return m;
+}
+
 std::vector<std::size_t> argument_sizes(const config::source_variant& v) {
   std::vector<std::size_t> sizes;
-  for (const auto& a : v.args) sizes.push_back(a.is_buffer ? sizeof(void*) : type_named(a.type).bytes);
+  for (const auto& a : v.args)
+    sizes.push_back(a.tensor_map ? ptx::tensor_map::k_bytes : a.is_buffer ? sizeof(void*) : type_named(a.type).bytes);
   return sizes;
 }
 

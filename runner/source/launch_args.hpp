@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/config/experiment.hpp"
+#include "runner/ptx/tensor_map.hpp"
 #include "runner/source/inputs.hpp"
 #include "runner/source/shared_bytes.hpp"
 
@@ -44,7 +45,14 @@ std::size_t buffer_count(const config::source_arg& a, const element_type& t, con
 shared_bytes::handle initial_bytes(const config::source_arg& a, const element_type& t, std::size_t count,
                                    std::uint64_t seed, std::size_t arg_index, const nlohmann::json& params);
 
-/// The bytes each argument of `v` passes (a buffer: a pointer, 8 bytes).
+/// Tensor-map argument `a` over the tensor at `global` (its buffer), at `params`: dims, dense
+/// strides, box and swizzle, checked as cuTensorMapEncodeTiled checks them (box extents 1 to 256,
+/// whole 16-byte chunks innermost, global strides multiples of 16, a swizzled box row within its
+/// span). Throws unsupported_parameter (`where` first) naming the rule.
+ptx::tensor_map tensor_map_of(const config::source_arg& a, const element_type& t, const nlohmann::json& params,
+                              const std::string& where, std::uint64_t global);
+
+/// The bytes each argument of `v` passes (a buffer: a pointer, 8 bytes; a tensor map: 128).
 std::vector<std::size_t> argument_sizes(const config::source_variant& v);
 
 /// Throws bb::error (usage) naming the kernel, the file and both lists when the kernel's parameter

@@ -41,17 +41,69 @@ struct loaded {
 
 using param_info_fn = CUresult (*)(CUkernel, size_t, size_t*, size_t*);
 
+// A driver function through the runtime (nothing links libcuda); null where this driver lacks it.
+void* driver_entry(const char* name, unsigned version) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, version, cudaEnableDefault, &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess)
+    return nullptr;
+  return p;
+}
+
 param_info_fn param_info() {
-  static param_info_fn fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuKernelGetParamInfo", &p, 12040, cudaEnableDefault, &status) !=
-            cudaSuccess ||
-        status != cudaDriverEntryPointSuccess)
-      p = nullptr;
-    return reinterpret_cast<param_info_fn>(p);
-  }();
+  static const auto fn = reinterpret_cast<param_info_fn>(driver_entry("cuKernelGetParamInfo", 12040));
   return fn;
+}
+
+using encode_tiled_fn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                     const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+encode_tiled_fn encode_tiled(const std::string& where) {
+  static const auto fn = reinterpret_cast<encode_tiled_fn>(driver_entry("cuTensorMapEncodeTiled", 12000));
+  if (fn == nullptr)
+    throw unsupported_parameter(where + ": this driver has no cuTensorMapEncodeTiled (tensor maps need CUDA 12)");
+  return fn;
+}
+
+CUtensorMapDataType tensor_type_of(const element_type& t) {
+  const std::string n = t.name;
+  if (n == "float") return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  if (n == "double") return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  if (n == "float16") return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if (n == "bfloat16") return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if (n == "int32") return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  if (n == "uint32") return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  if (n == "int64") return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  if (n == "uint64") return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+  return t.bytes == 1 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_UINT16; // the bits of (u)int8, (u)int16
+}
+
+// The CUtensorMap of tensor-map argument `a` over the buffer at `global`: its 128 bytes.
+std::vector<unsigned char> encoded_map(const std::string& where, const config::source_arg& a, const element_type& t,
+                                       const nlohmann::json& params, void* global) {
+  const ptx::tensor_map m = tensor_map_of(a, t, params, where, reinterpret_cast<std::uint64_t>(global));
+  cuuint64_t dims[5] = {}, strides[4] = {};
+  cuuint32_t box[5] = {}, element_strides[5] = {};
+  for (std::uint32_t k = 0; k < m.rank; ++k) {
+    dims[k] = m.dims[k];
+    box[k] = m.box[k];
+    element_strides[k] = 1;
+    if (k > 0) strides[k - 1] = m.strides[k];
+  }
+  static constexpr CUtensorMapSwizzle k_swizzle[4] = {CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_SWIZZLE_32B,
+                                                      CU_TENSOR_MAP_SWIZZLE_64B, CU_TENSOR_MAP_SWIZZLE_128B};
+  CUtensorMap map{};
+  const CUresult r = encode_tiled(where)(&map, tensor_type_of(t), m.rank, global, dims, strides, box, element_strides,
+                                         CU_TENSOR_MAP_INTERLEAVE_NONE, k_swizzle[m.swizzle_bits],
+                                         CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw unsupported_parameter(where + ": cuTensorMapEncodeTiled refused tensor map '" + a.name + "' (CUresult " +
+                                std::to_string(static_cast<int>(r)) + ")");
+  std::vector<unsigned char> out(sizeof map);
+  std::memcpy(out.data(), &map, sizeof map);
+  return out;
 }
 
 const loaded& load(const compiled_kernel& k) {
@@ -266,8 +318,12 @@ private:
       BB_CUDA_CALL(cudaMemcpy(b.block.ptr, contents->front().data(), b.bytes, cudaMemcpyHostToDevice));
       if (a.output && a.init_given) b.reset = std::move(contents);
     }
-    value.resize(sizeof(void*));
-    std::memcpy(value.data(), &b.block.ptr, sizeof(void*));
+    if (a.tensor_map) {
+      value = encoded_map(where, a, t, params, b.block.ptr);
+    } else {
+      value.resize(sizeof(void*));
+      std::memcpy(value.data(), &b.block.ptr, sizeof(void*));
+    }
     m_buffers.push_back(std::move(b));
   }
 

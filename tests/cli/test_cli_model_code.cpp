@@ -126,13 +126,16 @@ TEST(cli_model_code, the_ideal_is_the_families_access_width) {
 TEST(cli_model_code, a_family_without_a_twin_is_predicted_from_its_plans_and_says_why) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "tma.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code experiments/tma",
+  const auto twins = tmp.path / "twins"; // a folder of twins without tma's
+  std::filesystem::create_directories(twins);
+  const auto r = run_cli("--db '" + db + "' run --backend model --model-source code --code-twins '" + twins.string() +
+                             "' experiments/tma",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" BB_TWIN_CACHE "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT status || ': ' || reason FROM configurations WHERE variant = "
                            "'tma/sw128' ORDER BY seq LIMIT 1"),
-            "ok: predicted from its access plan, not from its code: family tma has no code twin "
-            "(bench/code_twins/tma.yaml not found)");
+            "ok: predicted from its access plan, not from its code: family tma has no code twin (" + twins.string() +
+                "/tma.yaml not found)");
   EXPECT_EQ(query_text(db, "SELECT count(*) FROM line_collections"), "0");
   EXPECT_NE(r.err.find("tma: 0 built-in configurations predicted from their code, 6 from access plans"),
             std::string::npos)

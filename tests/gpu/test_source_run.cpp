@@ -65,3 +65,23 @@ TEST(gpu_source_run, standard_headers_and_cub_run_and_record_their_compiler) {
                                       "source/cub ok nvcc  -arch=sm_90 -"}));
   unsetenv("BB_CACHE_DIR");
 }
+
+// A user's TMA kernel: the CUtensorMap of its `tensor_map:` argument encoded by the driver, the box
+// loaded, swizzled and read back (the output checked against the tensor), and its read-back's
+// wavefronts those the model predicts from its PTX (tests/cli/test_cli_tensor_map.cpp: 512 and 64).
+TEST(gpu_source_run, a_tma_kernel_runs_through_its_tensor_map_and_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "t.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --samples 3 '" BB_TEST_DATA "/source/tma/tma_box.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT variant || ' ' || status || ' ' || verified_elements FROM configurations ORDER BY "
+                             "seq"),
+            (std::vector<std::string>{"source/none ok 2048", "source/swizzled ok 2048"}));
+  EXPECT_EQ(query_column(db, "SELECT CAST(value AS INTEGER) FROM metrics m JOIN configurations c ON c.id = "
+                             "m.configuration_id WHERE m.name = 'lds_wavefronts' ORDER BY c.seq"),
+            (std::vector<std::string>{"512", "64"}));
+  EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations WHERE passed = 1"), std::vector<std::string>{"2"});
+  unsetenv("BB_CACHE_DIR");
+}
