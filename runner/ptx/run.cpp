@@ -1103,11 +1103,12 @@ private:
   /// for the warpgroup from thread g0: D = A B^T (+ D where scale-d is 1), in f32, products summed
   /// in k order. Each warp makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16
   /// bytes, one per 8 lanes, as ldmatrix.x4), continued by its quarter of B's rows (N / 16 core
-  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 64.
+  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 32 to 256.
   void warpgroup_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t g0) {
     const std::uint32_t n = 8u * in.count;
-    if (n != 64)
-      fail(pc, m_p.opcodes[pc] + ": the model's GMMA requests are measured for m64n64k16 alone (docs/bank-model.md)");
+    if (n % 32 != 0)
+      fail(pc, m_p.opcodes[pc] + ": the model follows N that are multiples of 32 (each warp's quarter of B whole core "
+                                 "matrices; docs/bank-model.md)");
     const std::uint64_t* r0 = regs(g0);
     const std::uint64_t da = get(r0, in.op[1], 64), db = get(r0, in.op[2], 64), scale = get(r0, in.op[3], 1) & 1;
     for (std::uint32_t t = g0 + 1; t < g0 + 128; ++t) {

@@ -61,3 +61,20 @@ TEST(cli_tensor_map, a_map_the_hardware_refuses_is_named_and_a_wrong_swizzle_fai
 }
 
 } // namespace
+
+// wgmma m64nNk16 for N = 32 .. 256 (tests/data/source/wgmma): each warp's GMMA request is its 16
+// rows of A and a quarter of B's, 4 + N / 16 wavefronts in the 128B swizzle, the products checked
+// against a plain loop in the emulation. An H100 measured the same (docs/measurements/2026-11-27-h100-wgmma-shapes.md).
+TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "w.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_shapes.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT group_concat(s, ', ') FROM (SELECT json_extract(c.params_json, '$.N') || ' ' || "
+                           "c.status || ' ' || CAST(r.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) s FROM "
+                           "configurations c JOIN metrics r ON r.configuration_id = c.id AND r.name = 'gmma_requests' "
+                           "JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE c.variant "
+                           "= 'source/wgmma' ORDER BY c.seq)"),
+            "32 ok 16/96, 64 ok 16/128, 128 ok 16/192, 256 ok 16/320");
+}

@@ -85,3 +85,21 @@ TEST(gpu_source_run, a_tma_kernel_runs_through_its_tensor_map_and_measures_what_
   EXPECT_EQ(query_column(db, "SELECT count(*) FROM expectations WHERE passed = 1"), std::vector<std::string>{"2"});
   unsetenv("BB_CACHE_DIR");
 }
+
+// wgmma m64nNk16 for N = 32 .. 256 (sm_90a): checked against a plain product, and 4 GMMA requests per
+// wgmma of 4 + N / 16 wavefronts, as the model predicts (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_of_every_n_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "w.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/wgmma/wgmma_shapes.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT json_extract(c.params_json, '$.N') || ' ' || c.status || ' ' || CAST(q.value AS "
+                             "INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON "
+                             "q.configuration_id = c.id AND q.name = 'gmma_requests' JOIN metrics w ON "
+                             "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE c.variant = "
+                             "'source/wgmma' ORDER BY c.seq"),
+            (std::vector<std::string>{"32 ok 16/96", "64 ok 16/128", "128 ok 16/192", "256 ok 16/320"}));
+  unsetenv("BB_CACHE_DIR");
+}
