@@ -187,7 +187,7 @@ void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& t
 }
 
 // A tensor map: dims and box, as many of each, every one an expression; no count (the product of
-// dims is the tensor's size) and no output (TMA loads read it).
+// dims is the tensor's size).
 void check_tensor_map(check_context& ctx, const yaml_path& at, const YAML::Node& arg, const YAML::Node& name) {
   const std::string shown = kind_of(name) == node_kind::string ? name.Scalar() : "";
   for (const char* k : {"dims", "box"}) {
@@ -208,9 +208,6 @@ void check_tensor_map(check_context& ctx, const yaml_path& at, const YAML::Node&
     ctx.out.at_key(ctx.root, at / "count", "a tensor map's elements are the product of its dims", "remove 'count'");
   if (field(arg, "value"))
     ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill the tensor");
-  if (to_bool(field(arg, "output")).value_or(false))
-    ctx.out.at_key(ctx.root, at / "output", "a tensor map is what TMA loads read; its tensor is not an output",
-                   "remove 'output', and pass the output as a buffer");
   const YAML::Node init = field(arg, "init");
   if (init.IsMap() && field(init, "file"))
     check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
@@ -243,6 +240,7 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
                          "remove it, or make the argument 'tensor_map: NAME'");
     if (map) {
       check_tensor_map(ctx, at, arg, name);
+      if (to_bool(field(arg, "output")).value_or(false)) ++outputs;
     } else if (buffer) {
       if (const YAML::Node count = field(arg, "count"))
         check_expression(ctx, at / "count", count);

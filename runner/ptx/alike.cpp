@@ -27,6 +27,7 @@ bool writes_first(opcode c) {
   case opcode::red:
   case opcode::cp_async:
   case opcode::tma_load:
+  case opcode::tma_store:
   case opcode::stmatrix:
   case opcode::warp_sync:
   case opcode::bar:
@@ -37,7 +38,9 @@ bool writes_first(opcode c) {
   default: return true;
   }
 }
-bool writes_second(opcode c) { return c == opcode::setp || c == opcode::shfl || c == opcode::match; }
+bool writes_second(opcode c) {
+  return c == opcode::setp || c == opcode::shfl || c == opcode::match || c == opcode::elect;
+}
 
 bool is_memory(opcode c) {
   return c == opcode::ld || c == opcode::st || c == opcode::atom || c == opcode::red || c == opcode::cp_async ||
@@ -49,7 +52,8 @@ int member_mask(opcode c) {
   switch (c) {
   case opcode::shfl: return 5;
   case opcode::vote:
-  case opcode::redux: return 2;
+  case opcode::redux:
+  case opcode::elect: return 2;
   case opcode::match: return 3;
   case opcode::warp_sync: return 0;
   default: return -1;
@@ -141,8 +145,8 @@ private:
       return "its member mask depends on %ctaid or on global memory";
     if (in.code == opcode::wgmma && (operand(in.op[1]) || operand(in.op[2])))
       return "its shared-memory descriptors depend on %ctaid or on global memory";
-    if ((in.code == opcode::tma_load || in.code == opcode::mbarrier) &&
-        (operand(in.op[in.code == opcode::tma_load ? 0 : 1]) || guard(in)))
+    if ((in.code == opcode::tma_load || in.code == opcode::tma_store || in.code == opcode::mbarrier) &&
+        (operand(in.op[in.code == opcode::mbarrier ? 1 : 0]) || guard(in)))
       return "a TMA copy or an mbarrier at an address, or under a guard, that depends on %ctaid or on global memory";
     if (!is_memory(in.code)) return nullptr;
     const bool shared = in.space == state_space::shared || in.space == state_space::generic ||

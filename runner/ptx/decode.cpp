@@ -424,6 +424,15 @@ private:
         decode_integer(in, d);
     } else if (op == "shfl" || op == "vote" || op == "match" || op == "activemask" || op == "redux") {
       decode_warp(in, d);
+    } else if (op == "elect") {
+      // elect.sync d|p, membermask: d the leader's lane (or _), p true in the leader alone
+      if (in.opcode != "elect.sync" || in.operands.size() != 3) reject_opcode(in);
+      d.code = opcode::elect;
+      d.type = {32, type_class::bits};
+      d.mask = 0xffffffffu;
+      d.op[0] = destination(in.operands[0]);
+      d.op[1] = destination(in.operands[1]);
+      d.op[2] = source(in.operands[2]);
     } else {
       reject_opcode(in);
     }
@@ -614,42 +623,46 @@ private:
 
   void decode_bulk(const instruction& in, decoded_instruction& d) {
     // cp.async.bulk.tensor.Nd.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes{.L2::cache_hint}
-    //   [dst], [map, {c0, ..}], [mbar]{, policy}: a TMA load, copied at once. Commit and wait have
-    // nothing left to wait for. Other bulk copies (stores, multicast, im2col, plain bulk) are named.
-    if (in.parts[3] == "commit_group" || in.parts[3] == "wait_group" || in.parts[3] == "wait_group.read" ||
-        (in.parts[3] == "wait_group" && in.parts.size() == 5)) {
+    //   [dst], [map, {c0, ..}], [mbar]{, policy}: a TMA load, copied at once;
+    // cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group{.L2::cache_hint} [map, {c0, ..}],
+    //   [src]{, policy}: a TMA store, written at once. Prefetches, commit and wait change nothing
+    // here. Other bulk copies (multicast, im2col, plain bulk) are named.
+    if (in.parts[3] == "commit_group" || in.parts[3] == "wait_group" || in.parts[3] == "prefetch") {
       d.code = opcode::nop;
       return;
     }
     const std::string what = "unsupported instruction '" + in.opcode + "'";
     if (in.parts[3] != "tensor" || in.parts.size() < 8)
-      reject(what + " (the model follows cp.async.bulk.tensor loads into shared memory)");
+      reject(what + " (the model follows cp.async.bulk.tensor loads and stores of a tensor map)");
     const std::string& rank = in.parts[4];
     if (rank.size() != 2 || rank[1] != 'd' || rank[0] < '1' || rank[0] > '5') reject(what);
-    if ((in.parts[5] != "shared::cluster" && in.parts[5] != "shared::cta") || in.parts[6] != "global")
-      reject(what + " (a TMA store or prefetch: the model follows loads into shared memory)");
-    bool barrier = false;
+    const bool load = (in.parts[5] == "shared::cluster" || in.parts[5] == "shared::cta") && in.parts[6] == "global";
+    const bool store = in.parts[5] == "global" && in.parts[6] == "shared::cta";
+    if (!load && !store) reject(what);
+    bool completes = false;
     for (std::size_t i = 7; i < in.parts.size(); ++i) {
       const std::string& p = in.parts[i];
-      if (p == "mbarrier::complete_tx::bytes")
-        barrier = true;
+      if (load && p == "mbarrier::complete_tx::bytes")
+        completes = true;
+      else if (store && p == "bulk_group")
+        completes = true;
       else if (p != "tile" && p != "L2::cache_hint")
-        reject(what + " (." + p + " is not followed: tiled loads of one CTA)");
+        reject(what + " (." + p + " is not followed: tiled copies of one CTA)");
     }
-    if (!barrier) reject(what);
-    d.code = opcode::tma_load;
+    if (!completes) reject(what);
+    d.code = load ? opcode::tma_load : opcode::tma_store;
     d.count = static_cast<std::uint8_t>(rank[0] - '0');
     d.space = state_space::shared;
-    d.op[0] = address(arg(in, 0), d.space);
-    const operand& map = arg(in, 1);
+    const operand& map = arg(in, load ? 1 : 0);
     if (map.kind != operand_kind::memory || map.elements.size() != 1 || map.elements[0].kind != operand_kind::vector ||
         map.elements[0].elements.size() != d.count)
       reject(in.opcode + ": expected [tensor-map, {" + std::to_string(d.count) + " coordinates}]");
     state_space generic = state_space::generic;
     operand base = map;
     base.elements.clear();
+    d.op[0] = address(arg(in, load ? 0 : 1), d.space); // the box in shared memory
     d.op[1] = address(base, generic);
-    d.op[2] = address(arg(in, 2), d.space);
+    if (load) d.op[2] = address(arg(in, 2), d.space);
     d.op[3] = source(map.elements[0]);
   }
 

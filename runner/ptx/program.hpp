@@ -78,8 +78,9 @@ enum class opcode : std::uint8_t {
   atom,
   red,
   cp_async,
-  mbarrier, ///< mode: mbarrier_op
-  tma_load, ///< cp.async.bulk.tensor, global to shared
+  mbarrier,  ///< mode: mbarrier_op
+  tma_load,  ///< cp.async.bulk.tensor, global to shared
+  tma_store, ///< cp.async.bulk.tensor, shared to global
   // warp-wide: every lane the instruction names must be at it before any runs it
   shfl,
   vote,
@@ -90,6 +91,7 @@ enum class opcode : std::uint8_t {
   ldmatrix,
   stmatrix,
   wgmma, ///< warpgroup-wide: the four warps of a warpgroup, every thread at it
+  elect, ///< elect.sync: the lowest lane of the member mask
 };
 
 /// mbarrier operations (decoded_instruction::mode of opcode::mbarrier).

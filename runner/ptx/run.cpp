@@ -426,7 +426,8 @@ private:
     case opcode::red: memory(t, r, in, pc); return;
     case opcode::cp_async: copy_async(t, r, in, pc); return;
     case opcode::mbarrier: barrier_op(t, r, in, pc); return;
-    case opcode::tma_load: tensor_load(t, r, in, pc); return;
+    case opcode::tma_load:
+    case opcode::tma_store: tensor_copy(t, r, in, pc); return;
     default: floating(r, in); return;
     }
   }
@@ -847,12 +848,14 @@ private:
     complete_if_done(b);
   }
 
-  /// cp.async.bulk.tensor (tiled) global -> shared: the box at the coordinates, elements outside
-  /// the tensor zero, laid out densely (dimension 0 innermost) at the destination, each byte's
-  /// shared address swizzled as the map says (the XOR of address bits [4, 4 + b) with [7, 7 + b)),
-  /// all at once; its bytes complete that many transaction bytes of the mbarrier. TMA's writes
-  /// make no warp request: the hardware counts no shared wavefront for them.
-  void tensor_load(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+  /// cp.async.bulk.tensor (tiled), all at once. A load: the box at the coordinates, elements outside
+  /// the tensor zero, laid out densely (dimension 0 innermost) at the shared destination, each
+  /// byte's shared address swizzled as the map says (the XOR of address bits [4, 4 + b) with
+  /// [7, 7 + b)); its bytes complete that many transaction bytes of the mbarrier. A store: the
+  /// same layout read back and written to the tensor, elements outside it dropped. TMA's shared
+  /// accesses make no warp request: the hardware counts no shared wavefront for them.
+  void tensor_copy(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const bool load = in.code == opcode::tma_load;
     std::uint64_t map_at = static_cast<std::uint64_t>(in.op[1].imm);
     if (in.op[1].index != k_no_register) map_at += r[in.op[1].index];
     state_space map_space = state_space::generic;
@@ -862,7 +865,7 @@ private:
       fail(pc, "the tensor map of '" + m_p.opcodes[pc] +
                    "' is not one bankbench made (give the kernel's CUtensorMap parameter as a tensor_map argument)");
     if (map->rank != in.count)
-      fail(pc, m_p.opcodes[pc] + " copies a " + std::to_string(in.count) + "-d box from a " +
+      fail(pc, m_p.opcodes[pc] + " copies a " + std::to_string(in.count) + "-d box with a " +
                    std::to_string(map->rank) + "-d tensor map");
     const std::uint32_t e = map->element_bytes;
     const std::uint32_t span = 16u << map->swizzle_bits;
@@ -872,38 +875,36 @@ private:
     std::array<std::int64_t, tensor_map::k_max_rank> at{};
     for (std::uint32_t k = 0; k < map->rank; ++k)
       at[k] = static_cast<std::int32_t>(get(r, m_p.elements[in.op[3].index + k], 32) & 0xffffffffu);
-    std::uint64_t dst = static_cast<std::uint64_t>(in.op[0].imm);
-    if (in.op[0].index != k_no_register) dst += r[in.op[0].index];
+    std::uint64_t box_at = static_cast<std::uint64_t>(in.op[0].imm);
+    if (in.op[0].index != k_no_register) box_at += r[in.op[0].index];
     std::uint64_t elements = 1;
     for (std::uint32_t k = 0; k < map->rank; ++k) elements *= map->box[k];
-    const std::uint64_t total = elements * e;
-    state_space shared = state_space::shared;
-    std::uint64_t first = dst;
-    (void)locate(t, pc, shared, first, static_cast<int>(std::min<std::uint64_t>(total, 1u << 30)), true);
     std::array<std::uint64_t, tensor_map::k_max_rank> index{};
     for (std::uint64_t i = 0; i < elements; ++i) {
       bool inside = true;
-      std::uint64_t src = map->global;
+      std::uint64_t global_at = map->global;
       for (std::uint32_t k = 0; k < map->rank; ++k) {
         const std::int64_t g = at[k] + static_cast<std::int64_t>(index[k]);
         inside = inside && g >= 0 && static_cast<std::uint64_t>(g) < map->dims[k];
-        src += static_cast<std::uint64_t>(g) * (k == 0 ? e : map->strides[k]);
+        global_at += static_cast<std::uint64_t>(g) * (k == 0 ? e : map->strides[k]);
       }
-      std::uint64_t to = dst + i * e;
-      if (map->swizzle_bits != 0) to ^= (to >> 7 & ((1u << map->swizzle_bits) - 1u)) << 4;
-      std::uint8_t* out = locate(t, pc, shared, to, static_cast<int>(e), true);
-      if (inside) {
-        state_space global = state_space::global;
-        std::memcpy(out, locate(t, pc, global, src, static_cast<int>(e), false), e);
-      } else {
-        std::memset(out, 0, e);
-      }
+      std::uint64_t shared_at = box_at + i * e;
+      if (map->swizzle_bits != 0) shared_at ^= (shared_at >> 7 & ((1u << map->swizzle_bits) - 1u)) << 4;
+      state_space shared = state_space::shared, global = state_space::global;
+      std::uint8_t* box = locate(t, pc, shared, shared_at, static_cast<int>(e), load);
+      if (load && inside)
+        std::memcpy(box, locate(t, pc, global, global_at, static_cast<int>(e), false), e);
+      else if (load)
+        std::memset(box, 0, e);
+      else if (inside)
+        std::memcpy(locate(t, pc, global, global_at, static_cast<int>(e), true), box, e);
       for (std::uint32_t k = 0; k < map->rank && ++index[k] == map->box[k]; ++k) index[k] = 0;
     }
+    if (!load) return;
     std::uint64_t mbar = static_cast<std::uint64_t>(in.op[2].imm);
     if (in.op[2].index != k_no_register) mbar += r[in.op[2].index];
     mbarrier_state& b = barrier_at(pc, mbar);
-    b.tx -= static_cast<std::int64_t>(total);
+    b.tx -= static_cast<std::int64_t>(elements * e);
     complete_if_done(b);
   }
 
@@ -945,7 +946,7 @@ private:
         const std::size_t member = in.code == opcode::shfl        ? 5
                                    : in.code == opcode::match     ? 3
                                    : in.code == opcode::warp_sync ? 0
-                                                                  : 2;
+                                                                  : 2; // vote, redux, elect
         for (std::uint32_t l = 0; l < 32; ++l)
           if ((group >> l & 1) != 0) required |= static_cast<std::uint32_t>(get(regs(first + l), in.op[member], 32));
         required &= live;
@@ -1052,6 +1053,17 @@ private:
     }
     case opcode::ldmatrix:
     case opcode::stmatrix: matrix(in, pc, first, group); return;
+    case opcode::elect: {
+      // The lowest lane of the member mask among those here (all of them: resolve waited for them).
+      std::uint32_t members = 0;
+      lanes([&](std::uint32_t, std::uint64_t* r) { members |= static_cast<std::uint32_t>(get(r, in.op[2], 32)); });
+      const std::uint32_t leader = static_cast<std::uint32_t>(std::countr_zero(members & group));
+      lanes([&](std::uint32_t l, std::uint64_t* r) {
+        set(r, in.op[0], leader, 32);
+        set(r, in.op[1], l == leader ? 1 : 0, 1);
+      });
+      return;
+    }
     default: return; // bar.warp.sync
     }
   }

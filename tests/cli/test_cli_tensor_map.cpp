@@ -78,3 +78,19 @@ TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
                            "= 'source/wgmma' ORDER BY c.seq)"),
             "32 ok 16/96, 64 ok 16/128, 128 ok 16/192, 256 ok 16/320");
 }
+
+// TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
+// through one map and stores it through another (a tensor map as an output: poisoned, then
+// checked), every element plus one on the way.
+TEST(cli_tensor_map, a_tma_store_through_an_output_map_is_checked) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "r.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_dir + "/tma_round_trip.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT status || ' ' || verified_elements FROM configurations"), "ok 2048");
+  EXPECT_EQ(query_text(db, "SELECT group_concat(name || '=' || CAST(value AS INTEGER), ' ') FROM (SELECT name, value "
+                           "FROM metrics WHERE name IN ('lds_requests', 'lds_wavefronts', 'sts_requests', "
+                           "'sts_wavefronts') ORDER BY name)"),
+            "lds_requests=16 lds_wavefronts=512 sts_requests=16 sts_wavefronts=512");
+}

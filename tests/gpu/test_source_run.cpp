@@ -103,3 +103,22 @@ TEST(gpu_source_run, wgmma_of_every_n_measures_what_the_model_predicts) {
             (std::vector<std::string>{"32 ok 16/96", "64 ok 16/128", "128 ok 16/192", "256 ok 16/320"}));
   unsetenv("BB_CACHE_DIR");
 }
+
+// TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
+// map's tensor checked, the row updates' counters those the model predicts
+// (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, a_tma_store_through_an_output_map_is_checked_and_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "r.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/tma/tma_round_trip.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT status || ' ' || verified_elements FROM configurations"),
+            std::vector<std::string>{"ok 2048"});
+  EXPECT_EQ(query_column(db, "SELECT name || '=' || CAST(value AS INTEGER) FROM metrics WHERE name IN "
+                             "('lds_requests', 'lds_wavefronts', 'sts_requests', 'sts_wavefronts') ORDER BY name"),
+            (std::vector<std::string>{"lds_requests=16", "lds_wavefronts=512", "sts_requests=16",
+                                      "sts_wavefronts=512"}));
+  unsetenv("BB_CACHE_DIR");
+}

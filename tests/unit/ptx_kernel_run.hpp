@@ -32,8 +32,8 @@ struct kernel_run {
 
   kernel_run(const std::string& fixture, const std::string& name, const std::vector<std::vector<std::uint8_t>>& buffers,
              std::array<std::uint32_t, 3> block, std::array<std::uint32_t, 3> cta = {0, 0, 0},
-             std::array<std::uint32_t, 3> grid = {1, 1, 1}) {
-    m = parse(read_fixture(fixture));
+             std::array<std::uint32_t, 3> grid = {1, 1, 1}, const std::string& ptx = {}) {
+    m = parse(ptx.empty() ? read_fixture(fixture) : ptx); // `ptx`: the text itself instead of a fixture
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       addresses.push_back(0x1000'0000ull * (i + 1));
       global.add(addresses.back(), buffers[i]);

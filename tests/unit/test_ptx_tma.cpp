@@ -121,3 +121,30 @@ TEST(PtxTma, AnMbarrierThatNeverCompletesAndAForeignMapAreNamed) {
 
 } // namespace
 } // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+// elect.sync: the lowest lane of the member mask leads; every member learns its lane. Lanes 0 to 4
+// branch around it, so the member mask is lanes 5 to 31.
+TEST(PtxElect, TheLowestLaneOfTheMemberMaskLeads) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n"
+                          "  .reg .pred %p<4>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<10>;\n"
+                          "  ld.param.u64 %rd3, [k_out];\n  cvta.to.global.u64 %rd4, %rd3;\n"
+                          "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd5, %r1, 8;\n  add.s64 %rd6, %rd4, %rd5;\n"
+                          "  setp.lt.u32 %p1, %r1, 5;\n  @%p1 bra $L_done;\n"
+                          "  elect.sync %r2|%p2, 0xffffffe0;\n  selp.u32 %r3, 1, 0, %p2;\n"
+                          "  st.global.u32 [%rd6], %r2;\n  st.global.u32 [%rd6+4], %r3;\n"
+                          "$L_done:\n  ret;\n}\n";
+  const test::kernel_run run("", "k", {std::vector<std::uint8_t>(4), std::vector<std::uint8_t>(256, 0xff)}, {32, 1, 1},
+                             {0, 0, 0}, {1, 1, 1}, ptx);
+  const auto out = run.out<std::uint32_t>(1);
+  for (std::uint32_t lane = 0; lane < 32; ++lane) {
+    EXPECT_EQ(out[2 * lane], lane < 5 ? 0xffffffffu : 5u) << lane;
+    EXPECT_EQ(out[2 * lane + 1], lane < 5 ? 0xffffffffu : lane == 5 ? 1u : 0u) << lane;
+  }
+}
+
+} // namespace
+} // namespace bb::ptx
