@@ -233,7 +233,8 @@ private:
       if (space == state_space::generic) space = state_space::constant;
     } else if (const auto l = m_local_at.find(o.name); l != m_local_at.end()) {
       d.imm += l->second;
-      if (space == state_space::generic) space = state_space::local;
+      // a call's .param (st.param / ld.param of an argument or result) lives with the .local arrays
+      if (space == state_space::generic || space == state_space::param) space = state_space::local;
     } else if (o.name.front() == '%' && !is_special(o.name)) {
       d.index = reg_index(o.name);
     } else {
@@ -424,6 +425,23 @@ private:
         decode_integer(in, d);
     } else if (op == "shfl" || op == "vote" || op == "match" || op == "activemask" || op == "redux") {
       decode_warp(in, d);
+    } else if (op == "call") {
+      // call{.uni} (results), name, (arguments): device printf (vprintf) prints nothing here and
+      // returns 0; a failed assert() (__assertfail) stops the run; other calls are not followed.
+      const operand* callee = nullptr;
+      for (const operand& o : in.operands)
+        if (o.kind == operand_kind::symbol) {
+          callee = &o;
+          break;
+        }
+      if (callee == nullptr) reject_opcode(in);
+      if (callee->name == "vprintf") {
+        d.code = opcode::nop;
+      } else if (callee->name == "__assertfail") {
+        reject("an assert() in the kernel failed (it called __assertfail)");
+      } else {
+        reject("a call of '" + callee->name + "' (device functions the compiler did not inline are not followed)");
+      }
     } else if (op == "elect") {
       // elect.sync d|p, membermask: d the leader's lane (or _), p true in the leader alone
       if (in.opcode != "elect.sync" || in.operands.size() != 3) reject_opcode(in);
@@ -603,10 +621,10 @@ private:
     if (d.type.cls == type_class::pred || (atomic && (d.type.cls == type_class::f16 || d.type.cls == type_class::bf16)))
       reject_opcode(in);
     if (atomic && d.type.cls == type_class::flt && d.mode != 0 && d.mode != 4) reject_opcode(in); // add, exch
-    if (d.space == state_space::param && d.code != opcode::ld) reject_opcode(in);
     d.mask = mask_bits(d.type.bits);
     const std::size_t at = d.code == opcode::ld || d.code == opcode::atom ? 1 : 0;
-    d.op[1] = address(arg(in, at), d.space);
+    d.op[1] = address(arg(in, at), d.space);                                      // a call's .param: local from here on
+    if (d.space == state_space::param && d.code != opcode::ld) reject_opcode(in); // the kernel's own
     if (d.code == opcode::ld || d.code == opcode::atom) d.op[0] = destination(arg(in, 0));
     if (d.code == opcode::st || d.code == opcode::red) d.op[2] = source(arg(in, 1));
     if (d.code == opcode::atom) {

@@ -113,7 +113,9 @@ public:
       } else if (t.text == ".const") {
         read_constant(m);
       } else if (t.text == ".global") {
-        skip_statement(); // module variables: loads from them stop the run (no address given)
+        // Module variables (printf's format strings, __device__ variables): read as the .const
+        // ones, so their addresses are known; a store to one is an access outside every buffer.
+        read_constant(m);
       } else if (t.text == ".pragma") {
         skip_statement();
       } else {
@@ -209,7 +211,7 @@ private:
   /// .const [.align N] .TYPE name[N]...[ = value or {values}] ; kept only when every initial
   /// value is a number (an address of another variable is not known before the run).
   void read_constant(module& m) {
-    const int line = next().line; // .const
+    const int line = next().line; // .const or .global
     module_variable v;
     int element = 0, count = 1;
     bool readable = true;
@@ -244,7 +246,7 @@ private:
       }
     }
     expect(";");
-    if (v.name.empty() || element == 0) fail(line, "a .const declaration needs a type and a name");
+    if (v.name.empty() || element == 0) fail(line, "a .const or .global declaration needs a type and a name");
     if (!readable || values.size() > static_cast<std::size_t>(count)) return;
     v.bytes.assign(static_cast<std::size_t>(element * count), 0);
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -338,7 +340,8 @@ private:
         next();
         if (peek().text != ".shared") fail(t.line, "only .extern .shared is read inside a function");
         e.shared.push_back(read_shared(true));
-      } else if (t.text == ".local") {
+      } else if (t.text == ".local" || t.text == ".param") {
+        // A .param inside the body is a call's argument or result: thread-local scratch here.
         e.local.push_back(read_shared(false)); // the same declaration form
       } else if (t.text == ".pragma") {
         skip_statement();
@@ -432,9 +435,10 @@ private:
         o.elements.push_back(read_operand());
       }
       expect("]");
-    } else if (t.text == "{") {
+    } else if (t.text == "{" || t.text == "(") { // (...): a call's results or arguments
+      const std::string close = t.text == "{" ? "}" : ")";
       o.kind = operand_kind::vector;
-      while (peek().text != "}") {
+      while (peek().text != close) {
         o.elements.push_back(read_operand());
         if (peek().text == ",") next();
       }

@@ -148,3 +148,35 @@ TEST(PtxElect, TheLowestLaneOfTheMemberMaskLeads) {
 
 } // namespace
 } // namespace bb::ptx
+
+namespace bb::ptx {
+namespace {
+
+// Device printf (a call of vprintf: prints nothing, its arguments in .param scratch) and assert
+// (__assertfail, reached only when the assertion fails) in tests/data/ptx/printf.cu.
+TEST(PtxCall, PrintfRunsAndAFailedAssertStopsTheRun) {
+  std::vector<std::int32_t> in(32);
+  for (int i = 0; i < 32; ++i) in[static_cast<std::size_t>(i)] = 3 * i;
+  const test::kernel_run run("printf.ptx", "_Z6reportPKiPi", {test::bytes_of(in), std::vector<std::uint8_t>(128, 0xff)},
+                             {32, 1, 1});
+  const auto out = run.out<std::int32_t>(1);
+  for (std::size_t i = 0; i < 32; ++i) ASSERT_EQ(out[i], in[(i + 1) % 32]) << i;
+  // The printf argument s[1] is one more load request, lane 0 alone.
+  std::size_t single = 0;
+  for (const warp_request& r : warp_requests(run.result.events)) single += r.access.active == 1u ? 1 : 0;
+  EXPECT_EQ(single, 1u);
+
+  in[7] = -1;
+  try {
+    const test::kernel_run failed("printf.ptx", "_Z6reportPKiPi",
+                                  {test::bytes_of(in), std::vector<std::uint8_t>(128, 0xff)}, {32, 1, 1});
+    FAIL() << "no error";
+  } catch (const ptx_error& e) {
+    EXPECT_NE(std::string(e.what()).find("an assert() in the kernel failed (it called __assertfail)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace
+} // namespace bb::ptx
