@@ -215,8 +215,8 @@ prepared prepare(const config::experiment& exp, const config::source_variant& va
     address += (std::max<std::uint64_t>(bytes, 1) + 255) / 256 * 256 + k_buffer_gap;
   }
   p.params = ptx::pack_params(*p.entry, values);
-  for (const auto& [i, map] :
-       maps) { // the CUtensorMap parameter (128 bytes: checked above), as the interpreter reads one
+  // Each tensor map's CUtensorMap parameter (128 bytes: checked above), as the interpreter reads one.
+  for (const auto& [i, map] : maps) {
     const auto bytes = map.encode();
     std::memcpy(p.params.data() + p.entry->params.at(i).offset, bytes.data(), bytes.size());
   }
