@@ -418,7 +418,8 @@ private:
     } else if (op == "fma" || op == "add" || op == "sub" || op == "mul" || op == "mad" || op == "div" || op == "rem" ||
                op == "min" || op == "max" || op == "neg" || op == "abs" || op == "rcp" || op == "sqrt" ||
                op == "rsqrt" || op == "ex2" || op == "lg2" || op == "sin" || op == "cos") {
-      const value_type t = last_type(in);
+      const bool pair = in.parts.back() == "f16x2" || in.parts.back() == "bf16x2";
+      const value_type t = pair ? value_type{16, type_class::f16} : last_type(in);
       if (t.cls == type_class::flt || t.cls == type_class::f16 || t.cls == type_class::bf16)
         decode_float(in, d);
       else
@@ -498,11 +499,15 @@ private:
   void decode_float(const instruction& in, decoded_instruction& d) {
     const std::string& op = in.parts[0];
     only(in, {"rn", "rz", "rm", "rp", "ftz", "approx", "full", "sat"});
-    d.type = last_type(in);
+    // f16x2 / bf16x2: two halves in one 32-bit register, each computed as its scalar type (count 2)
+    const std::string& last = in.parts.back();
+    const bool pair = last == "f16x2" || last == "bf16x2";
+    d.type = pair ? value_type{16, last == "f16x2" ? type_class::f16 : type_class::bf16} : last_type(in);
+    d.count = pair ? 2 : 1;
     if (d.type.cls != type_class::flt && op != "add" && op != "sub" && op != "mul" && op != "fma" && op != "neg" &&
         op != "abs" && op != "min" && op != "max")
       reject_opcode(in);
-    d.mask = mask_bits(d.type.bits);
+    d.mask = mask_bits(pair ? 32 : d.type.bits);
     d.flag = has(in, "sat");
     static const std::unordered_map<std::string, opcode> k = {
         {"add", opcode::fadd},     {"sub", opcode::fsub}, {"mul", opcode::fmul}, {"div", opcode::fdiv},

@@ -503,6 +503,18 @@ private:
 
   void floating(std::uint64_t* r, const decoded_instruction& in) {
     const value_type ty = in.type;
+    if (in.count == 2) { // f16x2 / bf16x2: each half as its scalar type, computed in f32, rounded once
+      std::uint64_t out = 0;
+      for (int half = 0; half < 2; ++half) {
+        auto f = [&](int i) {
+          const std::uint64_t v = get(r, in.op[static_cast<std::size_t>(i)], 32) >> (16 * half) & 0xffffu;
+          return static_cast<float>(to_double(v, ty));
+        };
+        out |= from_double(saturate(in, float_op(in.code, f)), ty, 1) << (16 * half);
+      }
+      set(r, in.op[0], out, 32);
+      return;
+    }
     const int bits = ty.bits;
     auto arg = [&](int i) { return get(r, in.op[static_cast<std::size_t>(i)], bits) & in.mask; };
     std::uint64_t out = 0;
