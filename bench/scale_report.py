@@ -91,6 +91,30 @@ def floor_ms(db, passes):
     return counters / 1e6, timing / 1e6, len(rows), unknown
 
 
+def amdahl_lines(runs):
+    """With timing on N GPUs against the best Amdahl's law allows when the counter pass scales only as
+    far as counters alone did on N GPUs (the range profiler serialises across the host) and the rest
+    (timing, the full run's extra time over counters alone on one GPU) perfectly: bound = F1 / (CN +
+    (F1 - C1) / N), walls' medians. Empty without full and counters-alone runs on one GPU."""
+    def median_wall(gpus, kind):
+        walls = [r["wall"] for r in runs if r["gpus"] == gpus and r["timing"] == kind]
+        return statistics.median(walls) if walls else None
+
+    f1, c1 = median_wall(1, "full"), median_wall(1, "counters")
+    lines = []
+    if f1 is None or c1 is None:
+        return lines
+    for n in sorted({r["gpus"] for r in runs if r["gpus"] > 1}):
+        fn, cn = median_wall(n, "full"), median_wall(n, "counters")
+        if fn is None or cn is None:
+            continue
+        bound = f1 / (cn + (f1 - c1) / n)
+        lines.append(f"- {n} GPUs: with timing {f1 / fn:.2f}x one GPU; bound {bound:.2f}x (counters alone "
+                     f"{c1 / cn:.2f}x, the other {f1 - c1:.2f} s of one GPU's full run divided by {n}); "
+                     f"{100 * f1 / fn / bound:.0f} % of the bound")
+    return lines
+
+
 def main():
     out = pathlib.Path(sys.argv[1])
     work = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else out
@@ -123,6 +147,12 @@ def main():
         counts = ", ".join(str(w.get("configs", 0)) for w in ws)
         print(f"| {r['timing']} r{r['round']} | {r['gpus']} | {r['wall']:.2f} | {base / r['wall']:.2f}x | {counts} | "
               f"{startup} | {cfg_s} |")
+
+    amdahl = amdahl_lines(runs)
+    if amdahl:
+        print("\nWith timing, against the counter pass's ceiling (Amdahl's law: the counter pass scaling as "
+              "counters alone did, the rest perfectly):\n")
+        print("\n".join(amdahl))
 
     print("\nPer configuration, averaged over each worker (ms): set-up, verification, counter pass, timing pass; "
           "then the counter pass's parts summed over the worker's groups, per configuration grouped (ms).\n")
