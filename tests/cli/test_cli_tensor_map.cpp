@@ -14,12 +14,12 @@ using bb::test::run_cli;
 
 namespace {
 
-const std::string k_dir = BB_TEST_DATA "/source/tma";
+const std::string k_tma_dir = BB_TEST_DATA "/source/tma";
 
 TEST(cli_tensor_map, a_tma_kernel_is_predicted_and_its_output_checked_without_a_gpu) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "tma.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_dir + "/tma_box.yaml'",
+  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_tma_dir + "/tma_box.yaml'",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Both checked against the file (the output is the tensor), their expectations met.
@@ -34,9 +34,9 @@ TEST(cli_tensor_map, a_tma_kernel_is_predicted_and_its_output_checked_without_a_
 
 TEST(cli_tensor_map, a_map_the_hardware_refuses_is_named_and_a_wrong_swizzle_fails_the_check) {
   bb::test::temp_dir tmp;
-  std::ifstream in(k_dir + "/tma_box.yaml");
+  std::ifstream in(k_tma_dir + "/tma_box.yaml");
   std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const char* f : {"tma_box.cu", "iota_2048.f32"}) std::filesystem::copy_file(k_dir + "/" + f, tmp.path / f);
+  for (const char* f : {"tma_box.cu", "iota_2048.f32"}) std::filesystem::copy_file(k_tma_dir + "/" + f, tmp.path / f);
   // The swizzled kernel over an unswizzled map: its read-back undoes a swizzle that is not there.
   std::string wrong = yaml;
   wrong.replace(wrong.rfind("swizzle: 128B"), 13, "swizzle: none");
@@ -85,7 +85,7 @@ TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
 TEST(cli_tensor_map, a_tma_store_through_an_output_map_is_checked) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "r.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_dir + "/tma_round_trip.yaml'",
+  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_tma_dir + "/tma_round_trip.yaml'",
                          "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT status || ' ' || verified_elements FROM configurations"), "ok 2048");

@@ -22,7 +22,7 @@ struct tma_case {
   tma_swizzle mode;
 };
 
-std::string entry_of(const tma_case& c) {
+std::string tma_entry(const tma_case& c) {
   return "_ZN2bb3tma10tma_kernelILi" + std::to_string(c.row_bytes) + "ELNS_5model11tma_swizzleE" +
          std::to_string(static_cast<int>(c.mode)) + "EEEv14CUtensorMap_stPf";
 }
@@ -51,7 +51,7 @@ struct tma_run {
     map.strides = {0, static_cast<std::uint64_t>(c.row_bytes)};
     map.box = {static_cast<std::uint32_t>(row), 32};
     map.swizzle_bits = static_cast<std::uint32_t>(c.mode);
-    const entry& e = m.find(entry_of(c));
+    const entry& e = m.find(tma_entry(c));
     launch l;
     l.grid = {2, 1, 1};
     l.block = {32, 1, 1};
@@ -72,7 +72,7 @@ const tma_case k_cases[] = {{32, tma_swizzle::none},
 
 TEST(PtxTma, TheBoxLandsSwizzledAndTheReadBackUndoesIt) {
   for (const tma_case& c : k_cases) {
-    SCOPED_TRACE(entry_of(c));
+    SCOPED_TRACE(tma_entry(c));
     const tma_run run(c, 1);
     const std::size_t box = 32 * static_cast<std::size_t>(c.row_bytes) / 4;
     for (std::size_t i = 0; i < box; ++i) ASSERT_EQ(run.out[box + i], run.in[box + i]) << i; // box 1: rows 32..63
@@ -82,7 +82,7 @@ TEST(PtxTma, TheBoxLandsSwizzledAndTheReadBackUndoesIt) {
 
 TEST(PtxTma, TheReadBackIsTheFamilysPlanAndTheCopyMakesNoRequest) {
   for (const tma_case& c : k_cases) {
-    SCOPED_TRACE(entry_of(c));
+    SCOPED_TRACE(tma_entry(c));
     const tma_run run(c, 0);
     const auto requests = warp_requests(run.result.events);
     ASSERT_EQ(requests.size(), static_cast<std::size_t>(c.row_bytes / 16)); // the LDS.128 alone

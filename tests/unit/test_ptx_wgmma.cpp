@@ -20,7 +20,7 @@ using model::tma_swizzle;
 constexpr std::uint16_t k_half[5] = {0xC000u, 0xBC00u, 0x0000u, 0x3C00u, 0x4000u};
 int value_at(std::size_t i) { return static_cast<int>((i * 7 + i / 13) % 5) - 2; }
 
-std::string entry_of(tma_swizzle mode) {
+std::string wgmma_entry(tma_swizzle mode) {
   return "_ZN2bb5wgmma12wgmma_kernelILNS_5model11tma_swizzleE" + std::to_string(static_cast<int>(mode)) +
          "EEEvPK5uint4lPf";
 }
@@ -38,7 +38,7 @@ struct wgmma_run {
     for (std::size_t i = 0; i < halves; ++i) std::memcpy(in.data() + 2 * i, &k_half[value_at(i) + 2], 2);
     global.add(0x1000'0000, in);
     global.add(0x2000'0000, std::vector<std::uint8_t>(64 * 64 * 4, 0xff));
-    const entry& e = m.find(entry_of(mode));
+    const entry& e = m.find(wgmma_entry(mode));
     launch l;
     l.block = {threads, 1, 1};
     l.params = pack_params(e, {0x1000'0000, 1, 0x2000'0000});
