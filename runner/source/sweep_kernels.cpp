@@ -62,7 +62,12 @@ void sweep_kernels::add_configuration(const config::experiment& exp, const confi
                                       const std::vector<std::string>& archs) {
   try { // every configuration's expressions, as the run will compute them
     config::check_source_configuration(exp, v, params);
+    for (const auto& a : config::with_types_at(v, params).args) // what the driver would refuse of a tensor map
+      if (a.tensor_map) (void)tensor_map_of(a, type_named(a.type), params, exp.name + "/" + v.name, 0);
   } catch (const error& e) {
+    m_refused.push_back({user, e.what()});
+    return;
+  } catch (const unsupported_parameter& e) {
     m_refused.push_back({user, e.what()});
     return;
   }

@@ -58,6 +58,13 @@ TEST(cli_tensor_map, a_map_the_hardware_refuses_is_named_and_a_wrong_swizzle_fai
       << o.err;
   EXPECT_EQ(query_text(db, "SELECT status FROM configurations WHERE variant = 'source/none' AND run_id = 2"),
             "unsupported");
+  // validate says it first, at the variant's line, with the usage exit code.
+  const auto v = run_cli("validate '" + (tmp.path / "odd.yaml").string() + "'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  EXPECT_EQ(v.exit_code, 2) << v.err;
+  EXPECT_NE(v.err.find("odd.yaml:13: error: variants.none: tma_box/none: tensor map 'map': box[0] x 4 bytes = 12"),
+            std::string::npos)
+      << v.err;
 }
 
 } // namespace
