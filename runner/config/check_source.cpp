@@ -186,6 +186,15 @@ void check_arg_type(check_context& ctx, const yaml_path& at, const YAML::Node& t
     }
 }
 
+// A buffer's or tensor map's init: its file found, its formula's names axes or i.
+void check_init(check_context& ctx, const yaml_path& at, const YAML::Node& arg) {
+  const YAML::Node init = field(arg, "init");
+  if (!init.IsMap()) return;
+  if (field(init, "file")) check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
+  if (field(init, "formula").IsScalar())
+    check_expression(ctx, at / "init" / "formula", field(init, "formula"), field(init, "formula").Scalar(), true);
+}
+
 // A tensor map: dims and box, as many of each, every one an expression; no count (the product of
 // dims is the tensor's size).
 void check_tensor_map(check_context& ctx, const yaml_path& at, const YAML::Node& arg, const YAML::Node& name) {
@@ -208,11 +217,7 @@ void check_tensor_map(check_context& ctx, const yaml_path& at, const YAML::Node&
     ctx.out.at_key(ctx.root, at / "count", "a tensor map's elements are the product of its dims", "remove 'count'");
   if (field(arg, "value"))
     ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill the tensor");
-  const YAML::Node init = field(arg, "init");
-  if (init.IsMap() && field(init, "file"))
-    check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
-  if (init.IsMap() && field(init, "formula").IsScalar())
-    check_expression(ctx, at / "init" / "formula", field(init, "formula"), field(init, "formula").Scalar(), true);
+  check_init(ctx, at, arg);
 }
 
 void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
@@ -249,11 +254,7 @@ void check_args(check_context& ctx, const merged& args, std::size_t& outputs) {
                          "add 'count: <elements, an expression>'");
       if (field(arg, "value"))
         ctx.out.at_key(ctx.root, at / "value", "'value' is for scalars", "use 'init: {value: x}' to fill a buffer");
-      const YAML::Node init = field(arg, "init");
-      if (init.IsMap() && field(init, "file"))
-        check_path(ctx, at / "init" / "file", field(init, "file"), "input file", false);
-      if (init.IsMap() && field(init, "formula").IsScalar())
-        check_expression(ctx, at / "init" / "formula", field(init, "formula"), field(init, "formula").Scalar(), true);
+      check_init(ctx, at, arg);
       if (to_bool(field(arg, "output")).value_or(false)) ++outputs;
     } else {
       for (const char* k : {"count", "init", "output"})

@@ -155,6 +155,11 @@ private:
   // --- operands -----------------------------------------------------------------------------
 
   /// Registers and immediates inline, the rest out of line: the interpreter's hottest path.
+  /// A memory operand's address: [reg + imm] or [imm].
+  [[gnu::always_inline]] static std::uint64_t address_of(const std::uint64_t* r, const decoded_operand& o) {
+    return static_cast<std::uint64_t>(o.imm) + (o.index != k_no_register ? r[o.index] : 0);
+  }
+
   [[gnu::always_inline]] std::uint64_t get(const std::uint64_t* r, const decoded_operand& o, int bits) const {
     if (o.type == operand_type::reg) return r[o.index];
     if (o.type == operand_type::imm) return static_cast<std::uint64_t>(o.imm);
@@ -706,8 +711,7 @@ private:
   void memory(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
     const int bits = in.type.bits, bytes = bits / 8, total = bytes * in.count;
     const bool atomic = in.code == opcode::atom || in.code == opcode::red;
-    std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
-    if (in.op[1].index != k_no_register) address += r[in.op[1].index];
+    std::uint64_t address = address_of(r, in.op[1]);
     state_space space = in.space;
     std::uint8_t* at = locate(t, pc, space, address, total, in.code != opcode::ld);
     if (space == state_space::shared)
@@ -763,9 +767,7 @@ private:
 
   void copy_async(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
     const int size = in.count;
-    std::uint64_t dst = static_cast<std::uint64_t>(in.op[0].imm), from = static_cast<std::uint64_t>(in.op[1].imm);
-    if (in.op[0].index != k_no_register) dst += r[in.op[0].index];
-    if (in.op[1].index != k_no_register) from += r[in.op[1].index];
+    std::uint64_t dst = address_of(r, in.op[0]), from = address_of(r, in.op[1]);
     state_space shared = state_space::shared, global = state_space::global;
     std::uint8_t* to = locate(t, pc, shared, dst, size, true);
     const auto keep = static_cast<int>(
@@ -787,10 +789,10 @@ private:
     std::uint64_t phase = 0;
   };
 
+  /// The shared address of the mbarrier that operand `barrier` of `in` names, checked.
   std::uint64_t barrier_address(std::uint32_t t, const std::uint64_t* r, const decoded_instruction& in,
-                                std::uint32_t pc) {
-    std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
-    if (in.op[1].index != k_no_register) address += r[in.op[1].index];
+                                const decoded_operand& barrier, std::uint32_t pc) {
+    std::uint64_t address = address_of(r, barrier);
     state_space space = in.space;
     (void)locate(t, pc, space, address, 8, false);
     if (space != state_space::shared) fail(pc, "the mbarrier is not in shared memory");
@@ -819,7 +821,7 @@ private:
     if (in.code != opcode::mbarrier || (op != mbarrier_op::wait_parity && op != mbarrier_op::wait_state)) return true;
     const std::uint32_t pc = static_cast<std::uint32_t>(&in - m_p.code.data());
     const std::uint64_t* r = regs(t);
-    const mbarrier_state& b = barrier_at(pc, barrier_address(t, r, in, pc));
+    const mbarrier_state& b = barrier_at(pc, barrier_address(t, r, in, in.op[1], pc));
     const std::uint64_t asked = get(r, in.op[2], 64);
     // .parity: the phase of that parity has completed when the current phase's parity differs;
     // a state token (the phase an arrive returned): when the barrier has moved past it.
@@ -827,7 +829,7 @@ private:
   }
 
   void barrier_op(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
-    const std::uint64_t address = barrier_address(t, r, in, pc);
+    const std::uint64_t address = barrier_address(t, r, in, in.op[1], pc);
     const auto op = static_cast<mbarrier_op>(in.mode);
     if (op == mbarrier_op::init) {
       const auto count = static_cast<std::int64_t>(get(r, in.op[2], 32) & 0xffffffffu);
@@ -868,8 +870,7 @@ private:
   /// accesses make no warp request: the hardware counts no shared wavefront for them.
   void tensor_copy(std::uint32_t t, std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
     const bool load = in.code == opcode::tma_load;
-    std::uint64_t map_at = static_cast<std::uint64_t>(in.op[1].imm);
-    if (in.op[1].index != k_no_register) map_at += r[in.op[1].index];
+    std::uint64_t map_at = address_of(r, in.op[1]);
     state_space map_space = state_space::generic;
     const std::uint8_t* bytes = locate(t, pc, map_space, map_at, static_cast<int>(tensor_map::k_bytes), false);
     const std::optional<tensor_map> map = tensor_map::decode(bytes);
@@ -887,8 +888,7 @@ private:
     std::array<std::int64_t, tensor_map::k_max_rank> at{};
     for (std::uint32_t k = 0; k < map->rank; ++k)
       at[k] = static_cast<std::int32_t>(get(r, m_p.elements[in.op[3].index + k], 32) & 0xffffffffu);
-    std::uint64_t box_at = static_cast<std::uint64_t>(in.op[0].imm);
-    if (in.op[0].index != k_no_register) box_at += r[in.op[0].index];
+    const std::uint64_t box_at = address_of(r, in.op[0]);
     std::uint64_t elements = 1;
     for (std::uint32_t k = 0; k < map->rank; ++k) elements *= map->box[k];
     std::array<std::uint64_t, tensor_map::k_max_rank> index{};
@@ -913,9 +913,7 @@ private:
       for (std::uint32_t k = 0; k < map->rank && ++index[k] == map->box[k]; ++k) index[k] = 0;
     }
     if (!load) return;
-    std::uint64_t mbar = static_cast<std::uint64_t>(in.op[2].imm);
-    if (in.op[2].index != k_no_register) mbar += r[in.op[2].index];
-    mbarrier_state& b = barrier_at(pc, mbar);
+    mbarrier_state& b = barrier_at(pc, barrier_address(t, r, in, in.op[2], pc));
     b.tx -= static_cast<std::int64_t>(elements * e);
     complete_if_done(b);
   }
@@ -1188,8 +1186,7 @@ private:
     if ((group & need) != need) fail(pc, m_p.opcodes[pc] + " needs lanes 0 to " + std::to_string(rows - 1));
     std::array<std::uint8_t*, 32> row{};
     for (std::uint32_t l = 0; l < rows; ++l) {
-      std::uint64_t address = static_cast<std::uint64_t>(in.op[1].imm);
-      if (in.op[1].index != k_no_register) address += regs(first + l)[in.op[1].index];
+      std::uint64_t address = address_of(regs(first + l), in.op[1]);
       state_space space = in.space;
       row[l] = locate(first + l, pc, space, address, 16, in.code == opcode::stmatrix);
       if (space != state_space::shared)
