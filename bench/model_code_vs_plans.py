@@ -4,7 +4,7 @@
 usage: bench/model_code_vs_plans.py [--bankbench B] [--out DIR] TWIN.yaml ...
 
 A twin is a source-variant experiment (bench/code_twins/FAMILY.yaml) that launches the family's
-own kernels (kernels/FAMILY/*.cu, compiled by nvcc: they hold host code) with the family's
+own kernels (kernels/FAMILY/kernel.cuh, the device code alone, in one nvcc run) with the family's
 variant names and parameter axes. For each twin the script writes the same sweep as a built-in
 experiment (family, variants, axes, zip, metrics), runs both with `--backend model` into one database, and
 compares every raw counter the model stores per (variant, parameters): requests, wavefronts and

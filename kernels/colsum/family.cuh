@@ -18,16 +18,12 @@
 #include "kernels/common/device_fill.cuh"
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/uniform.hpp"
-#include "kernels/common/shared_load.cuh"
+#include "kernels/colsum/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::colsum {
 
-inline constexpr int k_side = 32;
-inline constexpr int k_matrix_floats = k_side * k_side;
-inline constexpr int k_warps = 8; // matrices per block, one per warp
-inline constexpr int k_block = 32 * k_warps;
 inline constexpr int k_max_pitch = 48;               // 8 matrices of 32 x 48 floats fill 48 KiB
 inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
 
@@ -39,12 +35,6 @@ inline const family_info& family() {
   return f;
 }
 
-/// Element (row, col) of a warp's matrix sits offset(row, col) floats from its start.
-struct matrix_shape {
-  int pitch = 32;
-  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
-};
-
 struct config {
   matrix_shape shape;
   std::int64_t tiles = 0;
@@ -55,26 +45,6 @@ inline config checked_config(const nlohmann::json& params) {
   c.shape.pitch = static_cast<int>(param::in_range(params, "pitch", k_side, k_max_pitch));
   c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
-}
-
-/// Warp w of block b owns matrix 8b + w: it stores the matrix row by row (lane = column), then
-/// thread t adds Pattern::element(t, i) for i = 0..31 in order, one LDS per step.
-template <class Pattern> __global__ void __launch_bounds__(k_block)
-    colsum_kernel(const float* __restrict__ in, float* __restrict__ out, matrix_shape s, std::int64_t tiles) {
-  extern __shared__ __align__(16) float smem[];
-  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
-  const std::int64_t m = static_cast<std::int64_t>(blockIdx.x) * k_warps + warp;
-  if (m >= tiles) return; // warp-uniform; no block-wide barrier follows
-  float* data = smem + warp * k_side * s.pitch;
-  const float* src = in + m * k_matrix_floats;
-  for (int r = 0; r < k_side; ++r) data[s.offset(r, lane)] = src[r * k_side + lane];
-  __syncwarp(); // the matrix is the warp's own: its lanes read what other lanes of it wrote
-  float sum = 0.0f;
-  for (int i = 0; i < k_side; ++i) {
-    const int2 rc = Pattern::element(lane, i);
-    sum += smem::load(data + s.offset(rc.x, rc.y));
-  }
-  out[m * k_side + lane] = sum;
 }
 
 /// Output j = m * 32 + t, thread t's sum over matrix m, against the same sum in double over the

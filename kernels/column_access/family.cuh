@@ -17,13 +17,12 @@
 #include "kernels/common/device_fill.cuh"
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/uniform.hpp"
+#include "kernels/column_access/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::column_access {
 
-inline constexpr int k_lanes = 32;
-inline constexpr int k_max_block_rows = 32;
 inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input at 32 x 32 floats
 
 inline const family_info& family() {
@@ -53,24 +52,6 @@ inline shape checked_shape(const nlohmann::json& params) {
 /// Lanes of a warp that hold a row (store) or read a row's element (load): one per tile row.
 template <class Layout> constexpr std::uint32_t active_lanes() {
   return Layout::k_side == k_lanes ? 0xffffffffu : (1u << Layout::k_side) - 1;
-}
-
-/// Warp `warp` of block (32, block_rows) writes rows warp, warp + block_rows, ... of the tile and
-/// then reads the same-numbered columns; lane l takes row l of a column, so a column read is one
-/// request whose lanes are a row pitch apart.
-template <class Layout> __global__ void __launch_bounds__(k_lanes* k_max_block_rows)
-    column_kernel(const float* __restrict__ in, float* __restrict__ out) {
-  constexpr int k_side = Layout::k_side;
-  __shared__ float tile[Layout::k_words];
-  const int lane = static_cast<int>(threadIdx.x);
-  const int warp = static_cast<int>(threadIdx.y);
-  const int warps = static_cast<int>(blockDim.y);
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_side * k_side;
-  if (lane < k_side) // lane 31 of a 31-wide tile sits out: a warp-uniform count of 31 active lanes
-    for (int r = warp; r < k_side; r += warps) tile[Layout::offset(r, lane)] = in[base + r * k_side + lane];
-  __syncthreads();
-  if (lane < k_side)
-    for (int c = warp; c < k_side; c += warps) out[base + c * k_side + lane] = tile[Layout::offset(lane, c)];
 }
 
 /// Buffers, seeded inputs, launch and the check shared by every column-access variant.
@@ -161,14 +142,5 @@ template <class Layout> problem_factory factory() {
     return std::make_unique<column_problem<Layout>>(params, seed);
   };
 }
-
-/// Row-major tile of `Side` rows of `Pitch` floats; columns Side..Pitch-1 are padding.
-template <int Side, int Pitch> struct pitched_layout {
-  static_assert(Pitch >= Side, "a row holds at least the tile's side");
-  static constexpr int k_side = Side;
-  static constexpr int k_pitch = Pitch;
-  static constexpr int k_words = Side * Pitch;
-  BB_HD static constexpr int offset(int row, int col) { return row * Pitch + col; }
-};
 
 } // namespace bb::column_access

@@ -19,6 +19,7 @@
 #include "kernels/common/device_check.cuh"
 #include "kernels/common/device_fill.cuh"
 #include "kernels/common/uniform.hpp"
+#include "kernels/convolution/kernel.cuh"
 #include "kernels/convolution/stencil.hpp"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
@@ -49,37 +50,6 @@ inline shape checked_shape(const nlohmann::json& params) {
   s.n = static_cast<int>(param::in_range(params, "n", 1, 46340)); // n*n must fit the kernel's int pixel index
   s.column_walk = param::one_of(params, "walk", {"rows", "columns"}) == "columns";
   return s;
-}
-
-__device__ inline float pixel(const float* __restrict__ in, int n, int y, int x) {
-  return y >= 0 && y < n && x >= 0 && x < n ? in[y * n + x] : 0.0f;
-}
-
-template <class Layout, bool ColumnWalk> __global__ void __launch_bounds__(k_threads)
-    stencil_kernel(const float* __restrict__ in, float* __restrict__ out, int n) {
-  __shared__ float tile[Layout::k_words];
-  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  const int y0 = static_cast<int>(blockIdx.y) * k_tile - 1; // image row of tile row 0
-  const int x0 = static_cast<int>(blockIdx.x) * k_tile - 1;
-  // Cells outside the image are stored as zeros, so every block makes the same shared requests.
-#pragma unroll
-  for (int pass = 0; pass < k_load_passes; ++pass) {
-    const cell c = load_cell(pass, tx, ty);
-    if (c.row >= 0) tile[Layout::offset(c.row, c.col)] = pixel(in, n, y0 + c.row, x0 + c.col);
-  }
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < k_tile / k_block_rows; ++j) {
-    const cell o = output_cell(j, tx, ty, ColumnWalk);
-    float acc = 0.0f;
-#pragma unroll
-    for (int dy = 0; dy < 3; ++dy)
-#pragma unroll
-      for (int dx = 0; dx < 3; ++dx)
-        acc = __fadd_rn(acc, __fmul_rn(weight(dy, dx), tile[Layout::offset(o.row + dy, o.col + dx)]));
-    const int y = y0 + 1 + o.row, x = x0 + 1 + o.col;
-    if (y < n && x < n) out[y * n + x] = acc;
-  }
 }
 
 /// Output pixel i = y * n + x: reference_pixel_of over in[i] = uniform_at(seed, i), on host or device.

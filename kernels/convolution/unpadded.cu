@@ -2,14 +2,6 @@
 #include "kernels/convolution/family.cuh"
 
 namespace bb::convolution {
-namespace {
-struct unpadded_layout {
-  static constexpr int k_pitch = k_halo;
-  static constexpr int k_words = k_halo * k_pitch;
-  __host__ __device__ static constexpr int offset(int row, int col) { return row * k_pitch + col; }
-};
-} // namespace
-
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "unpadded", "halo tile[34][34]; column walks are 2-way",
                               factory<unpadded_layout>(), stencil_access_plan<unpadded_layout>);
 } // namespace bb::convolution

@@ -2,13 +2,6 @@
 #include "kernels/fft/family.cuh"
 
 namespace bb::fft {
-namespace {
-struct unpadded_layout {
-  static constexpr int k_words = k_points;
-  __host__ __device__ static constexpr int offset(int i) { return i; }
-};
-} // namespace
-
 BB_REGISTER_VARIANT_WITH_PLAN(family(), "unpadded", "re[512], im[512]: stage writes 2-way, bit-reversed read 16-way",
                               factory<unpadded_layout>(), fft_access_plan<unpadded_layout>);
 } // namespace bb::fft

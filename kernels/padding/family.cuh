@@ -19,22 +19,14 @@
 #include "kernels/common/device_generate.cuh"
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/seeded.hpp"
+#include "kernels/padding/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::padding {
 
-inline constexpr int k_rows = 32;   // a column is one element per lane
-inline constexpr int k_block = 256; // 8 warps share the tile's columns
-inline constexpr int k_warps = k_block / 32;
 inline constexpr int k_max_smem_bytes = 48 * 1024; // dynamic shared memory without an opt-in
 inline constexpr std::uint64_t k_max_input_bytes = 1ull << 30;
-
-/// The 12-byte struct people pad to 11 per row; 4-byte aligned, so it moves as three 4-byte words.
-struct float3_abc {
-  float a, b, c;
-};
-static_assert(sizeof(float3_abc) == 12, "three packed floats");
 
 inline const family_info& family() {
   static const family_info f{
@@ -60,14 +52,6 @@ struct element_info {
 inline constexpr element_info k_elements[] = {
     {"char", "char", 1, 1, 1},     {"short", "short", 2, 2, 1},     {"float", "float", 4, 4, 1},
     {"double", "double", 8, 8, 1}, {"float4", "float4", 16, 16, 1}, {"struct12", "struct{float a,b,c}", 12, 4, 3},
-};
-
-/// Tile geometry: element (row, col) of the tile sits `offset(row, col)` elements from its start.
-struct tile_shape {
-  int cols = 32;
-  int pitch = 32;
-  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
-  BB_HD constexpr int elements() const { return k_rows * cols; }
 };
 
 struct config {
@@ -101,31 +85,6 @@ inline config checked_config(const nlohmann::json& params) {
   c.tiles = param::in_range(params, "batch", 1, static_cast<std::int64_t>(k_max_input_bytes / tile_bytes),
                             (std::to_string(k_max_input_bytes / tile_bytes) + " (1 GiB of input)").c_str());
   return c;
-}
-
-enum class direction { column_read, column_write };
-
-/// column_read: rows of tile t are written from in (row-major 32 x cols, coalesced), then warp w
-/// reads columns w, w + 8, ... with lane = row and writes each as a row of out (cols x 32).
-/// column_write: warp w reads rows w, w + 8, ... of in (cols x 32) and writes each as column
-/// (lane = row) of the tile, whose rows are then read out row-major (32 x cols).
-template <class T, direction D> __global__ void __launch_bounds__(k_block)
-    padding_kernel(const T* __restrict__ in, T* __restrict__ out, tile_shape s) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  T* tile = reinterpret_cast<T*>(smem);
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid % 32, warp = tid / 32;
-  const int elements = s.elements();
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(elements);
-  if constexpr (D == direction::column_read) {
-    for (int e = tid; e < elements; e += k_block) tile[s.offset(e / s.cols, e % s.cols)] = in[base + e];
-    __syncthreads();
-    for (int c = warp; c < s.cols; c += k_warps) out[base + c * k_rows + lane] = tile[s.offset(lane, c)];
-  } else {
-    for (int c = warp; c < s.cols; c += k_warps) tile[s.offset(lane, c)] = in[base + c * k_rows + lane];
-    __syncthreads();
-    for (int e = tid; e < elements; e += k_block) out[base + e] = tile[s.offset(e / s.cols, e % s.cols)];
-  }
 }
 
 /// Seeded input element i, which never holds the poison pattern (all bytes 0xff), so an unwritten

@@ -20,6 +20,7 @@
 #include "kernels/common/uniform.hpp"
 #include "runner/launch/cuda_call.hpp"
 #include "kernels/reduction/tree.hpp"
+#include "kernels/reduction/kernel.cuh"
 #include "runner/registry/registry.hpp"
 
 namespace bb::reduction {
@@ -54,28 +55,6 @@ inline shape checked_shape(const nlohmann::json& params, int items) {
 }
 
 // ---- the classic tree: one element per thread, then log2(block) steps through shared memory ----
-
-/// The shared body of the classic variants: at step k the stride is Tree::stride(k), and every
-/// thread with Tree::active adds word target + stride into word target.
-template <class Tree> __global__ void __launch_bounds__(1024)
-    tree_kernel(const float* __restrict__ in, float* __restrict__ partial, std::int64_t n) {
-  extern __shared__ float sdata[];
-  const int tid = static_cast<int>(threadIdx.x);
-  const int block = static_cast<int>(blockDim.x);
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block + tid;
-  sdata[tid] = i < n ? in[i] : 0.0f; // threads past the end add nothing, but every thread takes part
-  __syncthreads();
-  const int steps = log2_exact(block);
-  for (int step = 0; step < steps; ++step) {
-    const int s = Tree::stride(step, block);
-    if (Tree::active(tid, s, block)) {
-      const int t = Tree::target(tid, s);
-      sdata[t] += sdata[t + s];
-    }
-    __syncthreads();
-  }
-  if (tid == 0) partial[blockIdx.x] = sdata[0];
-}
 
 /// The classic kernel's shared-memory requests: every block issues the same ones (threads past
 /// the end of the input store a zero), so one block's are counted blocks() times.

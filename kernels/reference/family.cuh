@@ -14,6 +14,7 @@
 #include "kernels/common/device_check.cuh"
 #include "kernels/common/device_generate.cuh"
 #include "kernels/common/seeded.hpp"
+#include "kernels/reference/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 

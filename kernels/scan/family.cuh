@@ -17,6 +17,7 @@
 #include "kernels/common/device_generate.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
+#include "kernels/scan/kernel.cuh"
 #include "kernels/scan/sweep.hpp"
 
 namespace bb::scan {
@@ -35,40 +36,6 @@ inline std::int64_t checked_n(const nlohmann::json& params) {
 inline std::int64_t blocks_of(std::int64_t n) { return (n + k_elements - 1) / k_elements; }
 
 // ---- Blelloch ----
-
-/// Blelloch's scan of 1024 elements by 512 threads; Layout maps a logical element to its word and
-/// says which two elements thread t loads and stores (first(t), second(t)).
-template <class Layout> __global__ void __launch_bounds__(k_elements / 2)
-    blelloch_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::int64_t n) {
-  __shared__ std::uint32_t temp[Layout::k_words];
-  const int t = static_cast<int>(threadIdx.x);
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * k_elements;
-  const int a = Layout::first(t), b = Layout::second(t);
-  temp[Layout::offset(a)] = base + a < n ? in[base + a] : 0u;
-  temp[Layout::offset(b)] = base + b < n ? in[base + b] : 0u;
-  for (int level = 0; level < k_log_elements; ++level) { // up-sweep: partial sums into a tree
-    __syncthreads();
-    if (t < sweep_threads(level)) {
-      const int offset = 1 << level;
-      const int ai = Layout::offset(sweep_ai(t, offset)), bi = Layout::offset(sweep_bi(t, offset));
-      temp[bi] += temp[ai];
-    }
-  }
-  if (t == 0) temp[Layout::offset(k_elements - 1)] = 0u;      // clear the root
-  for (int level = k_log_elements - 1; level >= 0; --level) { // down-sweep
-    __syncthreads();
-    if (t < sweep_threads(level)) {
-      const int offset = 1 << level;
-      const int ai = Layout::offset(sweep_ai(t, offset)), bi = Layout::offset(sweep_bi(t, offset));
-      const std::uint32_t left = temp[ai], right = temp[bi];
-      temp[ai] = right;
-      temp[bi] = right + left;
-    }
-  }
-  __syncthreads();
-  if (base + a < n) out[base + a] = temp[Layout::offset(a)];
-  if (base + b < n) out[base + b] = temp[Layout::offset(b)];
-}
 
 /// Whether every level-0 pair (elements 2t and 2t + 1) sits in adjacent words, the first at an
 /// even word: then nvcc (13.0, sm_90; cuobjdump -sass) reads the pair with one 8-byte LDS.64 in

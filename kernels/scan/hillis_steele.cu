@@ -4,26 +4,6 @@
 namespace bb::scan {
 namespace {
 
-__global__ void __launch_bounds__(k_elements)
-    hillis_steele_kernel(const std::uint32_t* __restrict__ in, std::uint32_t* __restrict__ out, std::int64_t n) {
-  __shared__ std::uint32_t temp[2 * k_elements];
-  const int t = static_cast<int>(threadIdx.x);
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * k_elements;
-  // Exclusive: element t starts as input t - 1.
-  temp[hs_word(0, t)] = t > 0 && base + t - 1 < n ? in[base + t - 1] : 0u;
-  int pout = 0;
-  for (int offset = 1; offset < k_elements; offset *= 2) {
-    __syncthreads();
-    const int pin = pout;
-    pout = 1 - pout;
-    std::uint32_t v = temp[hs_word(pin, t)];
-    if (t >= offset) v += temp[hs_word(pin, t - offset)];
-    temp[hs_word(pout, t)] = v;
-  }
-  __syncthreads();
-  if (base + t < n) out[base + t] = temp[hs_word(pout, t)];
-}
-
 struct hillis_steele_variant {
   static void launch(const std::uint32_t* in, std::uint32_t* out, std::int64_t n, cudaStream_t stream) {
     hillis_steele_kernel<<<static_cast<unsigned>(blocks_of(n)), k_elements, 0, stream>>>(in, out, n);

@@ -18,6 +18,7 @@
 #include "kernels/common/host_device.hpp"
 #include "kernels/common/params.hpp"
 #include "kernels/common/uniform.hpp"
+#include "kernels/transpose/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 
@@ -36,9 +37,6 @@ inline const family_info& family() {
                               {"type", "float", "element type: float or double"}}};
   return f;
 }
-
-/// Threads along a tile row: a warp's lanes for tiles of 32 and 64, half a warp for tile 16.
-BB_HD constexpr int block_cols(int tile) { return tile < 32 ? tile : 32; }
 
 /// One configuration's parameters, checked.
 struct config {
@@ -111,34 +109,6 @@ template <class F> auto with_shape(const config& c, F&& f) {
     return rows(t, std::integral_constant<int, 64>{});
   };
   return c.is_double ? tiles(double{}) : tiles(float{});
-}
-
-/// The shared body: rows of the tile are written from coalesced global reads, then columns of
-/// the tile are read for coalesced global writes; Layout decides which banks those columns hit.
-/// Thread (tx, ty) moves columns tx, tx + 32, ... of rows ty, ty + R, ... of the tile.
-template <class Layout, class T, int S, int R> __global__ void __launch_bounds__(block_cols(S) * R)
-    transpose_kernel(const T* __restrict__ in, T* __restrict__ out, int n) {
-  constexpr int k_cols = block_cols(S);
-  __shared__ T tile[Layout::k_elements];
-  const int tx = static_cast<int>(threadIdx.x);
-  const int ty = static_cast<int>(threadIdx.y);
-  int x = static_cast<int>(blockIdx.x) * S + tx;
-  int y = static_cast<int>(blockIdx.y) * S + ty;
-#pragma unroll
-  for (int j = 0; j < S; j += R)
-#pragma unroll
-    for (int i = 0; i < S; i += k_cols)
-      if (x + i < n && y + j < n)
-        tile[Layout::offset(ty + j, tx + i)] = in[static_cast<std::size_t>(y + j) * n + x + i];
-  __syncthreads();
-  x = static_cast<int>(blockIdx.y) * S + tx;
-  y = static_cast<int>(blockIdx.x) * S + ty;
-#pragma unroll
-  for (int j = 0; j < S; j += R)
-#pragma unroll
-    for (int i = 0; i < S; i += k_cols)
-      if (x + i < n && y + j < n)
-        out[static_cast<std::size_t>(y + j) * n + x + i] = tile[Layout::offset(tx + i, ty + j)];
 }
 
 /// Enqueues one transpose of an n x n matrix on a stream: a kernel instantiation, type-erased.

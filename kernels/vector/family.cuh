@@ -16,16 +16,13 @@
 #include "kernels/common/device_buffer.cuh"
 #include "kernels/common/device_check.cuh"
 #include "kernels/common/device_fill.cuh"
-#include "kernels/common/host_device.hpp"
 #include "kernels/common/uniform.hpp"
+#include "kernels/vector/kernel.cuh"
 #include "runner/launch/cuda_call.hpp"
 #include "runner/registry/registry.hpp"
 
 namespace bb::vector {
 
-inline constexpr int k_side = 32;
-inline constexpr int k_tile_floats = k_side * k_side;
-inline constexpr int k_block = 256;
 inline constexpr int k_max_pitch = 64;
 inline constexpr std::int64_t k_max_tiles = 1 << 18; // 1 GiB of input
 
@@ -37,17 +34,6 @@ inline const family_info& family() {
                               {"batch", 16384, "32 x 32 tiles in the batch, one block each (16384: 2^24 floats)"}}};
   return f;
 }
-
-template <int V> struct vec;
-template <> struct vec<1> { using type = float; };
-template <> struct vec<2> { using type = float2; };
-template <> struct vec<4> { using type = float4; };
-
-/// Element (row, col) of the shared tile sits offset(row, col) floats from its start.
-struct tile_shape {
-  int pitch = 32;
-  BB_HD constexpr int offset(int row, int col) const { return row * pitch + col; }
-};
 
 struct config {
   tile_shape shape;
@@ -65,23 +51,6 @@ inline config checked_config(const nlohmann::json& params, int v) {
   c.shape.pitch = static_cast<int>(pitch);
   c.tiles = param::in_range(params, "batch", 1, k_max_tiles);
   return c;
-}
-
-/// Thread tid stores floats tid, tid + 256, ... of the tile (a warp: one row), then loads vectors
-/// tid, tid + 256, ... (a warp: 32 x V consecutive floats, 32 / V lanes per row).
-template <int V> __global__ void __launch_bounds__(k_block)
-    vector_kernel(const float* __restrict__ in, float* __restrict__ out, tile_shape s) {
-  using vec_t = typename vec<V>::type;
-  extern __shared__ __align__(16) float tile[];
-  const int tid = static_cast<int>(threadIdx.x);
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * k_tile_floats;
-  for (int e = tid; e < k_tile_floats; e += k_block) tile[s.offset(e / k_side, e % k_side)] = in[base + e];
-  __syncthreads();
-  for (int v = tid; v < k_tile_floats / V; v += k_block) {
-    const int e = v * V;
-    *reinterpret_cast<vec_t*>(out + base + e) = *reinterpret_cast<const vec_t*>(tile +
-                                                                                s.offset(e / k_side, e % k_side));
-  }
 }
 
 /// Seeded inputs, launch and the check for loads of V floats.

@@ -73,8 +73,8 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
                            "64 blocks run"),
             std::string::npos)
       << lines.out;
-  const auto read = lines.out.find("   1  kernels/transpose/family.cuh:141");
-  const auto write = lines.out.find("   2  kernels/transpose/family.cuh:132");
+  const auto read = lines.out.find("   1  kernels/transpose/kernel.cuh:42");
+  const auto write = lines.out.find("   2  kernels/transpose/kernel.cuh:33");
   EXPECT_NE(read, std::string::npos) << lines.out;
   EXPECT_NE(write, std::string::npos) << lines.out;
   EXPECT_NE(lines.out.find("lds          2048       65536   2048   63488  100.0%", read), std::string::npos)
@@ -96,9 +96,8 @@ TEST(cli_model_code, the_transpose_kernel_is_predicted_from_its_code_with_its_li
   const auto compared = run_cli("--db '" + db + "' compare runs 1 3 --lines");
   ASSERT_EQ(compared.exit_code, 0) << compared.err;
   // Both sides' excess on one row (a line of one side only would show "-" on the other).
-  EXPECT_NE(compared.out.find(
-                "family.cuh:141  out[static_cast<std::size_t>(y + j) * n + x + i...  ld.shared.f32 x4     "
-                "63488     63488               31               31"),
+  EXPECT_NE(compared.out.find("kernel.cuh:42  out[static_cast<std::size_t>(y + j) * n + x + i...  ld.shared.f32 x4     "
+                              "63488     63488               31               31"),
             std::string::npos)
       << compared.out;
 }
@@ -232,7 +231,7 @@ TEST(cli_model_code, a_parameter_its_twin_fixes_sends_other_values_to_the_plans)
          "description: the naive transpose for float alone\n"
          "source:\n"
          "  file: "
-      << src << "/kernels/transpose/naive.cu\n  include: [" << src
+      << src << "/kernels/transpose/kernel.cuh\n  include: [" << src
       << "]\n"
          "  compiler: nvcc\n"
          "  grid: ceil_div(n, tile), ceil_div(n, tile)\n"
