@@ -105,6 +105,7 @@ compile_summary compile_kernels(const std::vector<config::experiment>& experimen
     return summary;
   }
   source::sweep_kernels kernels;
+  kernels.for_model_only(plan.model());
   for (std::size_t i = 0; i < experiments.size(); ++i)
     kernels.add(experiments[i], i, archs,
                 [&](std::size_t seq) { return start.done.at(i).count(static_cast<int>(seq)) == 0; });
@@ -149,6 +150,7 @@ void compile_twins(const std::vector<config::experiment>& experiments, const run
   code_twins twins(plan.code_twins.empty() ? default_code_twins_dir() : plan.code_twins);
   const std::vector<std::string> archs{source::emulation_options{}.arch};
   source::sweep_kernels kernels;
+  kernels.for_model_only(true);
   for (std::size_t i = 0; i < experiments.size(); ++i) {
     const config::experiment& exp = experiments[i];
     for (const auto& cfg : config::expand(exp)) {

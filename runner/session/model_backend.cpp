@@ -51,6 +51,7 @@ launch::config_result emulated_configuration(const config::experiment& exp, cons
   try {
     source::emulation_options o;
     if (budget > 0) o.budget = budget;
+    o.ptx_only = true; // as compile_for_model compiled it: the model needs no cubin
     // Every source built into this bankbench: a change to the interpreter, the rules or anything
     // else that could change a prediction makes every cached one a miss.
     o.cache_version = std::string("sources ") + build::sources_sha256;

@@ -169,8 +169,9 @@ struct program {
 };
 
 // A cache entry: "bankbench-kernel 3\n", then "name <lowered name>\n", "arch <arch>\n",
-// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", "cubin <bytes>\n", a
-// blank line, the cubin and the PTX. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
+// "compiler <compiler>\n", "options <every flag>\n", "fallback <why nvcc>\n", "ptx-only\n" (a
+// compile_request::ptx_only entry, whose cubin is 0 bytes), "cubin <bytes>\n", a blank line, the
+// cubin and the PTX. Under an NVRTC key, "nvcc <why>\n" and a blank line instead: NVRTC cannot compile this
 // file, ask nvcc.
 constexpr const char* k_magic = "bankbench-kernel 3\n";
 
@@ -185,6 +186,7 @@ bool read_entry(const fs::path& file, entry& e) {
   const std::string magic(k_magic);
   if (data.compare(0, magic.size(), magic) != 0) return false;
   std::size_t at = magic.size(), cubin_bytes = 0;
+  bool ptx_only = false;
   while (at < data.size() && data[at] != '\n') {
     const auto eol = data.find('\n', at);
     if (eol == std::string::npos) return false;
@@ -198,11 +200,12 @@ bool read_entry(const fs::path& file, entry& e) {
     if (key == "options") e.kernel.options = value;
     if (key == "nvcc") e.use_nvcc = value.empty() ? "NVRTC cannot compile it" : value;
     if (key == "cubin") cubin_bytes = std::strtoull(value.c_str(), nullptr, 10);
+    if (key == "ptx-only") ptx_only = true;
     at = eol + 1;
   }
   if (at >= data.size()) return false;
   if (!e.use_nvcc.empty()) return true;
-  if (cubin_bytes == 0 || cubin_bytes > data.size() - at - 1) return false;
+  if ((cubin_bytes == 0 && !ptx_only) || cubin_bytes > data.size() - at - 1) return false;
   e.kernel.cubin = data.substr(at + 1, cubin_bytes);
   e.kernel.ptx = data.substr(at + 1 + cubin_bytes);
   return !e.kernel.lowered_name.empty() && !e.kernel.ptx.empty();
@@ -223,6 +226,7 @@ void write_entry(const fs::path& file, const compiled_kernel& k, const std::stri
       out << "name " << k.lowered_name << "\narch " << k.arch << "\ncompiler " << k.compiler << "\noptions "
           << k.options << "\n";
       if (!k.fallback.empty()) out << "fallback " << k.fallback << "\n";
+      if (k.cubin.empty()) out << "ptx-only\n";
       out << "cubin " << k.cubin.size() << "\n\n" << k.cubin << k.ptx;
     });
   } catch (const error& e) {
@@ -366,6 +370,7 @@ std::string key_of(const std::string& compiler, const std::string& arch, const c
   std::string keyed = compiler + "\narch " + arch + "\nkernel " + rq.kernel + "\nsource " + source_hash;
   if (compiler.rfind("nvrtc", 0) == 0) keyed += "\nlayer " + std_layer_hash();
   for (const auto& o : flags) keyed += "\noption " + o;
+  if (rq.ptx_only) keyed += "\nptx only";
   return sha256_hex(keyed);
 }
 
@@ -378,7 +383,9 @@ struct attempt {
 };
 
 attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags) {
-  std::vector<std::string> options{"--gpu-architecture=" + arch, "-default-device"};
+  // PTX alone: the virtual architecture of `arch` (sm_90a: compute_90a), so NVRTC runs no ptxas.
+  const std::string target = rq.ptx_only ? "compute_" + arch.substr(arch.find('_') + 1) : arch;
+  std::vector<std::string> options{"--gpu-architecture=" + target, "-default-device"};
   options.insert(options.end(), flags.begin(), flags.end());
   for (const auto& d : toolkit_include_dirs()) options.push_back("-I" + d);
   const std::string text = read_source(rq.source_path);
@@ -411,9 +418,11 @@ attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std
     throw compile_error(rq.source_path + ": no __global__ function '" + rq.kernel + "' in the file");
   a.k.lowered_name = lowered;
   std::size_t size = 0;
-  check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
-  a.k.cubin.resize(size);
-  check(api.cubin(prog.p, a.k.cubin.data()), "nvrtcGetCUBIN");
+  if (!rq.ptx_only) {
+    check(api.cubin_size(prog.p, &size), "nvrtcGetCUBINSize");
+    a.k.cubin.resize(size);
+    check(api.cubin(prog.p, a.k.cubin.data()), "nvrtcGetCUBIN");
+  }
   check(api.ptx_size(prog.p, &size), "nvrtcGetPTXSize");
   a.k.ptx.resize(size);
   check(api.ptx(prog.p, a.k.ptx.data()), "nvrtcGetPTX");
@@ -427,9 +436,9 @@ attempt with_nvrtc(const compile_request& rq, const std::string& arch, const std
 attempt with_nvcc(const compile_request& rq, const std::string& arch, const std::vector<std::string>& flags,
                   const std::vector<std::string>& companions) {
   attempt a;
-  nvcc_output out = run_nvcc(rq.source_path, rq.kernel, flags, arch, companions);
+  nvcc_output out = run_nvcc(rq.source_path, rq.kernel, flags, arch, companions, rq.ptx_only);
   a.log = out.log;
-  a.k.options = "-arch=" + arch + " " + joined(flags);
+  a.k.options = "-arch=" + arch + (rq.ptx_only ? " -ptx " : " ") + joined(flags);
   a.k.arch = arch;
   if (!out.ok) return a;
   a.k.cubin = std::move(out.cubin);
@@ -501,13 +510,25 @@ std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const 
     return k;
   };
 
+  // A ptx_only request takes the same kernel's entry with a cubin where there is one (`bankbench
+  // compile`, a GPU run): its PTX is the same.
+  compile_request full = rq;
+  full.ptx_only = false;
   std::string fallback;
   if (rq.compiler != compiler_choice::nvcc) {
     const std::string compiler = "nvrtc " + nvrtc_version();
     const std::string key = key_of(compiler, arch, rq, src.hash, flags);
     const fs::path file = dir / (key + ".cubin");
     entry e;
-    if (!cache_dir.empty() && read_entry(file, e)) {
+    if (!cache_dir.empty() && rq.ptx_only) {
+      const std::string full_key = key_of(compiler, arch, full, src.hash, flags);
+      entry f;
+      if (read_entry(dir / (full_key + ".cubin"), f)) {
+        if (f.use_nvcc.empty()) return finish(f.kernel, full_key, true);
+        if (rq.compiler == compiler_choice::automatic) fallback = f.use_nvcc;
+      }
+    }
+    if (!cache_dir.empty() && fallback.empty() && read_entry(file, e)) {
       if (e.use_nvcc.empty()) return finish(e.kernel, key, true);
       if (rq.compiler == compiler_choice::automatic) fallback = e.use_nvcc;
     }
@@ -532,6 +553,14 @@ std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const 
   const fs::path file = dir / (key + ".cubin");
   if (!fallback.empty()) note_fallback(rq.source_path, fallback);
   entry e;
+  if (!cache_dir.empty() && rq.ptx_only) {
+    const std::string full_key = key_of(compiler, arch, full, src.hash, flags);
+    entry f;
+    if (read_entry(dir / (full_key + ".cubin"), f) && f.use_nvcc.empty()) {
+      f.kernel.fallback = fallback;
+      return finish(f.kernel, full_key, true);
+    }
+  }
   if (!cache_dir.empty() && read_entry(file, e) && e.use_nvcc.empty()) {
     e.kernel.fallback = fallback;
     return finish(e.kernel, key, true);

@@ -30,10 +30,14 @@ struct compile_request {
   /// and cached under their own keys (nvcc compiles the whole file for any one of them). Not part
   /// of what is compiled for this kernel, nor of its cache key.
   std::vector<std::string> companions;
+  /// For the bank model alone, which reads only the PTX: nvcc stops at the PTX (`-ptx`, no ptxas)
+  /// and NVRTC compiles for the virtual architecture (compute_XY), leaving the cubin empty. Cached
+  /// under its own key; the same kernel's entry with a cubin serves it too. A GPU run never asks.
+  bool ptx_only = false;
 };
 
 struct compiled_kernel {
-  std::string cubin;
+  std::string cubin;        ///< empty where the request was ptx_only and no full entry was cached
   std::string ptx;          ///< the PTX the cubin was made from (with line info): what the bank model runs
   std::string lowered_name; ///< the mangled name to load
   std::string key;          ///< the cache key (hex SHA-256)

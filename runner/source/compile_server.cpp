@@ -36,6 +36,7 @@ nlohmann::json request_json(const compile_request& r, const std::string& cache_d
           {"compiler", name_of(r.compiler)},
           {"options", r.options},
           {"companions", r.companions},
+          {"ptx_only", r.ptx_only},
           {"cache_dir", cache_dir}};
 }
 
@@ -204,6 +205,7 @@ int serve_compiles() {
       r.compiler = choice_named(j.at("compiler").get<std::string>());
       r.options = j.at("options").get<std::vector<std::string>>();
       r.companions = j.value("companions", std::vector<std::string>{});
+      r.ptx_only = j.value("ptx_only", false);
       try {
         const compiled_kernel k = source::compile(r, j.at("cache_dir").get<std::string>());
         answer = {{"ok", true},

@@ -102,7 +102,9 @@ std::string where_of(const config::experiment& exp, const config::source_variant
 compiled_kernel compiled(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                          const std::string& cache_dir, const emulation_options& o) {
   config::check_source_configuration(exp, v, params);
-  compiled_kernel k = compile_known(request_of(v, params, o.arch), cache_dir);
+  compile_request rq = request_of(v, params, o.arch);
+  rq.ptx_only = o.ptx_only;
+  compiled_kernel k = compile_known(rq, cache_dir);
   if (k.ptx.empty()) throw not_modelled(where_of(exp, v) + ": the compiler kept no PTX of '" + v.kernel + "' to run");
   return k;
 }

@@ -36,6 +36,9 @@ struct emulation_options {
   std::uint64_t budget = k_default_model_budget;
   std::string arch = "sm_90"; ///< what the kernel is compiled for: the chip the model's rules describe
   bool check = true;          ///< compare the outputs with the variant's check (false: `unchecked` says so)
+  /// Compile for the model alone (compile_request::ptx_only), as the model backend's compile phase
+  /// did; false beside a GPU's measurement, whose compile phase made cubins.
+  bool ptx_only = false;
   /// What built the emulation (the interpreter, the rules and everything else that decides a
   /// prediction), part of the prediction cache's key; empty: no prediction cache.
   std::string cache_version;

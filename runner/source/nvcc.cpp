@@ -94,7 +94,7 @@ const nvcc_tool& find_nvcc() {
 }
 
 nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, const std::vector<std::string>& flags,
-                     const std::string& arch, const std::vector<std::string>& companions) {
+                     const std::string& arch, const std::vector<std::string>& companions, bool ptx_only) {
   const nvcc_tool& nvcc = find_nvcc();
   temp_folder tmp;
   const fs::path wrapper = fs::path(tmp.path) / k_nvcc_wrapper_name;
@@ -108,9 +108,13 @@ nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, 
     if (!out) throw environment_error("cannot write " + wrapper.string() + " for nvcc");
   }
   const fs::path cubin = fs::path(tmp.path) / "kernel.cubin";
-  std::vector<std::string> argv{nvcc.path, "-cubin", "-arch=" + arch};
+  const fs::path ptx_file = fs::path(tmp.path) / (wrapper.stem().string() + ".ptx");
+  std::vector<std::string> argv{nvcc.path, ptx_only ? "-ptx" : "-cubin", "-arch=" + arch};
   argv.insert(argv.end(), flags.begin(), flags.end());
-  argv.insert(argv.end(), {"-keep", "-keep-dir", tmp.path, "-o", cubin.string(), wrapper.string()});
+  if (ptx_only)
+    argv.insert(argv.end(), {"-o", ptx_file.string(), wrapper.string()});
+  else
+    argv.insert(argv.end(), {"-keep", "-keep-dir", tmp.path, "-o", cubin.string(), wrapper.string()});
   const captured r = run_captured(argv);
   nvcc_output out;
   out.log = r.output;
@@ -120,9 +124,8 @@ nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, 
   }
   if (r.exit_code != 0) return out;
   std::string ptx;
-  const fs::path ptx_file = fs::path(tmp.path) / (wrapper.stem().string() + ".ptx");
-  if (!read_whole_file(ptx_file, ptx) || !read_whole_file(cubin, out.cubin)) {
-    out.log += "\nnvcc succeeded but left no " + ptx_file.filename().string() + " or cubin";
+  if (!read_whole_file(ptx_file, ptx) || (!ptx_only && !read_whole_file(cubin, out.cubin))) {
+    out.log += "\nnvcc succeeded but left no " + ptx_file.filename().string() + (ptx_only ? "" : " or cubin");
     return out;
   }
   // ".global .align 8 .u64 bankbench_kernel_address = _Z9transposeIL6layout1ELi32EEvPf;"

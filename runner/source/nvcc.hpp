@@ -23,7 +23,7 @@ const nvcc_tool& find_nvcc();
 struct nvcc_output {
   bool ok = false;
   std::string log;          ///< nvcc's messages, as it printed them
-  std::string cubin;        ///< when ok
+  std::string cubin;        ///< when ok, unless ptx_only
   std::string ptx;          ///< when ok: the PTX nvcc made the cubin from
   std::string lowered_name; ///< when ok
   /// when ok: the mangled name of each of run_nvcc's `companions`, in order
@@ -34,8 +34,9 @@ struct nvcc_output {
 /// (everything but the architecture and the output). Runs in a temporary folder it removes.
 /// `companions`: more name expressions of the same file, instantiated in the same run (nvcc
 /// compiles the whole file whichever instance is asked for, so one run makes them all).
+/// `ptx_only`: stop at the PTX (`nvcc -ptx`: no ptxas, `cubin` left empty).
 nvcc_output run_nvcc(const std::string& source_path, const std::string& kernel, const std::vector<std::string>& flags,
-                     const std::string& arch, const std::vector<std::string>& companions = {});
+                     const std::string& arch, const std::vector<std::string>& companions = {}, bool ptx_only = false);
 
 /// The wrapper file's name in nvcc's messages, so that they can be mapped to the user's terms.
 inline constexpr const char* k_nvcc_wrapper_name = "bankbench_kernel.cu";

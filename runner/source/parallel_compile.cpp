@@ -86,9 +86,10 @@ std::string request_id(const compile_request& request) {
   // Every field joins the id: a field added to compile_request makes this binding fail to compile
   // until it is added here too, so that requests differing in it are never taken for one.
   // `companions` says what else one nvcc run caches, not what this kernel is: not part of the id.
-  const auto& [source_path, kernel, defines, include_dirs, arch, compiler, options, companions] = request;
+  const auto& [source_path, kernel, defines, include_dirs, arch, compiler, options, companions, ptx_only] = request;
   (void)companions;
   std::string id = "file " + source_path + "\nkernel " + kernel + "\narch " + arch + "\ncompiler " + name_of(compiler);
+  if (ptx_only) id += "\nptx only";
   for (const auto& d : defines) id += "\ndefine " + d;
   for (const auto& d : include_dirs) id += "\ninclude " + d;
   for (const auto& o : options) id += "\noption " + o;

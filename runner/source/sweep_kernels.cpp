@@ -73,6 +73,7 @@ void sweep_kernels::add_configuration(const config::experiment& exp, const confi
   }
   for (const auto& arch : archs) {
     compile_request rq = request_of(v, params, arch);
+    rq.ptx_only = m_ptx_only;
     const auto [it, added] = m_by_id.emplace(request_id(rq), m_kernels.size());
     if (added) m_kernels.push_back({std::move(rq), {}, {}});
     m_kernels[it->second].users.push_back(user);

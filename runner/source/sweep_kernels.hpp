@@ -72,6 +72,10 @@ public:
   void add_configuration(const config::experiment& exp, const config::source_variant& v, const nlohmann::json& params,
                          const kernel_user& user, const std::vector<std::string>& archs);
 
+  /// Asks every kernel added after this for the bank model alone (compile_request::ptx_only: no
+  /// cubin, so nvcc runs no ptxas): `run --backend model`.
+  void for_model_only(bool on) { m_ptx_only = on; }
+
   [[nodiscard]] const std::vector<sweep_kernel>& kernels() const { return m_kernels; }
   [[nodiscard]] const std::vector<refused_configuration>& refused() const { return m_refused; }
   /// Configurations added, over every kernel (a configuration counts once per architecture).
@@ -102,6 +106,7 @@ private:
   std::map<std::string, std::size_t> m_by_id; ///< request_id -> index in m_kernels
   std::vector<refused_configuration> m_refused;
   std::size_t m_nvcc_runs = 0;
+  bool m_ptx_only = false;
 };
 
 } // namespace bb::source

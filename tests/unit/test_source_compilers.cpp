@@ -118,6 +118,48 @@ TEST(source_compilers, nvcc_gives_the_same_instance_as_nvrtc) {
   EXPECT_EQ(by_nvcc.options.rfind("-arch=sm_90 -lineinfo -std=c++17 -I", 0), 0u) << by_nvcc.options;
 }
 
+// The model's compile (`run --backend model`) stops at the PTX: the same PTX as the full compile's,
+// no cubin, its own cache entry; a cached full entry serves it, never the other way round.
+TEST(source_compilers, ptx_only_is_the_full_compiles_ptx_without_a_cubin) {
+  temp_folder dir;
+  for (const auto c : {compiler_choice::nvrtc, compiler_choice::nvcc}) {
+    SCOPED_TRACE(bb::source::name_of(c));
+    const std::string cache = dir.file(std::string(bb::source::name_of(c)) + "_model");
+    const std::string filled = dir.file(std::string(bb::source::name_of(c)) + "_filled");
+    compile_request model_rq{k_source_data + "/good.cu", "scale<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
+    model_rq.compiler = c;
+    model_rq.ptx_only = true;
+    const auto ptx = compile(model_rq, cache);
+    EXPECT_FALSE(ptx.cache_hit);
+    EXPECT_TRUE(ptx.cubin.empty());
+    EXPECT_NE(ptx.ptx.find(".entry _Z5scaleILi3EEvPKfPfi"), std::string::npos) << ptx.ptx;
+    EXPECT_EQ(ptx.arch, "sm_90");
+    EXPECT_NE(ptx.options.find(c == compiler_choice::nvcc ? "-arch=sm_90 -ptx " : "--gpu-architecture=compute_90"),
+              std::string::npos)
+        << ptx.options;
+    const auto again = compile(model_rq, cache);
+    EXPECT_TRUE(again.cache_hit);
+    EXPECT_EQ(again.key, ptx.key);
+    EXPECT_TRUE(again.cubin.empty());
+    EXPECT_EQ(again.ptx, ptx.ptx);
+
+    compile_request gpu_rq = model_rq;
+    gpu_rq.ptx_only = false;
+    const auto full = compile(gpu_rq, cache);
+    EXPECT_FALSE(full.cache_hit); // a PTX-only entry has no cubin to give
+    EXPECT_NE(full.key, ptx.key);
+    EXPECT_TRUE(is_cubin(full.cubin));
+    EXPECT_EQ(full.ptx, ptx.ptx);
+    EXPECT_EQ(full.lowered_name, ptx.lowered_name);
+
+    (void)compile(gpu_rq, filled); // `bankbench compile` filled the cache: the model takes that entry
+    const auto from_full = compile(model_rq, filled);
+    EXPECT_TRUE(from_full.cache_hit);
+    EXPECT_EQ(from_full.key, full.key);
+    EXPECT_EQ(from_full.ptx, ptx.ptx);
+  }
+}
+
 TEST(source_compilers, nvcc_names_a_missing_kernel_like_nvrtc) {
   compile_request rq{k_source_data + "/good.cu", "scael<3>", {"OFFSET=1.0f"}, {}, "sm_90"};
   rq.compiler = compiler_choice::nvcc;

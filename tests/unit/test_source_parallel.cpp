@@ -134,7 +134,10 @@ TEST(source_parallel, request_ids_differ_in_every_field) {
   other = base;
   other.arch = "sm_80";
   ids.insert(bb::source::request_id(other));
-  EXPECT_EQ(ids.size(), 6u);
+  other = base;
+  other.ptx_only = true;
+  ids.insert(bb::source::request_id(other));
+  EXPECT_EQ(ids.size(), 7u);
   EXPECT_EQ(bb::source::request_id(base), bb::source::request_id(compile_request(base)));
 }
 
