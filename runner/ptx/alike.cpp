@@ -143,7 +143,7 @@ private:
              "different paths";
     if (const int m = member_mask(in.code); m >= 0 && operand(in.op[static_cast<std::size_t>(m)]))
       return "its member mask depends on %ctaid or on global memory";
-    if (in.code == opcode::wgmma && (operand(in.op[1]) || operand(in.op[2])))
+    if (in.code == opcode::wgmma && ((!in.flag && operand(in.op[1])) || operand(in.op[2]))) // flag: A's values
       return "its shared-memory descriptors depend on %ctaid or on global memory";
     if ((in.code == opcode::tma_load || in.code == opcode::tma_store || in.code == opcode::mbarrier) &&
         (operand(in.op[in.code == opcode::mbarrier ? 1 : 0]) || guard(in)))

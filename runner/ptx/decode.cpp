@@ -806,7 +806,8 @@ private:
   void decode_wgmma(const instruction& in, decoded_instruction& d) {
     // wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (or .bf16.bf16) d, a-desc, b-desc, scale-d,
     // imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b: both operands from shared memory
-    // descriptors. Other forms are named in the error: A from registers, other types and shapes.
+    // descriptors; or d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b:
+    // A from each thread's four registers (flag). Other forms are named in the error.
     const std::string& shape = in.parts.size() > 4 ? in.parts[4] : std::string();
     if (in.parts.size() != 8 || in.parts[1] != "mma_async" || in.parts[2] != "sync" || in.parts[3] != "aligned" ||
         shape.rfind("m64n", 0) != 0 || shape.size() < 8 || shape.compare(shape.size() - 3, 3, "k16") != 0)
@@ -820,10 +821,12 @@ private:
     if (in.parts[5] != "f32" || (in.parts[6] != "f16" && in.parts[6] != "bf16") || in.parts[7] != in.parts[6])
       reject("unsupported instruction '" + in.opcode +
              "' (the model follows wgmma's f32 += f16 x f16 and f32 += bf16 x bf16 forms)");
-    if (in.operands.size() == 7 || (in.operands.size() > 1 && in.operands[1].kind == operand_kind::vector))
-      reject("'" + in.opcode + "' with A in registers is not followed (only both operands from descriptors)");
-    if (in.operands.size() != 8) reject(in.opcode + " takes 8 operands");
-    for (std::size_t i = 4; i < 8; ++i) {
+    const bool a_in_registers = in.operands.size() > 1 && in.operands[1].kind == operand_kind::vector;
+    const std::size_t operands = a_in_registers ? 7 : 8;
+    if (in.operands.size() != operands)
+      reject(in.opcode + " takes " + std::to_string(operands) + " operands" +
+             (a_in_registers ? " with A in registers" : ""));
+    for (std::size_t i = 4; i < operands; ++i) {
       const operand& o = in.operands[i];
       if (o.kind != operand_kind::immediate)
         reject(in.opcode + ": operand " + std::to_string(i + 1) + " must be an immediate");
@@ -831,6 +834,7 @@ private:
       if (i >= 6 && o.value != 0)
         reject("'" + in.opcode + "' with imm-trans 1 (an MN-major operand) is not followed (K-major only)");
     }
+    d.flag = a_in_registers;
     d.code = opcode::wgmma;
     d.count = static_cast<std::uint8_t>(n / 8);
     d.type = {32, type_class::flt};
@@ -841,6 +845,8 @@ private:
     if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != n / 2)
       reject(in.opcode + " needs " + std::to_string(n / 2) + " accumulator registers");
     d.op[1] = source(in.operands[1]);
+    if (a_in_registers && (d.op[1].type != operand_type::vec || d.op[1].count != 4))
+      reject(in.opcode + " with A in registers needs four A registers (each two " + in.parts[6] + " values)");
     d.op[2] = source(in.operands[2]);
     d.op[3] = source(in.operands[3]); // scale-d: a predicate or an immediate
     d.space = state_space::shared;

@@ -1121,25 +1121,32 @@ private:
     return pre ^ ((pre >> 7 & ((1u << m.swizzle_bits) - 1u)) << 4);
   }
 
-  /// wgmma.mma_async m64nNk16 f32 += f16 x f16 (or bf16), A and B (both K-major) from descriptors,
-  /// for the warpgroup from thread g0: D = A B^T (+ D where scale-d is 1), in f32, products summed
-  /// in k order. Each warp makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16
+  /// wgmma.mma_async m64nNk16 f32 += f16 x f16 (or bf16), B (K-major) from its descriptor and A
+  /// from its descriptor (K-major) or, with `flag`, from each thread's four registers, for the
+  /// warpgroup from thread g0: D = A B^T (+ D where scale-d is 1), in f32, products summed in k
+  /// order. Each warp makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16
   /// bytes, one per 8 lanes, as ldmatrix.x4), continued by its quarter of B's rows (N / 16 core
-  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 32 to 256.
+  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 32 to
+  /// 256. With A in registers the request is the quarter of B alone (H100, N = 64: 4 wavefronts,
+  /// docs/measurements/2026-11-27-h100-wgmma-rs.md).
   void warpgroup_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t g0) {
     const std::uint32_t n = 8u * in.count;
     if (n % 32 != 0)
       fail(pc, m_p.opcodes[pc] + ": the model follows N that are multiples of 32 (each warp's quarter of B whole core "
                                  "matrices; docs/bank-model.md)");
+    const bool a_in_registers = in.flag;
     const std::uint64_t* r0 = regs(g0);
-    const std::uint64_t da = get(r0, in.op[1], 64), db = get(r0, in.op[2], 64), scale = get(r0, in.op[3], 1) & 1;
+    const std::uint64_t da = a_in_registers ? 0 : get(r0, in.op[1], 64), db = get(r0, in.op[2], 64);
+    const std::uint64_t scale = get(r0, in.op[3], 1) & 1;
     for (std::uint32_t t = g0 + 1; t < g0 + 128; ++t) {
       const std::uint64_t* r = regs(t);
-      if (get(r, in.op[1], 64) != da || get(r, in.op[2], 64) != db || (get(r, in.op[3], 1) & 1) != scale)
+      if ((!a_in_registers && get(r, in.op[1], 64) != da) || get(r, in.op[2], 64) != db ||
+          (get(r, in.op[3], 1) & 1) != scale)
         fail(pc, m_p.opcodes[pc] + ": thread " + std::to_string(t) +
                      " gives other descriptors or scale-d than the warpgroup's first thread");
     }
-    const matrix_descriptor a = descriptor_of(pc, da, "A"), b = descriptor_of(pc, db, "B");
+    const matrix_descriptor a = a_in_registers ? matrix_descriptor{} : descriptor_of(pc, da, "A");
+    const matrix_descriptor b = descriptor_of(pc, db, "B");
     const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k) {
       std::uint64_t address = operand_address(m, row, k);
       state_space space = state_space::shared;
@@ -1147,8 +1154,22 @@ private:
       return static_cast<float>(to_double(load_as<std::uint16_t>(p), in.type2));
     };
     std::vector<float> av(64 * 16), bv(std::size_t{n} * 16);
-    for (std::uint32_t row = 0; row < 64; ++row)
-      for (std::uint32_t k = 0; k < 16; ++k) av[row * 16 + k] = (in.mode != 0 ? -1.0f : 1.0f) * element(a, row, k);
+    const float a_sign = in.mode != 0 ? -1.0f : 1.0f;
+    if (a_in_registers) { // A fragment (PTX ISA, wgmma A for .f16/.bf16): warp w's rows 16w..16w+15, as mma.m16n8k16's
+      for (std::uint32_t t = g0; t < g0 + 128; ++t) {
+        const std::uint64_t* r = regs(t);
+        const std::uint32_t warp = (t - g0) / 32, lane = t % 32;
+        for (std::uint32_t i = 0; i < 4; ++i) {
+          const auto pair = static_cast<std::uint32_t>(get(r, m_p.elements[in.op[1].index + i], 32));
+          const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i % 2), k = 2 * (lane % 4) + 8 * (i / 2);
+          for (std::uint32_t h = 0; h < 2; ++h)
+            av[row * 16 + k + h] = a_sign * static_cast<float>(to_double(pair >> (16 * h) & 0xffffu, in.type2));
+        }
+      }
+    } else {
+      for (std::uint32_t row = 0; row < 64; ++row)
+        for (std::uint32_t k = 0; k < 16; ++k) av[row * 16 + k] = a_sign * element(a, row, k);
+    }
     for (std::uint32_t row = 0; row < n; ++row)
       for (std::uint32_t k = 0; k < 16; ++k) bv[row * 16 + k] = (in.mode2 != 0 ? -1.0f : 1.0f) * element(b, row, k);
     for (std::uint32_t t = g0; t < g0 + 128; ++t) {
@@ -1162,18 +1183,21 @@ private:
         set(r, reg, std::bit_cast<std::uint32_t>(acc), 32);
       }
     }
-    for (std::uint32_t warp = 0; warp < 4; ++warp)
-      for (std::uint32_t lane = 0; lane < 32; ++lane) {
-        const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
-        event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 8 * (j % 2)), 16, model::access_kind::gmma);
-      }
+    if (!a_in_registers)
+      for (std::uint32_t warp = 0; warp < 4; ++warp)
+        for (std::uint32_t lane = 0; lane < 32; ++lane) {
+          const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
+          event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 8 * (j % 2)), 16,
+                model::access_kind::gmma);
+        }
     const std::uint32_t matrices = n / 16; // of B, per warp: rows [warp N / 4, (warp + 1) N / 4), 2 chunks
+    const std::uint32_t first_part = a_in_registers ? 0 : 1; // B's first 4 core matrices head the request
     for (std::uint32_t warp = 0; warp < 4; ++warp)
       for (std::uint32_t m = 0; m < matrices; ++m)
         for (std::uint32_t row = 0; row < 8; ++row) {
           const std::uint32_t t = g0 + 32 * warp + m % 4 * 8 + row;
           event(t, in, pc, operand_address(b, warp * n / 4 + 8 * (m / 2) + row, 8 * (m % 2)), 16,
-                model::access_kind::gmma, static_cast<std::uint8_t>(1 + m / 4));
+                model::access_kind::gmma, static_cast<std::uint8_t>(first_part + m / 4));
         }
   }
 

@@ -86,6 +86,23 @@ TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
             "32 ok 16/96, 64 ok 16/128, 128 ok 16/192, 256 ok 16/320");
 }
 
+// wgmma with A from registers (tests/data/source/wgmma/wgmma_rs.cu): each warp's GMMA request is
+// its quarter of B alone, 4 wavefronts at N = 64 in the 128B swizzle; A's fragment as the PTX ISA
+// gives it, the product checked against a plain loop. An H100 measured the same
+// (docs/measurements/2026-11-27-h100-wgmma-rs.md).
+TEST(cli_tensor_map, wgmma_with_a_in_registers_reads_a_quarter_of_b) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "rs.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_rs.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT c.status || ' ' || c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' "
+                           "|| CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON q.configuration_id = "
+                           "c.id AND q.name = 'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = "
+                           "'gmma_wavefronts' WHERE c.variant = 'source/wgmma_rs'"),
+            "ok 4096 16/64");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

@@ -104,6 +104,24 @@ TEST(gpu_source_run, wgmma_of_every_n_measures_what_the_model_predicts) {
   unsetenv("BB_CACHE_DIR");
 }
 
+// wgmma with A from registers (sm_90a): checked against a plain product, so the A fragment the
+// kernel builds is the hardware's, and 4 GMMA requests per wgmma of B's quarter alone, 4
+// wavefronts each, as the model predicts (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_with_a_in_registers_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "rs.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/wgmma/wgmma_rs.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT c.status || ' ' || c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' "
+                             "|| CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON q.configuration_id "
+                             "= c.id AND q.name = 'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND "
+                             "w.name = 'gmma_wavefronts' WHERE c.variant = 'source/wgmma_rs'"),
+            std::vector<std::string>{"ok 4096 16/64"});
+  unsetenv("BB_CACHE_DIR");
+}
+
 // TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
 // map's tensor checked, the row updates' counters those the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).
