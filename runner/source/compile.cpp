@@ -511,22 +511,23 @@ std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const 
   };
 
   // A ptx_only request takes the same kernel's entry with a cubin where there is one (`bankbench
-  // compile`, a GPU run): its PTX is the same.
-  compile_request full = rq;
-  full.ptx_only = false;
+  // compile`, a GPU run): its PTX is the same. Its key, or "" where there is none to read.
+  const auto full_entry = [&](const std::string& compiler, entry& found) {
+    if (cache_dir.empty() || !rq.ptx_only) return std::string();
+    compile_request full = rq;
+    full.ptx_only = false;
+    const std::string key = key_of(compiler, arch, full, src.hash, flags);
+    return read_entry(dir / (key + ".cubin"), found) ? key : std::string();
+  };
   std::string fallback;
   if (rq.compiler != compiler_choice::nvcc) {
     const std::string compiler = "nvrtc " + nvrtc_version();
     const std::string key = key_of(compiler, arch, rq, src.hash, flags);
     const fs::path file = dir / (key + ".cubin");
-    entry e;
-    if (!cache_dir.empty() && rq.ptx_only) {
-      const std::string full_key = key_of(compiler, arch, full, src.hash, flags);
-      entry f;
-      if (read_entry(dir / (full_key + ".cubin"), f)) {
-        if (f.use_nvcc.empty()) return finish(f.kernel, full_key, true);
-        if (rq.compiler == compiler_choice::automatic) fallback = f.use_nvcc;
-      }
+    entry e, with_cubin;
+    if (const std::string full_key = full_entry(compiler, with_cubin); !full_key.empty()) {
+      if (with_cubin.use_nvcc.empty()) return finish(with_cubin.kernel, full_key, true);
+      if (rq.compiler == compiler_choice::automatic) fallback = with_cubin.use_nvcc;
     }
     if (!cache_dir.empty() && fallback.empty() && read_entry(file, e)) {
       if (e.use_nvcc.empty()) return finish(e.kernel, key, true);
@@ -552,14 +553,10 @@ std::optional<compiled_kernel> compile_or_find(const compile_request& rq, const 
   const std::string key = key_of(compiler, arch, rq, src.hash, flags);
   const fs::path file = dir / (key + ".cubin");
   if (!fallback.empty()) note_fallback(rq.source_path, fallback);
-  entry e;
-  if (!cache_dir.empty() && rq.ptx_only) {
-    const std::string full_key = key_of(compiler, arch, full, src.hash, flags);
-    entry f;
-    if (read_entry(dir / (full_key + ".cubin"), f) && f.use_nvcc.empty()) {
-      f.kernel.fallback = fallback;
-      return finish(f.kernel, full_key, true);
-    }
+  entry e, with_cubin;
+  if (const std::string full_key = full_entry(compiler, with_cubin); !full_key.empty() && with_cubin.use_nvcc.empty()) {
+    with_cubin.kernel.fallback = fallback;
+    return finish(with_cubin.kernel, full_key, true);
   }
   if (!cache_dir.empty() && read_entry(file, e) && e.use_nvcc.empty()) {
     e.kernel.fallback = fallback;
