@@ -557,15 +557,43 @@ private:
     // cvt[.rounding][.ftz][.sat].DST.SRC
     if (in.parts.size() < 3) reject_opcode(in);
     const std::string& to = in.parts[in.parts.size() - 2];
-    if ((to == "f16x2" || to == "bf16x2") && in.parts.back() == "f32") {
-      // cvt.rn|rz.f16x2.f32 d, a, b: a's value in the upper half, b's in the lower
-      if (in.parts.size() != 4 || (in.parts[1] != "rn" && in.parts[1] != "rz")) reject_opcode(in);
-      d.code = opcode::cvt_pack;
-      d.type = {16, to == "f16x2" ? type_class::f16 : type_class::bf16};
-      d.type2 = {32, type_class::flt};
-      d.mode = in.parts[1] == "rn" ? 1 : 2;
-      d.mask = 0xffffffffu;
-      plain(in, d, 3);
+    const std::string& from = in.parts.back();
+    const auto fp8_pair = [](const std::string& t) { return t == "e4m3x2" || t == "e5m2x2"; };
+    const bool to_pair = to == "f16x2" || to == "bf16x2" || fp8_pair(to);
+    if ((to_pair && (from == "f32" || (fp8_pair(to) && from == "f16x2"))) || (to == "f16x2" && fp8_pair(from))) {
+      // cvt.rn|rz[.relu].f16x2|bf16x2.f32 d, a, b and cvt.rn.satfinite[.relu].e4m3x2|e5m2x2.f32 d, a, b:
+      // a's value in the upper half, b's in the lower; cvt.rn.satfinite[.relu].e4m3x2|e5m2x2.f16x2 d, a
+      // (flag: one packed source); cvt.rn[.relu].f16x2.e4m3x2|e5m2x2 d, a: a 16-bit source's bytes.
+      bool rn = false, rz = false, relu = false, satfinite = false;
+      for (std::size_t i = 1; i + 2 < in.parts.size(); ++i) {
+        const std::string& p = in.parts[i];
+        if (p == "rn")
+          rn = true;
+        else if (p == "rz")
+          rz = true;
+        else if (p == "relu")
+          relu = true;
+        else if (p == "satfinite")
+          satfinite = true;
+        else
+          reject_opcode(in);
+      }
+      if (rn == rz || satfinite != fp8_pair(to) || (rz && (fp8_pair(to) || fp8_pair(from)))) reject_opcode(in);
+      const auto type_of_pair = [](const std::string& t) -> value_type {
+        if (t == "f16x2") return {16, type_class::f16};
+        if (t == "bf16x2") return {16, type_class::bf16};
+        if (t == "e4m3x2") return {8, type_class::e4m3};
+        if (t == "e5m2x2") return {8, type_class::e5m2};
+        return {32, type_class::flt};
+      };
+      d.code = fp8_pair(from) ? opcode::cvt_unpack : opcode::cvt_pack;
+      d.type = type_of_pair(to);
+      d.type2 = type_of_pair(from);
+      d.flag = d.code == opcode::cvt_pack && from == "f16x2";
+      d.mode = rn ? 1 : 2;
+      d.mode2 = relu ? 1 : 0;
+      d.mask = mask_bits(2 * d.type.bits);
+      plain(in, d, d.code == opcode::cvt_pack && !d.flag ? 3 : 2);
       return;
     }
     d.code = opcode::cvt;
@@ -804,25 +832,46 @@ private:
   }
 
   void decode_wgmma(const instruction& in, decoded_instruction& d) {
-    // wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (or .bf16.bf16) d, a-desc, b-desc, scale-d,
-    // imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b: both operands from shared memory
-    // descriptors; or d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b:
-    // A from each thread's four registers (flag). Other forms are named in the error.
+    // wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a-desc, b-desc, scale-d, imm-scale-a,
+    // imm-scale-b[, imm-trans-a, imm-trans-b]: both operands from shared memory descriptors; or d,
+    // {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b[, imm-trans-b]: A from each
+    // thread's four registers (flag). The imm-trans operands belong to f16 and bf16 alone. Types:
+    // f32 or f16 += f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8), f32 or f16
+    // += e4m3 / e5m2 x e4m3 / e5m2 (k32). Other forms are named in the error.
+    static const std::string k_forms = "the model follows wgmma.mma_async.sync.aligned m64nNkK with f32 or f16 += "
+                                       "f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8) and f32 "
+                                       "or f16 += e4m3/e5m2 x e4m3/e5m2 (k32)";
     const std::string& shape = in.parts.size() > 4 ? in.parts[4] : std::string();
+    const std::size_t k_at = shape.find('k');
     if (in.parts.size() != 8 || in.parts[1] != "mma_async" || in.parts[2] != "sync" || in.parts[3] != "aligned" ||
-        shape.rfind("m64n", 0) != 0 || shape.size() < 8 || shape.compare(shape.size() - 3, 3, "k16") != 0)
-      reject("unsupported instruction '" + in.opcode +
-             "' (the model follows wgmma.mma_async.sync.aligned "
-             "m64nNk16 f32 += f16 x f16 or bf16 x bf16)");
-    const std::string n_text = shape.substr(4, shape.size() - 7);
-    const int n = n_text.find_first_not_of("0123456789") == std::string::npos && n_text.size() <= 3 ? std::stoi(n_text)
-                                                                                                    : 0;
+        shape.rfind("m64n", 0) != 0 || k_at == std::string::npos || k_at <= 4)
+      reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
+    const auto number = [](const std::string& text) {
+      return !text.empty() && text.size() <= 3 && text.find_first_not_of("0123456789") == std::string::npos
+                 ? std::stoi(text)
+                 : 0;
+    };
+    const int n = number(shape.substr(4, k_at - 4)), k = number(shape.substr(k_at + 1));
     if (n < 8 || n > 256 || n % 8 != 0) reject("unsupported wgmma shape '" + shape + "'");
-    if (in.parts[5] != "f32" || (in.parts[6] != "f16" && in.parts[6] != "bf16") || in.parts[7] != in.parts[6])
-      reject("unsupported instruction '" + in.opcode +
-             "' (the model follows wgmma's f32 += f16 x f16 and f32 += bf16 x bf16 forms)");
+    const auto element_type = [](const std::string& name) -> value_type {
+      if (name == "f16") return {16, type_class::f16};
+      if (name == "bf16") return {16, type_class::bf16};
+      if (name == "tf32") return {32, type_class::tf32};
+      if (name == "e4m3") return {8, type_class::e4m3};
+      if (name == "e5m2") return {8, type_class::e5m2};
+      return {};
+    };
+    const std::string &dtype = in.parts[5], &atype = in.parts[6], &btype = in.parts[7];
+    const value_type a_type = element_type(atype), b_type = element_type(btype);
+    const bool sixteen = a_type.bits == 16, eight = a_type.bits == 8;
+    const bool types_ok = a_type.bits != 0 && b_type.bits == a_type.bits && (eight || atype == btype) &&
+                          (dtype == "f32" || (dtype == "f16" && (a_type.cls == type_class::f16 || eight)));
+    if (!types_ok) reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
+    if (k * a_type.bits != 256) // every form reads 32 bytes of each row of A and B
+      reject("unsupported wgmma shape '" + shape + "' for " + atype + " (k" + std::to_string(256 / a_type.bits) +
+             " is its K)");
     const bool a_in_registers = in.operands.size() > 1 && in.operands[1].kind == operand_kind::vector;
-    const std::size_t operands = a_in_registers ? 7 : 8;
+    const std::size_t operands = sixteen ? (a_in_registers ? 7 : 8) : 6;
     if (in.operands.size() != operands)
       reject(in.opcode + " takes " + std::to_string(operands) + " operands" +
              (a_in_registers ? " with A in registers" : ""));
@@ -837,16 +886,19 @@ private:
     d.flag = a_in_registers;
     d.code = opcode::wgmma;
     d.count = static_cast<std::uint8_t>(n / 8);
-    d.type = {32, type_class::flt};
-    d.type2 = in.parts[6] == "f16" ? value_type{16, type_class::f16} : value_type{16, type_class::bf16};
+    d.type = dtype == "f32" ? value_type{32, type_class::flt} : value_type{16, type_class::f16};
+    d.type2 = a_type;
+    d.type3 = b_type;
     d.mode = in.operands[4].value < 0 ? 1 : 0;  // A negated
     d.mode2 = in.operands[5].value < 0 ? 1 : 0; // B negated
     d.op[0] = destination(in.operands[0]);
-    if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != n / 2)
-      reject(in.opcode + " needs " + std::to_string(n / 2) + " accumulator registers");
+    const int accumulators = n * d.type.bits / 64; // 64 x N over 128 threads, 32-bit registers
+    if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != accumulators)
+      reject(in.opcode + " needs " + std::to_string(accumulators) + " accumulator registers");
     d.op[1] = source(in.operands[1]);
     if (a_in_registers && (d.op[1].type != operand_type::vec || d.op[1].count != 4))
-      reject(in.opcode + " with A in registers needs four A registers (each two " + in.parts[6] + " values)");
+      reject(in.opcode + " with A in registers needs four A registers (each " + std::to_string(32 / a_type.bits) + " " +
+             atype + " value" + (a_type.bits == 32 ? "" : "s") + ")");
     d.op[2] = source(in.operands[2]);
     d.op[3] = source(in.operands[3]); // scale-d: a predicate or an immediate
     d.space = state_space::shared;

@@ -77,6 +77,12 @@ inline double to_double(std::uint64_t v, value_type t) {
   switch (t.cls) {
   case type_class::f16: return small_float(v, 10, 5);
   case type_class::bf16: return small_float(v, 7, 8);
+  case type_class::e5m2: return small_float(v, 2, 5);
+  case type_class::e4m3: // no infinity: only S.1111.111 is NaN, the rest of exponent 15 are numbers
+    if ((v & 0x7f) == 0x7f) return NAN;
+    return (v & 0x78) == 0x78 ? ((v & 0x80) != 0 ? -1.0 : 1.0) * std::ldexp(8.0 + static_cast<double>(v & 7), 5)
+                              : small_float(v, 3, 4);
+  case type_class::tf32: return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(v) & ~0x1fffu));
   default:
     return t.bits == 32 ? static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(v)))
                         : std::bit_cast<double>(v);
@@ -84,10 +90,24 @@ inline double to_double(std::uint64_t v, value_type t) {
 }
 
 /// The bits of `d` in float type `t`, rounded by `mode` (1 nearest even, 2 zero, 3 down, 4 up).
+/// `d` as an e4m3 or e5m2 byte, saturated to the largest finite value (448, 57344) as PTX's
+/// .satfinite (which every conversion to them carries); NaN gives 0x7f.
+inline std::uint64_t to_fp8(double d, bool e4m3, int mode) {
+  if (std::isnan(d)) return 0x7f;
+  const std::uint64_t sign = std::signbit(d) ? 0x80 : 0;
+  const double a = std::min(std::fabs(d), e4m3 ? 448.0 : 57344.0);
+  if (!e4m3) return sign | to_small_float(a, 2, 5, mode);
+  // e4m3 has no infinity: exponent 15 holds 256 .. 448 in steps of 32 (0x78 .. 0x7e)
+  if (a >= 256.0) return sign | (0x78 + static_cast<std::uint64_t>(round_integer(a / 32.0, mode)) - 8);
+  return sign | to_small_float(a, 3, 4, mode); // a value rounded up to 256 comes out as 0x78, 256 in e4m3
+}
+
 inline std::uint64_t from_double(double d, value_type t, int mode) {
   switch (t.cls) {
   case type_class::f16: return to_small_float(d, 10, 5, mode);
   case type_class::bf16: return to_small_float(d, 7, 8, mode);
+  case type_class::e4m3: return to_fp8(d, true, mode);
+  case type_class::e5m2: return to_fp8(d, false, mode);
   default: break;
   }
   if (t.bits == 64) return std::bit_cast<std::uint64_t>(d);

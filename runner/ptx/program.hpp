@@ -70,7 +70,8 @@ enum class opcode : std::uint8_t {
   selp,
   slct,
   cvt,
-  cvt_pack,
+  cvt_pack,   ///< two values into one register: f16x2 / bf16x2 from two f32, e4m3x2 / e5m2x2 from two f32 or an f16x2
+  cvt_unpack, ///< f16x2 from e4m3x2 / e5m2x2: the two bytes of a 16-bit register, each to an f16
   cvta,
   isspacep,
   ld,
@@ -98,7 +99,9 @@ enum class opcode : std::uint8_t {
 enum class mbarrier_op : std::uint8_t { init, arrive, arrive_expect_tx, expect_tx, wait_parity, wait_state, inval };
 
 /// What a PTX type is, as the interpreter computes with it.
-enum class type_class : std::uint8_t { bits, sint, flt, f16, bf16, pred };
+/// tf32, e4m3 and e5m2 are wgmma's operand types alone (tf32: an f32 whose low 13 mantissa bits are
+/// ignored; e4m3: 4 exponent bits, 3 mantissa bits, no infinity; e5m2: 5 and 2, IEEE-like).
+enum class type_class : std::uint8_t { bits, sint, flt, f16, bf16, pred, tf32, e4m3, e5m2 };
 
 struct value_type {
   std::uint8_t bits = 0; ///< 0: not a type the interpreter computes with
@@ -130,6 +133,7 @@ struct decoded_instruction {
   bool flag = false;                        ///< .trans, .cg, cvta.to, .wide/.hi operand widths
   state_space space = state_space::generic; ///< memory instructions
   std::uint8_t operands = 0;
+  value_type type3; ///< wgmma: B's element type (type2: A's; type: D's)
   std::uint32_t guard = k_no_register;
   bool guard_negated = false;
   std::uint32_t target = 0;                 ///< bra: instruction index

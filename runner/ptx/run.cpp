@@ -398,11 +398,24 @@ private:
     case opcode::cvt:
       set(r, in.op[0], convert(in, get(r, in.op[1], in.type2.bits) & mask_of(in.type2.bits)), in.type.bits);
       return;
-    case opcode::cvt_pack: {
-      auto half = [&](const decoded_operand& o) {
-        return from_double(to_double(get(r, o, 32) & 0xffffffffu, in.type2), in.type, in.mode);
+    case opcode::cvt_pack:
+    case opcode::cvt_unpack: {
+      const auto one = [&](std::uint64_t v) {
+        double value = to_double(v, in.type2);
+        if (in.mode2 != 0 && value < 0) value = 0; // .relu (NaN stays NaN)
+        return from_double(value, in.type, in.mode);
       };
-      set(r, in.op[0], half(in.op[1]) << 16 | half(in.op[2]), 32);
+      const int width = in.type2.bits, out = in.type.bits; // of each of the two values, in and out
+      std::uint64_t high = 0, low = 0;
+      if (in.code == opcode::cvt_unpack || in.flag) { // one register holding both
+        const std::uint64_t a = get(r, in.op[1], 2 * width);
+        high = a >> width & mask_of(width);
+        low = a & mask_of(width);
+      } else {
+        high = get(r, in.op[1], 32) & 0xffffffffu;
+        low = get(r, in.op[2], 32) & 0xffffffffu;
+      }
+      set(r, in.op[0], one(high) << out | one(low), 2 * out);
       return;
     }
     case opcode::cvta: {
@@ -1114,20 +1127,22 @@ private:
            std::string("the ") + which + " descriptor has a base offset (bits 49-51), which the model does not follow");
     return m;
   }
-  /// The shared address of element k (0..15) of row `row` of a K-major operand.
-  static std::uint32_t operand_address(const matrix_descriptor& m, std::uint32_t row, std::uint32_t k) {
-    if (m.swizzle_bits == 0) return m.start + row / 8 * m.stride + k / 8 * m.leading + row % 8 * 16 + k % 8 * 2;
-    const std::uint32_t pre = m.start + row / 8 * m.stride + row % 8 * m.span + k / 8 * 16 + k % 8 * 2;
+  /// The shared address of byte `byte` (0..31) of row `row` of a K-major operand: every wgmma form
+  /// reads 32 bytes of each row (k16 of f16, k8 of tf32, k32 of e4m3), two 16-byte core-matrix rows.
+  static std::uint32_t operand_address(const matrix_descriptor& m, std::uint32_t row, std::uint32_t byte) {
+    if (m.swizzle_bits == 0) return m.start + row / 8 * m.stride + byte / 16 * m.leading + row % 8 * 16 + byte % 16;
+    const std::uint32_t pre = m.start + row / 8 * m.stride + row % 8 * m.span + byte;
     return pre ^ ((pre >> 7 & ((1u << m.swizzle_bits) - 1u)) << 4);
   }
 
-  /// wgmma.mma_async m64nNk16 f32 += f16 x f16 (or bf16), B (K-major) from its descriptor and A
-  /// from its descriptor (K-major) or, with `flag`, from each thread's four registers, for the
-  /// warpgroup from thread g0: D = A B^T (+ D where scale-d is 1), in f32, products summed in k
-  /// order. Each warp makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16
-  /// bytes, one per 8 lanes, as ldmatrix.x4), continued by its quarter of B's rows (N / 16 core
-  /// matrices): the shape of the wgmma family's access plan, which an H100 confirmed for N = 32 to
-  /// 256. With A in registers the request is the quarter of B alone (H100, N = 64: 4 wavefronts,
+  /// wgmma.mma_async m64nNkK, B (K-major) from its descriptor and A from its descriptor (K-major)
+  /// or, with `flag`, from each thread's four registers, for the warpgroup from thread g0: D = A B^T
+  /// (+ D where scale-d is 1), products summed in k order in f32 (f16 accumulators rounded to f16
+  /// once, at the end). Operand types: type2 (A) and type3 (B), K = 32 bytes of them. Each warp
+  /// makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16 bytes, one per 8
+  /// lanes, as ldmatrix.x4), continued by its quarter of B's rows (N / 16 core matrices): the shape
+  /// of the wgmma family's access plan, which an H100 confirmed for N = 32 to 256. With A in
+  /// registers the request is the quarter of B alone (H100, N = 64: 4 wavefronts,
   /// docs/measurements/2026-11-27-h100-wgmma-rs.md).
   void warpgroup_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t g0) {
     const std::uint32_t n = 8u * in.count;
@@ -1147,47 +1162,71 @@ private:
     }
     const matrix_descriptor a = a_in_registers ? matrix_descriptor{} : descriptor_of(pc, da, "A");
     const matrix_descriptor b = descriptor_of(pc, db, "B");
-    const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k) {
-      std::uint64_t address = operand_address(m, row, k);
+    const std::uint32_t bytes = in.type2.bits / 8u, ks = 32 / bytes; // per element; elements of a row
+    const std::uint64_t element_mask = mask_of(in.type2.bits);
+    const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k, value_type type) {
+      std::uint64_t address = operand_address(m, row, k * bytes);
       state_space space = state_space::shared;
-      const std::uint8_t* p = locate(g0, pc, space, address, 2, false);
-      return static_cast<float>(to_double(load_as<std::uint16_t>(p), in.type2));
+      const std::uint8_t* p = locate(g0, pc, space, address, bytes, false);
+      std::uint64_t v = 0;
+      std::memcpy(&v, p, bytes); // little-endian, as the GPU
+      return static_cast<float>(to_double(v, type));
     };
-    std::vector<float> av(64 * 16), bv(std::size_t{n} * 16);
+    std::vector<float> av(std::size_t{64} * ks), bv(std::size_t{n} * ks);
     const float a_sign = in.mode != 0 ? -1.0f : 1.0f;
-    if (a_in_registers) { // A fragment (PTX ISA, wgmma A for .f16/.bf16): warp w's rows 16w..16w+15, as mma.m16n8k16's
+    if (a_in_registers) {                  // A fragment (PTX ISA, wgmma A): warp w's rows 16w..16w+15, as mma.m16n8kK's
+      const std::uint32_t per = 4 / bytes; // elements a register
       for (std::uint32_t t = g0; t < g0 + 128; ++t) {
         const std::uint64_t* r = regs(t);
         const std::uint32_t warp = (t - g0) / 32, lane = t % 32;
         for (std::uint32_t i = 0; i < 4; ++i) {
-          const auto pair = static_cast<std::uint32_t>(get(r, m_p.elements[in.op[1].index + i], 32));
-          const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i % 2), k = 2 * (lane % 4) + 8 * (i / 2);
-          for (std::uint32_t h = 0; h < 2; ++h)
-            av[row * 16 + k + h] = a_sign * static_cast<float>(to_double(pair >> (16 * h) & 0xffffu, in.type2));
+          const auto word = get(r, m_p.elements[in.op[1].index + i], 32);
+          const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i % 2), k = per * (lane % 4) + 4 * per * (i / 2);
+          for (std::uint32_t h = 0; h < per; ++h)
+            av[row * ks + k + h] = a_sign *
+                                   static_cast<float>(to_double(word >> (in.type2.bits * h) & element_mask, in.type2));
         }
       }
     } else {
       for (std::uint32_t row = 0; row < 64; ++row)
-        for (std::uint32_t k = 0; k < 16; ++k) av[row * 16 + k] = a_sign * element(a, row, k);
+        for (std::uint32_t k = 0; k < ks; ++k) av[row * ks + k] = a_sign * element(a, row, k, in.type2);
     }
     for (std::uint32_t row = 0; row < n; ++row)
-      for (std::uint32_t k = 0; k < 16; ++k) bv[row * 16 + k] = (in.mode2 != 0 ? -1.0f : 1.0f) * element(b, row, k);
+      for (std::uint32_t k = 0; k < ks; ++k)
+        bv[row * ks + k] = (in.mode2 != 0 ? -1.0f : 1.0f) * element(b, row, k, in.type3);
+    const auto product = [&](std::uint32_t row, std::uint32_t col, float acc) {
+      for (std::uint32_t k = 0; k < ks; ++k) acc += av[row * ks + k] * bv[col * ks + k];
+      return acc;
+    };
     for (std::uint32_t t = g0; t < g0 + 128; ++t) {
       std::uint64_t* r = regs(t);
       const std::uint32_t warp = (t - g0) / 32, lane = t % 32;
-      for (std::uint32_t i = 0; i < n / 2; ++i) { // accumulator fragment: PTX ISA, wgmma D for f32
-        const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        const decoded_operand& reg = m_p.elements[in.op[0].index + i];
-        float acc = scale != 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(get(r, reg, 32))) : 0.0f;
-        for (std::uint32_t k = 0; k < 16; ++k) acc += av[row * 16 + k] * bv[col * 16 + k];
-        set(r, reg, std::bit_cast<std::uint32_t>(acc), 32);
+      if (in.type.bits == 32) {
+        for (std::uint32_t i = 0; i < n / 2; ++i) { // accumulator fragment: PTX ISA, wgmma D for f32
+          const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+          const decoded_operand& reg = m_p.elements[in.op[0].index + i];
+          const float acc = scale != 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(get(r, reg, 32))) : 0.0f;
+          set(r, reg, std::bit_cast<std::uint32_t>(product(row, col, acc)), 32);
+        }
+      } else {
+        for (std::uint32_t j = 0; j < n / 4; ++j) { // f16 accumulators: two halves a register, as mma's
+          const std::uint32_t row = 16 * warp + lane / 4 + 8 * (j % 2), col = 8 * (j / 2) + 2 * (lane % 4);
+          const decoded_operand& reg = m_p.elements[in.op[0].index + j];
+          const std::uint64_t old = scale != 0 ? get(r, reg, 32) : 0;
+          std::uint64_t pair = 0;
+          for (std::uint32_t h = 0; h < 2; ++h) {
+            const auto acc = static_cast<float>(to_double(old >> (16 * h) & 0xffffu, in.type));
+            pair |= from_double(product(row, col + h, acc), in.type, 1) << (16 * h);
+          }
+          set(r, reg, pair, 32);
+        }
       }
     }
     if (!a_in_registers)
       for (std::uint32_t warp = 0; warp < 4; ++warp)
         for (std::uint32_t lane = 0; lane < 32; ++lane) {
           const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
-          event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 8 * (j % 2)), 16,
+          event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 16 * (j % 2)), 16,
                 model::access_kind::gmma);
         }
     const std::uint32_t matrices = n / 16; // of B, per warp: rows [warp N / 4, (warp + 1) N / 4), 2 chunks
@@ -1196,7 +1235,7 @@ private:
       for (std::uint32_t m = 0; m < matrices; ++m)
         for (std::uint32_t row = 0; row < 8; ++row) {
           const std::uint32_t t = g0 + 32 * warp + m % 4 * 8 + row;
-          event(t, in, pc, operand_address(b, warp * n / 4 + 8 * (m / 2) + row, 8 * (m % 2)), 16,
+          event(t, in, pc, operand_address(b, warp * n / 4 + 8 * (m / 2) + row, 16 * (m % 2)), 16,
                 model::access_kind::gmma, static_cast<std::uint8_t>(first_part + m / 4));
         }
   }

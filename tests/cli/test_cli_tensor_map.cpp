@@ -103,6 +103,28 @@ TEST(cli_tensor_map, wgmma_with_a_in_registers_reads_a_quarter_of_b) {
             "ok 4096 16/64");
 }
 
+// wgmma beyond f16 x f16 (tests/data/source/wgmma/wgmma_types.cu): e4m3 (also with A from
+// registers), e5m2 x e4m3 into f16 accumulators, tf32, and f16 accumulators of f16. Every form
+// reads 32 bytes of each row of A and B, so the requests are those of f16: 8 wavefronts at N = 64
+// (4 with A in registers). Each product is checked against a plain loop whose fp8 values come
+// through cvt.rn.f16x2.e4m3x2 / .e5m2x2.
+TEST(cli_tensor_map, wgmma_of_fp8_tf32_and_f16_accumulators_reads_as_f16_does) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "types.sqlite").string();
+  const std::string dir = BB_TEST_DATA "/source/wgmma/";
+  const auto r = run_cli("--db '" + db + "' run --backend model '" + dir + "wgmma_fp8.yaml' '" + dir +
+                             "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT group_concat(line, '; ') FROM (SELECT c.variant || ' ' || c.status || ' ' || "
+                           "c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) "
+                           "AS line FROM configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = "
+                           "'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' "
+                           "WHERE q.value > 0 ORDER BY c.id)"),
+            "source/e4m3 ok 4096 16/128; source/e4m3_rs ok 4096 16/64; source/e5m2_e4m3_f16 ok 4096 16/128; "
+            "source/tf32 ok 4096 16/128; source/f16_f16 ok 4096 16/128");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

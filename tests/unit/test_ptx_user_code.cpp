@@ -1,7 +1,9 @@
 // What users' kernels hold beside shared-memory accesses, run by the interpreter: elect.sync, device
-// printf and assert (calls), and f16x2 / bf16x2 arithmetic.
+// printf and assert (calls), f16x2 / bf16x2 arithmetic, and fp8 pairs (e4m3x2, e5m2x2) converted both
+// ways.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +98,51 @@ TEST(PtxHalf2, EachHalfIsComputedOnItsOwn) {
                                            0x4000BE00u, // {-1.5, 2.0}
                                            0x40403FC0u, // bf16 max {1.5, 3.0}
                                        }));
+}
+
+// fp8 pairs, as FP8 kernels quantise and dequantise: cvt.rn.satfinite[.relu].e4m3x2|e5m2x2 from two
+// f32 (the first into the high byte) or an f16x2, and cvt.rn.f16x2.e4m3x2|e5m2x2 back. Per thread:
+// (1, -2) exact; (1000, 250) saturated to e4m3's 448 and rounded to 256 (e5m2: 1024, 256);
+// (NaN, -100) NaN kept, -100 rounded to even (e4m3 -96, e5m2 -96), .relu making it 0.
+TEST(PtxFp8, PairsConvertBothWays) {
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n"
+      "  .reg .b16 %h<8>;\n  .reg .b32 %r<20>;\n  .reg .f32 %f<10>;\n  .reg .b64 %rd<10>;\n"
+      "  ld.param.u64 %rd1, [k_in];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+      "  ld.param.u64 %rd3, [k_out];\n  cvta.to.global.u64 %rd4, %rd3;\n"
+      "  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd5, %r1, 8;\n  add.s64 %rd6, %rd2, %rd5;\n"
+      "  ld.global.f32 %f1, [%rd6];\n  ld.global.f32 %f2, [%rd6+4];\n"
+      "  cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\n  cvt.rn.satfinite.e5m2x2.f32 %h2, %f1, %f2;\n"
+      "  cvt.rn.satfinite.relu.e4m3x2.f32 %h3, %f1, %f2;\n  cvt.rn.f16x2.f32 %r4, %f1, %f2;\n"
+      "  cvt.rn.satfinite.e4m3x2.f16x2 %h4, %r4;\n"
+      "  cvt.rn.f16x2.e4m3x2 %r2, %h1;\n  cvt.rn.f16x2.e5m2x2 %r3, %h2;\n"
+      "  mul.wide.u32 %rd7, %r1, 16;\n  add.s64 %rd8, %rd4, %rd7;\n"
+      "  st.global.b16 [%rd8], %h1;\n  st.global.b16 [%rd8+2], %h2;\n  st.global.b16 [%rd8+4], %h3;\n"
+      "  st.global.b16 [%rd8+6], %h4;\n  st.global.b32 [%rd8+8], %r2;\n  st.global.b32 [%rd8+12], %r3;\n"
+      "  ret;\n}\n";
+  const std::vector<float> in = {1.0f, -2.0f, 1000.0f, 250.0f, std::nanf(""), -100.0f};
+  const test::kernel_run run("", "k", {test::bytes_of(in), std::vector<std::uint8_t>(48, 0xff)}, {3, 1, 1}, {0, 0, 0},
+                             {1, 1, 1}, ptx);
+  const auto b16 = run.out<std::uint16_t>(1);
+  const auto b32 = run.out<std::uint32_t>(1);
+  // e4m3, e5m2, e4m3 with .relu, e4m3 from the f16 pair
+  EXPECT_EQ((std::vector<std::uint16_t>(b16.begin(), b16.begin() + 4)),
+            (std::vector<std::uint16_t>{0x38C0u, 0x3CC0u, 0x3800u, 0x38C0u}));
+  EXPECT_EQ((std::vector<std::uint16_t>(b16.begin() + 8, b16.begin() + 12)),
+            (std::vector<std::uint16_t>{0x7E78u, 0x645Cu, 0x7E78u, 0x7E78u}));
+  EXPECT_EQ((std::vector<std::uint16_t>(b16.begin() + 16, b16.begin() + 20)),
+            (std::vector<std::uint16_t>{0x7FECu, 0x7FD6u, 0x7F00u, 0x7FECu}));
+  // back to f16 pairs: {1, -2}; {448, 256} and {1024, 256}; {NaN, -96} twice
+  EXPECT_EQ(b32[2], 0x3C00C000u);
+  EXPECT_EQ(b32[3], 0x3C00C000u);
+  EXPECT_EQ(b32[6], 0x5F005C00u);
+  EXPECT_EQ(b32[7], 0x64005C00u);
+  for (const std::uint32_t v : {b32[10], b32[11]}) {
+    EXPECT_EQ(v & 0xffffu, 0xD600u);
+    EXPECT_EQ(v >> 16 & 0x7C00u, 0x7C00u); // a NaN: exponent all ones ...
+    EXPECT_NE(v >> 16 & 0x03FFu, 0u);      // ... and a mantissa
+  }
 }
 
 } // namespace

@@ -106,7 +106,15 @@ TEST(PtxWgmma, WhatItDoesNotFollowIsNamed) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f16.f16.f16").find("f32 += f16 x f16"), std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f16.bf16.bf16").find("f32 += bf16 x bf16 (k16)"),
+            std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.s32.s8.s8").find("or f16 += e4m3/e5m2 x e4m3/e5m2 (k32)"),
+            std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f32.e4m3.e4m3").find("for e4m3 (k32 is its K)"),
+            std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.f32.e4m3.e4m3").find("takes 6 operands"), std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f16.f16.f16").find("needs 16 accumulator registers"),
+            std::string::npos);
   EXPECT_NE(error_of("p, 1, 1, 0, 0;", "p, 1, 1, 1, 0;").find("with imm-trans 1 (an MN-major operand) is not followed"),
             std::string::npos);
   EXPECT_NE(error_of("m64n64k16", "m64n32k16").find("needs 16 accumulator registers"), std::string::npos);
