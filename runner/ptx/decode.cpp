@@ -835,7 +835,8 @@ private:
     // wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a-desc, b-desc, scale-d, imm-scale-a,
     // imm-scale-b[, imm-trans-a, imm-trans-b]: both operands from shared memory descriptors; or d,
     // {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b[, imm-trans-b]: A from each
-    // thread's four registers (flag). The imm-trans operands belong to f16 and bf16 alone. Types:
+    // thread's four registers (flag). The imm-trans operands (1: MN-major) belong to f16 and bf16
+    // alone. Types:
     // f32 or f16 += f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8), f32 or f16
     // += e4m3 / e5m2 x e4m3 / e5m2 (k32). Other forms are named in the error.
     static const std::string k_forms = "the model follows wgmma.mma_async.sync.aligned m64nNkK with f32 or f16 += "
@@ -880,8 +881,7 @@ private:
       if (o.kind != operand_kind::immediate)
         reject(in.opcode + ": operand " + std::to_string(i + 1) + " must be an immediate");
       if (i < 6 && o.value != 1 && o.value != -1) reject(in.opcode + ": imm-scale must be 1 or -1");
-      if (i >= 6 && o.value != 0)
-        reject("'" + in.opcode + "' with imm-trans 1 (an MN-major operand) is not followed (K-major only)");
+      if (i >= 6 && o.value != 0 && o.value != 1) reject(in.opcode + ": imm-trans must be 0 or 1");
     }
     d.flag = a_in_registers;
     d.code = opcode::wgmma;
@@ -889,8 +889,11 @@ private:
     d.type = dtype == "f32" ? value_type{32, type_class::flt} : value_type{16, type_class::f16};
     d.type2 = a_type;
     d.type3 = b_type;
-    d.mode = in.operands[4].value < 0 ? 1 : 0;  // A negated
-    d.mode2 = in.operands[5].value < 0 ? 1 : 0; // B negated
+    // bit 0: negated (imm-scale -1); bit 1: MN-major (imm-trans 1; A's only where A is in shared memory)
+    const bool trans_a = sixteen && !a_in_registers && in.operands[6].value == 1;
+    const bool trans_b = sixteen && in.operands[a_in_registers ? 6 : 7].value == 1;
+    d.mode = static_cast<std::uint8_t>((in.operands[4].value < 0 ? 1 : 0) | (trans_a ? 2 : 0));
+    d.mode2 = static_cast<std::uint8_t>((in.operands[5].value < 0 ? 1 : 0) | (trans_b ? 2 : 0));
     d.op[0] = destination(in.operands[0]);
     const int accumulators = n * d.type.bits / 64; // 64 x N over 128 threads, 32-bit registers
     if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != accumulators)

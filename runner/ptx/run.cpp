@@ -1112,7 +1112,8 @@ private:
   /// stride byte offsets, and the swizzle (XOR of address bits [4, 4 + bits) with [7, 7 + bits)).
   struct matrix_descriptor {
     std::uint32_t start = 0, leading = 0, stride = 0, span = 16;
-    int swizzle_bits = 0; ///< 0 interleave, 1 32B, 2 64B, 3 128B
+    int swizzle_bits = 0;  ///< 0 interleave, 1 32B, 2 64B, 3 128B
+    bool mn_major = false; ///< imm-trans 1: elements along M (N) contiguous, 16-bit types alone
   };
   matrix_descriptor descriptor_of(std::uint32_t pc, std::uint64_t d, const char* which) const {
     matrix_descriptor m;
@@ -1131,12 +1132,32 @@ private:
   /// reads 32 bytes of each row (k16 of f16, k8 of tf32, k32 of e4m3), two 16-byte core-matrix rows.
   static std::uint32_t operand_address(const matrix_descriptor& m, std::uint32_t row, std::uint32_t byte) {
     if (m.swizzle_bits == 0) return m.start + row / 8 * m.stride + byte / 16 * m.leading + row % 8 * 16 + byte % 16;
-    const std::uint32_t pre = m.start + row / 8 * m.stride + row % 8 * m.span + byte;
+    return swizzled(m, m.start + row / 8 * m.stride + row % 8 * m.span + byte);
+  }
+  /// The shared address of element (mn, k) of an MN-major operand of 2-byte elements (PTX ISA and
+  /// CuTe's canonical MN-major layouts): a core matrix is 8 k rows of 16 bytes, 8 elements along M
+  /// (N). Interleaved, core matrices along M (N) are `stride` apart and along K `leading`; swizzled,
+  /// a k row holds span / 2 elements along M (N), such blocks are `leading` apart and groups of 8 k
+  /// rows `stride` apart.
+  static std::uint32_t mn_address(const matrix_descriptor& m, std::uint32_t mn, std::uint32_t k) {
+    if (m.swizzle_bits == 0) return m.start + mn / 8 * m.stride + k / 8 * m.leading + k % 8 * 16 + mn % 8 * 2;
+    const std::uint32_t row = m.span / 2;
+    return swizzled(m, m.start + mn / row * m.leading + k / 8 * m.stride + k % 8 * m.span + mn % row * 2);
+  }
+  /// The swizzle: address bits [4, 4 + b) XOR [7, 7 + b).
+  static std::uint32_t swizzled(const matrix_descriptor& m, std::uint32_t pre) {
     return pre ^ ((pre >> 7 & ((1u << m.swizzle_bits) - 1u)) << 4);
   }
+  /// The address of row r (0..7) of the core matrix at (mn0, chunk) of an operand: its 8 rows along
+  /// M (N) from mn0 and 16 bytes of K chunk `chunk` (K-major); its 8 k rows from 8 chunk, 16 bytes
+  /// along M (N) from mn0 (MN-major).
+  static std::uint32_t core_row(const matrix_descriptor& m, std::uint32_t mn0, std::uint32_t chunk, std::uint32_t r) {
+    return m.mn_major ? mn_address(m, mn0, 8 * chunk + r) : operand_address(m, mn0 + r, 16 * chunk);
+  }
 
-  /// wgmma.mma_async m64nNkK, B (K-major) from its descriptor and A from its descriptor (K-major)
-  /// or, with `flag`, from each thread's four registers, for the warpgroup from thread g0: D = A B^T
+  /// wgmma.mma_async m64nNkK, B from its descriptor and A from its descriptor or, with `flag`, from
+  /// each thread's four registers (an operand in shared memory K-major, or MN-major where mode's or
+  /// mode2's bit 1 says so), for the warpgroup from thread g0: D = A B^T
   /// (+ D where scale-d is 1), products summed in k order in f32 (f16 accumulators rounded to f16
   /// once, at the end). Operand types: type2 (A) and type3 (B), K = 32 bytes of them. Each warp
   /// makes one GMMA request: its 16 rows of A (4 core matrices of 8 rows x 16 bytes, one per 8
@@ -1160,12 +1181,14 @@ private:
         fail(pc, m_p.opcodes[pc] + ": thread " + std::to_string(t) +
                      " gives other descriptors or scale-d than the warpgroup's first thread");
     }
-    const matrix_descriptor a = a_in_registers ? matrix_descriptor{} : descriptor_of(pc, da, "A");
-    const matrix_descriptor b = descriptor_of(pc, db, "B");
+    matrix_descriptor a = a_in_registers ? matrix_descriptor{} : descriptor_of(pc, da, "A");
+    matrix_descriptor b = descriptor_of(pc, db, "B");
+    a.mn_major = (in.mode & 2) != 0;
+    b.mn_major = (in.mode2 & 2) != 0;
     const std::uint32_t bytes = in.type2.bits / 8u, ks = 32 / bytes; // per element; elements of a row
     const std::uint64_t element_mask = mask_of(in.type2.bits);
     const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k, value_type type) {
-      std::uint64_t address = operand_address(m, row, k * bytes);
+      std::uint64_t address = m.mn_major ? mn_address(m, row, k) : operand_address(m, row, k * bytes);
       state_space space = state_space::shared;
       const std::uint8_t* p = locate(g0, pc, space, address, bytes, false);
       std::uint64_t v = 0;
@@ -1173,7 +1196,7 @@ private:
       return static_cast<float>(to_double(v, type));
     };
     std::vector<float> av(std::size_t{64} * ks), bv(std::size_t{n} * ks);
-    const float a_sign = in.mode != 0 ? -1.0f : 1.0f;
+    const float a_sign = (in.mode & 1) != 0 ? -1.0f : 1.0f;
     if (a_in_registers) {                  // A fragment (PTX ISA, wgmma A): warp w's rows 16w..16w+15, as mma.m16n8kK's
       const std::uint32_t per = 4 / bytes; // elements a register
       for (std::uint32_t t = g0; t < g0 + 128; ++t) {
@@ -1193,7 +1216,7 @@ private:
     }
     for (std::uint32_t row = 0; row < n; ++row)
       for (std::uint32_t k = 0; k < ks; ++k)
-        bv[row * ks + k] = (in.mode2 != 0 ? -1.0f : 1.0f) * element(b, row, k, in.type3);
+        bv[row * ks + k] = ((in.mode2 & 1) != 0 ? -1.0f : 1.0f) * element(b, row, k, in.type3);
     const auto product = [&](std::uint32_t row, std::uint32_t col, float acc) {
       for (std::uint32_t k = 0; k < ks; ++k) acc += av[row * ks + k] * bv[col * ks + k];
       return acc;
@@ -1226,8 +1249,7 @@ private:
       for (std::uint32_t warp = 0; warp < 4; ++warp)
         for (std::uint32_t lane = 0; lane < 32; ++lane) {
           const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
-          event(t, in, pc, operand_address(a, 16 * warp + 8 * (j / 2) + row, 16 * (j % 2)), 16,
-                model::access_kind::gmma);
+          event(t, in, pc, core_row(a, 16 * warp + 8 * (j / 2), j % 2, row), 16, model::access_kind::gmma);
         }
     const std::uint32_t matrices = n / 16; // of B, per warp: rows [warp N / 4, (warp + 1) N / 4), 2 chunks
     const std::uint32_t first_part = a_in_registers ? 0 : 1; // B's first 4 core matrices head the request
@@ -1235,8 +1257,8 @@ private:
       for (std::uint32_t m = 0; m < matrices; ++m)
         for (std::uint32_t row = 0; row < 8; ++row) {
           const std::uint32_t t = g0 + 32 * warp + m % 4 * 8 + row;
-          event(t, in, pc, operand_address(b, warp * n / 4 + 8 * (m / 2) + row, 16 * (m % 2)), 16,
-                model::access_kind::gmma, static_cast<std::uint8_t>(first_part + m / 4));
+          event(t, in, pc, core_row(b, warp * n / 4 + 8 * (m / 2), m % 2, row), 16, model::access_kind::gmma,
+                static_cast<std::uint8_t>(first_part + m / 4));
         }
   }
 

@@ -125,6 +125,25 @@ TEST(cli_tensor_map, wgmma_of_fp8_tf32_and_f16_accumulators_reads_as_f16_does) {
             "source/tf32 ok 4096 16/128; source/f16_f16 ok 4096 16/128");
 }
 
+// wgmma with MN-major operands (tests/data/source/wgmma/wgmma_mn.cu, imm-trans 1): B alone in the
+// 128B swizzle and interleaved, A and B in the 128B and 64B swizzles, each read through the PTX
+// ISA's canonical MN-major layout (the products checked) as core matrices of 8 k rows of 16 bytes,
+// one wavefront each: 8 a request at N = 64, as K-major.
+TEST(cli_tensor_map, wgmma_with_mn_major_operands_reads_core_matrices_of_k_rows) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "mn.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_mn.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT group_concat(line, '; ') FROM (SELECT c.variant || ' ' || c.status || ' ' || "
+                           "c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) "
+                           "AS line FROM configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = "
+                           "'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' "
+                           "WHERE q.value > 0 ORDER BY c.id)"),
+            "source/b_mn_128b ok 4096 16/128; source/b_mn_interleave ok 4096 16/128; source/ab_mn_128b ok 4096 "
+            "16/128; source/ab_mn_64b ok 4096 16/128");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

@@ -146,6 +146,27 @@ TEST(gpu_source_run, wgmma_of_fp8_tf32_and_f16_accumulators_measures_what_the_mo
   unsetenv("BB_CACHE_DIR");
 }
 
+// wgmma with MN-major operands (imm-trans 1) in the canonical layouts (sm_90a): B alone in the 128B
+// swizzle and interleaved, A and B in the 128B and 64B swizzles; each product checked against a
+// plain loop, so the layouts are the hardware's, and the GMMA requests those the model predicts
+// (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_with_mn_major_operands_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "mn.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/wgmma/wgmma_mn.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db,
+                         "SELECT c.variant || ' ' || c.status || ' ' || c.verified_elements || ' ' || "
+                         "CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations c JOIN "
+                         "metrics q ON q.configuration_id = c.id AND q.name = 'gmma_requests' JOIN metrics w ON "
+                         "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > 0 ORDER BY c.id"),
+            (std::vector<std::string>{"source/b_mn_128b ok 4096 16/128", "source/b_mn_interleave ok 4096 16/128",
+                                      "source/ab_mn_128b ok 4096 16/128", "source/ab_mn_64b ok 4096 16/128"}));
+  unsetenv("BB_CACHE_DIR");
+}
+
 // TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
 // map's tensor checked, the row updates' counters those the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).
