@@ -1167,9 +1167,9 @@ private:
   /// docs/measurements/2026-11-27-h100-wgmma-rs.md).
   void warpgroup_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t g0) {
     const std::uint32_t n = 8u * in.count;
-    if (n % 32 != 0)
-      fail(pc, m_p.opcodes[pc] + ": the model follows N that are multiples of 32 (each warp's quarter of B whole core "
-                                 "matrices; docs/bank-model.md)");
+    if (n % 32 != 0 && in.flag)
+      fail(pc, m_p.opcodes[pc] + ": with A in registers the model follows N that are multiples of 32 (a warp whose "
+                                 "quarter of B is empty may still make a request; docs/bank-model.md)");
     const bool a_in_registers = in.flag;
     const std::uint64_t* r0 = regs(g0);
     const std::uint64_t da = a_in_registers ? 0 : get(r0, in.op[1], 64), db = get(r0, in.op[2], 64);
@@ -1251,15 +1251,22 @@ private:
           const std::uint32_t t = g0 + 32 * warp + lane, j = lane / 8, row = lane % 8;
           event(t, in, pc, core_row(a, 16 * warp + 8 * (j / 2), j % 2, row), 16, model::access_kind::gmma);
         }
-    const std::uint32_t matrices = n / 16; // of B, per warp: rows [warp N / 4, (warp + 1) N / 4), 2 chunks
+    // B's N / 8 row groups (2 core matrices each, one per K chunk), split among the warps in order:
+    // warp w has groups [G w / 4, G (w + 1) / 4), its quarter of B's rows where N is a multiple of 32.
+    // Where it is not, an H100 counted every core matrix once (16 + N / 4 wavefronts a wgmma in 4
+    // requests, N = 8 to 176); how the hardware splits them among the warps is not measurable, so
+    // this split is the model's.
+    const std::uint32_t groups = n / 8;
     const std::uint32_t first_part = a_in_registers ? 0 : 1; // B's first 4 core matrices head the request
-    for (std::uint32_t warp = 0; warp < 4; ++warp)
+    for (std::uint32_t warp = 0; warp < 4; ++warp) {
+      const std::uint32_t begin = groups * warp / 4, matrices = 2 * (groups * (warp + 1) / 4 - begin);
       for (std::uint32_t m = 0; m < matrices; ++m)
         for (std::uint32_t row = 0; row < 8; ++row) {
           const std::uint32_t t = g0 + 32 * warp + m % 4 * 8 + row;
-          event(t, in, pc, core_row(b, warp * n / 4 + 8 * (m / 2), m % 2, row), 16, model::access_kind::gmma,
+          event(t, in, pc, core_row(b, 8 * (begin + m / 2), m % 2, row), 16, model::access_kind::gmma,
                 static_cast<std::uint8_t>(first_part + m / 4));
         }
+    }
   }
 
   /// ldmatrix / stmatrix .m8n8 .b16: lanes 8i..8i+7 give the 16-byte rows of matrix i; lane l holds

@@ -144,6 +144,24 @@ TEST(cli_tensor_map, wgmma_with_mn_major_operands_reads_core_matrices_of_k_rows)
             "16/128; source/ab_mn_64b ok 4096 16/128");
 }
 
+// wgmma for N that are not multiples of 32 (tests/data/source/wgmma/wgmma_narrow.cu, N = 8 to 176):
+// every core matrix of A and B read once, 16 + N / 4 wavefronts a wgmma in 4 requests, as an H100
+// counted them (docs/measurements/2026-11-27-h100-wgmma-types.md); the products checked.
+TEST(cli_tensor_map, wgmma_of_narrow_n_reads_every_core_matrix_once) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "narrow.sqlite").string();
+  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_narrow.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db,
+                       "SELECT group_concat(line, ' ') FROM (SELECT json_extract(c.params_json, '$.N') || ':' || "
+                       "c.status || ':' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) AS line FROM "
+                       "configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = 'gmma_requests' "
+                       "JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > "
+                       "0 ORDER BY c.id)"),
+            "8:ok:16/72 16:ok:16/80 24:ok:16/88 40:ok:16/104 48:ok:16/112 80:ok:16/144 112:ok:16/176 176:ok:16/240");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

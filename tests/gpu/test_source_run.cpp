@@ -167,6 +167,26 @@ TEST(gpu_source_run, wgmma_with_mn_major_operands_measures_what_the_model_predic
   unsetenv("BB_CACHE_DIR");
 }
 
+// wgmma for N that are not multiples of 32 (sm_90a, N = 8 to 176): each product checked against a
+// plain loop, and 16 + N / 4 wavefronts a wgmma in 4 requests, as the model predicts
+// (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_of_narrow_n_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "narrow.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/wgmma/wgmma_narrow.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db,
+                         "SELECT json_extract(c.params_json, '$.N') || ':' || c.status || ':' || CAST(q.value AS "
+                         "INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON "
+                         "q.configuration_id = c.id AND q.name = 'gmma_requests' JOIN metrics w ON "
+                         "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > 0 ORDER BY c.id"),
+            (std::vector<std::string>{"8:ok:16/72", "16:ok:16/80", "24:ok:16/88", "40:ok:16/104", "48:ok:16/112",
+                                      "80:ok:16/144", "112:ok:16/176", "176:ok:16/240"}));
+  unsetenv("BB_CACHE_DIR");
+}
+
 // TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
 // map's tensor checked, the row updates' counters those the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).
