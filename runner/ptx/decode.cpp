@@ -308,12 +308,19 @@ private:
       if (in.opcode != "bar.warp.sync") reject_opcode(in);
       d.code = opcode::warp_sync;
       d.op[0] = source(arg(in, 0)); // the member mask
-    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 && in.parts[1] == "sync") {
-      const bool aligned = in.parts.size() == 3 && in.parts[2] == "aligned";
-      if (in.parts.size() > 3 || (in.parts.size() == 3 && !aligned) || in.operands.size() > 1 ||
-          (in.operands.size() == 1 && (in.operands[0].kind != operand_kind::immediate || in.operands[0].value != 0)))
-        reject_opcode(in); // named barriers and barriers for part of the CTA
+    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 &&
+               (in.parts[1] == "sync" || in.parts[1] == "arrive" || in.parts[1] == "cta")) {
+      // bar[.cta].sync / barrier[.cta].sync[.aligned] [a[, b]] and bar[.cta].arrive a, b: barrier a
+      // (0 to 15), b threads (a multiple of 32; without it, the CTA's). Without b the barrier is the
+      // CTA's (op[1] none); with it, a named barrier for part of the CTA, arrive (flag) not waiting.
+      std::size_t at = in.parts[1] == "cta" ? 2 : 1;
+      if (at >= in.parts.size() || (in.parts[at] != "sync" && in.parts[at] != "arrive")) reject_opcode(in);
+      d.flag = in.parts[at] == "arrive";
+      if (++at < in.parts.size() && in.parts[at] == "aligned") ++at;
+      if (at != in.parts.size() || in.operands.size() > 2 || (d.flag && in.operands.size() != 2)) reject_opcode(in);
       d.code = opcode::bar;
+      if (!in.operands.empty()) d.op[0] = source(in.operands[0]);
+      if (in.operands.size() == 2) d.op[1] = source(in.operands[1]);
     } else if (op == "membar" || op == "fence" || op == "prefetch" || op == "prefetchu" ||
                (op == "cp" && in.parts.size() >= 3 && in.parts[1] == "async" &&
                 (in.parts[2] == "commit_group" || in.parts[2] == "wait_group" || in.parts[2] == "wait_all"))) {

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cfenv>
 #include <cmath>
+#include <array>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -25,11 +26,19 @@ constexpr std::uint64_t k_window = 1ull << 32;
 constexpr std::uint32_t k_nsmid = 132; // an H100 SXM's SM count, for %nsmid
 
 /// at_mbarrier: at an mbarrier wait whose phase has not completed; it runs again once it has.
-enum class thread_state : std::uint8_t { running, at_barrier, at_warp, at_mbarrier, exited };
+/// at_named: at a barrier for part of the CTA (bar.sync a, b) until b threads have arrived at it.
+enum class thread_state : std::uint8_t { running, at_barrier, at_warp, at_mbarrier, at_named, exited };
 
 struct thread {
   std::uint32_t pc = 0;
   thread_state state = thread_state::running;
+  std::uint8_t barrier = 0; ///< at_named: which
+};
+
+/// A barrier for part of the CTA: the threads it waits for (the first arrival's count) and those
+/// arrived in its current phase.
+struct named_barrier {
+  std::uint32_t expected = 0, arrived = 0;
 };
 
 class cta_runner {
@@ -81,6 +90,14 @@ public:
         if (m_threads[t].state == thread_state::at_warp) stuck(t);
         any = any || m_threads[t].state == thread_state::at_barrier;
       }
+      if (!any)
+        for (std::uint32_t t = 0; t < m_n; ++t)
+          if (m_threads[t].state == thread_state::at_named) {
+            const named_barrier& b = m_named[m_threads[t].barrier];
+            fail(m_threads[t].pc - 1, "thread " + std::to_string(t) + " waits at barrier " +
+                                          std::to_string(m_threads[t].barrier) + " for " + std::to_string(b.expected) +
+                                          " threads, and only " + std::to_string(b.arrived) + " ever arrive");
+          }
       if (parked)
         for (std::uint32_t t = 0; t < m_n; ++t)
           if (m_threads[t].state == thread_state::at_mbarrier)
@@ -144,6 +161,38 @@ private:
                ")";
     }
     throw ptx_error(where + ": " + what, ptx_line);
+  }
+
+  /// Thread t arrives at the named barrier of `in` (bar.sync / bar.arrive a, b); false when it
+  /// waits there (at_named, pc past it). The b-th arrival completes the phase and sets its waiters
+  /// going.
+  bool arrive_named(std::uint32_t t, const std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    const std::uint64_t id = get(r, in.op[0], 32) & 0xffffffffu, count = get(r, in.op[1], 32) & 0xffffffffu;
+    const std::uint64_t warps_threads = (m_n + model::k_warp_lanes - 1) / model::k_warp_lanes * model::k_warp_lanes;
+    if (id >= m_named.size()) fail(pc, "barrier " + std::to_string(id) + " (a CTA has barriers 0 to 15)");
+    if (count == 0 || count % model::k_warp_lanes != 0 || count > warps_threads)
+      fail(pc, "a barrier for " + std::to_string(count) + " threads (a multiple of 32, at most the CTA's " +
+                   std::to_string(warps_threads) + ")");
+    named_barrier& b = m_named[id];
+    if (b.arrived == 0) b.expected = static_cast<std::uint32_t>(count);
+    if (b.expected != count)
+      fail(pc, "thread " + std::to_string(t) + " arrives at barrier " + std::to_string(id) + " for " +
+                   std::to_string(count) + " threads while it waits for " + std::to_string(b.expected));
+    thread& th = m_threads[t];
+    const bool waits = !in.flag;
+    if (waits) {
+      th.state = thread_state::at_named;
+      th.barrier = static_cast<std::uint8_t>(id);
+      th.pc = pc + 1;
+    }
+    // Threads of a warp arrive one at a time here; the hardware counts the warp's 32 at once, the
+    // same total where whole warps arrive.
+    if (++b.arrived == b.expected) {
+      b.arrived = 0;
+      for (thread& other : m_threads)
+        if (other.state == thread_state::at_named && other.barrier == id) other.state = thread_state::running;
+    }
+    return !waits;
   }
 
   [[noreturn]] void stuck(std::uint32_t t) const {
@@ -233,8 +282,15 @@ private:
         break;
       }
       if (in.code == opcode::bar) {
-        th.state = thread_state::at_barrier;
-        th.pc = pc + 1;
+        if (in.op[1].type == operand_type::none) { // the CTA's: all go on once none can run
+          th.state = thread_state::at_barrier;
+          th.pc = pc + 1;
+          return;
+        }
+        if (arrive_named(t, r, in, pc)) {
+          ++pc;
+          continue;
+        }
         return;
       }
       if (in.code >= opcode::shfl) {
@@ -1321,6 +1377,7 @@ private:
   std::vector<thread> m_threads;
   cta_result m_result;
   std::map<std::uint64_t, mbarrier_state> m_barriers; ///< by shared address
+  std::array<named_barrier, 16> m_named{};            ///< bar.sync / bar.arrive a, b
 };
 
 } // namespace

@@ -162,6 +162,28 @@ TEST(cli_tensor_map, wgmma_of_narrow_n_reads_every_core_matrix_once) {
             "8:ok:16/72 16:ok:16/80 24:ok:16/88 40:ok:16/104 48:ok:16/112 80:ok:16/144 112:ok:16/176 176:ok:16/240");
 }
 
+// A warp-specialized kernel (tests/data/source/barriers/warp_specialized.cu): a producer warpgroup
+// hands two shared tiles to a consumer warpgroup through named barriers (bar.arrive / bar.sync a,
+// b), the consumers then synchronising alone on a barrier whose number and count are registers.
+// The consumers run first in the interpreter, so only the barriers make the check pass; the read at
+// a stride of 4 words takes 4 wavefronts a request.
+TEST(cli_tensor_map, a_warp_specialized_kernel_waits_at_its_named_barriers) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "ws.sqlite").string();
+  const auto r = run_cli("--db '" + db +
+                             "' run --backend model '" BB_TEST_DATA "/source/barriers/warp_specialized.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(
+      query_text(
+          db,
+          "SELECT c.status || ' ' || c.verified_elements || ' ' || (SELECT group_concat(x, ' ') FROM (SELECT "
+          "name || '=' || CAST(value AS INTEGER) AS x FROM metrics WHERE configuration_id = c.id AND name IN "
+          "('lds_requests', 'lds_wavefronts', 'sts_requests', 'sts_wavefronts') ORDER BY name)) FROM configurations c "
+          "WHERE c.variant = 'source/specialized'"),
+      "ok 128 lds_requests=12 lds_wavefronts=24 sts_requests=12 sts_wavefronts=12");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

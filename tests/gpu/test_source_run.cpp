@@ -187,6 +187,27 @@ TEST(gpu_source_run, wgmma_of_narrow_n_measures_what_the_model_predicts) {
   unsetenv("BB_CACHE_DIR");
 }
 
+// A warp-specialized kernel synchronised by named barriers: checked on the GPU, and the loads and
+// stores the model predicts (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, a_warp_specialized_kernel_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "ws.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db +
+                         "' -q run --no-timing '" BB_TEST_DATA "/source/barriers/warp_specialized.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(
+      query_column(
+          db,
+          "SELECT c.status || ' ' || c.verified_elements || ' ' || (SELECT group_concat(x, ' ') FROM (SELECT "
+          "name || '=' || CAST(value AS INTEGER) AS x FROM metrics WHERE configuration_id = c.id AND name IN "
+          "('lds_requests', 'lds_wavefronts', 'sts_requests', 'sts_wavefronts') ORDER BY name)) FROM configurations c "
+          "WHERE c.variant = 'source/specialized'"),
+      std::vector<std::string>{"ok 128 lds_requests=12 lds_wavefronts=24 sts_requests=12 sts_wavefronts=12"});
+  unsetenv("BB_CACHE_DIR");
+}
+
 // TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
 // map's tensor checked, the row updates' counters those the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).

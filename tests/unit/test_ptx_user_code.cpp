@@ -1,6 +1,6 @@
 // What users' kernels hold beside shared-memory accesses, run by the interpreter: elect.sync, device
-// printf and assert (calls), f16x2 / bf16x2 arithmetic, and fp8 pairs (e4m3x2, e5m2x2) converted both
-// ways.
+// printf and assert (calls), f16x2 / bf16x2 arithmetic, fp8 pairs (e4m3x2, e5m2x2) converted both
+// ways, and named barriers for part of the CTA.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -143,6 +143,53 @@ TEST(PtxFp8, PairsConvertBothWays) {
     EXPECT_EQ(v >> 16 & 0x7C00u, 0x7C00u); // a NaN: exponent all ones ...
     EXPECT_NE(v >> 16 & 0x03FFu, 0u);      // ... and a mantissa
   }
+}
+
+// Named barriers (bar.arrive / bar.sync a, b), as warp-specialized kernels hand data over: warp 1
+// stores and arrives at barrier 1 for 64 threads; warp 0, which the interpreter runs first, waits
+// there and so loads what warp 1 stored. A count that is not a multiple of 32, two counts for one
+// barrier and a barrier that too few threads reach are named.
+TEST(PtxNamedBarrier, AWaitingWarpGoesOnOnceTheCountHasArrived) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k(.param .u64 k_out)\n{\n"
+                          "  .reg .pred %p<4>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<10>;\n"
+                          "  .shared .align 4 .b8 s[128];\n"
+                          "  ld.param.u64 %rd1, [k_out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  mov.u32 %r1, %tid.x;\n  mov.u32 %r9, s;\n"
+                          "  setp.lt.u32 %p1, %r1, 32;\n  @%p1 bra $L_consumer;\n"
+                          "  sub.u32 %r2, %r1, 32;\n  shl.b32 %r3, %r2, 2;\n  add.u32 %r4, %r9, %r3;\n"
+                          "  mul.lo.u32 %r5, %r1, 3;\n  st.shared.u32 [%r4], %r5;\n"
+                          "  bar.arrive 1, 64;\n  ret;\n"
+                          "$L_consumer:\n  bar.sync 1, 64;\n"
+                          "  shl.b32 %r3, %r1, 2;\n  add.u32 %r4, %r9, %r3;\n  ld.shared.u32 %r6, [%r4];\n"
+                          "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r6;\n"
+                          "  ret;\n}\n";
+  const auto run_edited = [&](const std::string& from, const std::string& to) {
+    std::string edited = ptx;
+    if (!from.empty()) edited.replace(edited.find(from), from.size(), to);
+    return test::kernel_run("", "k", {std::vector<std::uint8_t>(128, 0xff)}, {64, 1, 1}, {0, 0, 0}, {1, 1, 1}, edited);
+  };
+  const auto out = run_edited("", "").out<std::uint32_t>(0);
+  for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], (t + 32) * 3) << t;
+
+  const auto error_of = [&](const std::string& from, const std::string& to) {
+    try {
+      run_edited(from, to);
+    } catch (const ptx_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("bar.sync 1, 64", "bar.sync 1, 48")
+                .find("a barrier for 48 threads (a multiple of 32, at most "
+                      "the CTA's 64)"),
+            std::string::npos);
+  EXPECT_NE(error_of("bar.arrive 1, 64", "bar.arrive 1, 32")
+                .find("arrives at barrier 1 for 32 threads while it "
+                      "waits for 64"),
+            std::string::npos);
+  EXPECT_NE(error_of("bar.arrive 1, 64;\n", "").find("waits at barrier 1 for 64 threads, and only 32 ever arrive"),
+            std::string::npos);
 }
 
 } // namespace
