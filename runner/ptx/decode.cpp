@@ -340,6 +340,8 @@ private:
       decode_memory(in, d);
     } else if (op == "ldmatrix" || op == "stmatrix") {
       decode_matrix(in, d);
+    } else if (op == "mma") {
+      decode_mma(in, d);
     } else if (op == "mov") {
       only(in, {});
       typed(opcode::mov, 2);
@@ -603,6 +605,30 @@ private:
       plain(in, d, d.code == opcode::cvt_pack && !d.flag ? 3 : 2);
       return;
     }
+    if (to == "tf32" && from == "f32") {
+      // cvt.rna[.satfinite].tf32.f32 d, a (and .rn / .rz): an f32 rounded to tf32's 10 mantissa
+      // bits, its low 13 bits zero; rna rounds ties away from zero (mode 9)
+      bool rounding = false;
+      for (std::size_t i = 1; i + 2 < in.parts.size(); ++i) {
+        const std::string& p = in.parts[i];
+        if (p == "rna" || p == "rn" || p == "rz") {
+          if (rounding) reject_opcode(in);
+          rounding = true;
+          d.mode = p == "rna" ? 9 : p == "rn" ? 1 : 2;
+        } else if (p == "satfinite" || p == "relu") {
+          d.mode2 = p == "relu" ? 2 : 1;
+        } else {
+          reject_opcode(in);
+        }
+      }
+      if (!rounding) reject_opcode(in);
+      d.code = opcode::cvt;
+      d.type = {32, type_class::tf32};
+      d.type2 = {32, type_class::flt};
+      d.mask = mask_bits(32);
+      plain(in, d, 2);
+      return;
+    }
     d.code = opcode::cvt;
     d.type = type_of(in.parts[in.parts.size() - 2]);
     d.type2 = type_of(in.parts.back());
@@ -836,6 +862,66 @@ private:
     }
     if (d.op[0].count != d.count) reject("expected " + std::to_string(d.count) + " registers");
     traced(d);
+  }
+
+  void decode_mma(const instruction& in, decoded_instruction& d) {
+    // mma.sync.aligned.m16n8kK.row.col.dtype.atype.btype.ctype d, a, b, c (.satfinite for s32):
+    // f16 x f16 (k8, k16) into f32 or f16, bf16 x bf16 (k8, k16) and tf32 x tf32 (k4, k8) into f32,
+    // e4m3/e5m2 (k16, k32) into f32 or f16, s8/u8 (k16, k32) into s32. Each lane's registers hold
+    // its part of A, B, C and D as the PTX ISA's fragments give them.
+    static const std::string k_forms = "the model follows mma.sync.aligned m16n8kK .row.col with f16 or bf16 (k8, "
+                                       "k16), tf32 (k4, k8), e4m3/e5m2 (k16, k32) and s8/u8 (k16, k32)";
+    std::vector<std::string> parts = in.parts;
+    bool satfinite = false;
+    if (parts.size() == 11 && parts[6] == "satfinite") { // mma.sync.aligned.shape.row.col.satfinite.s32...
+      satfinite = true;
+      parts.erase(parts.begin() + 6);
+    }
+    if (parts.size() != 10 || parts[1] != "sync" || parts[2] != "aligned" || parts[4] != "row" || parts[5] != "col")
+      reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
+    const std::string &shape = parts[3], &dtype = parts[6], &atype = parts[7], &btype = parts[8], &ctype = parts[9];
+    const auto element_type = [](const std::string& name) -> value_type {
+      if (name == "f16") return {16, type_class::f16};
+      if (name == "bf16") return {16, type_class::bf16};
+      if (name == "tf32") return {32, type_class::tf32};
+      if (name == "e4m3") return {8, type_class::e4m3};
+      if (name == "e5m2") return {8, type_class::e5m2};
+      if (name == "s8") return {8, type_class::sint};
+      if (name == "u8") return {8, type_class::bits};
+      return {};
+    };
+    const value_type a_type = element_type(atype), b_type = element_type(btype);
+    const bool integer = a_type.bits == 8 && (a_type.cls == type_class::sint || a_type.cls == type_class::bits);
+    const bool fp8 = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2;
+    int k = 0;
+    if (shape == "m16n8k4") k = 4;
+    if (shape == "m16n8k8") k = 8;
+    if (shape == "m16n8k16") k = 16;
+    if (shape == "m16n8k32") k = 32;
+    // K: 8 or 16 of 16-bit types, 4 or 8 of tf32, 16 or 32 of 8-bit ones
+    const bool k_ok = a_type.bits != 0 && (k * a_type.bits == 128 || k * a_type.bits == 256);
+    const bool b_ok = b_type.bits == a_type.bits && (atype == btype || fp8 || integer) &&
+                      (b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2) == fp8;
+    const bool d_ok = integer ? dtype == "s32" && ctype == "s32"
+                              : dtype == ctype && (dtype == "f32" || (dtype == "f16" && (atype == "f16" || fp8)));
+    if (!k_ok || !b_ok || !d_ok || (satfinite && !integer) || (fp8 && k == 16 && dtype == "f16"))
+      reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
+    d.code = opcode::mma;
+    d.count = static_cast<std::uint8_t>(k);
+    d.type = integer ? value_type{32, type_class::sint}
+                     : (dtype == "f32" ? value_type{32, type_class::flt} : value_type{16, type_class::f16});
+    d.type2 = a_type;
+    d.type3 = b_type;
+    d.mode = satfinite ? 1 : 0;
+    if (in.operands.size() != 4) reject(in.opcode + " takes 4 operands: d, a, b, c");
+    const int accumulators = d.type.bits == 32 ? 4 : 2, a_regs = k * a_type.bits / 64, b_regs = k * a_type.bits / 128;
+    const int counts[4] = {accumulators, a_regs, b_regs, accumulators};
+    for (std::size_t i = 0; i < 4; ++i) {
+      d.op[i] = i == 0 ? destination(in.operands[0]) : source(in.operands[i]);
+      if (d.op[i].type != operand_type::vec || d.op[i].count != counts[i]) // braces even for one, as ptxas asks
+        reject(in.opcode + ": operand " + std::string(1, "dabc"[i]) + " needs " + std::to_string(counts[i]) +
+               " register" + (counts[i] == 1 ? "" : "s") + " in braces");
+    }
   }
 
   void decode_wgmma(const instruction& in, decoded_instruction& d) {

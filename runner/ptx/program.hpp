@@ -91,6 +91,7 @@ enum class opcode : std::uint8_t {
   warp_sync,
   ldmatrix,
   stmatrix,
+  mma,   ///< mma.sync.aligned m16n8kK: the 32 lanes of a warp at once, operands in registers
   wgmma, ///< warpgroup-wide: the four warps of a warpgroup, every thread at it
   elect, ///< elect.sync: the lowest lane of the member mask
 };

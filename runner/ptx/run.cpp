@@ -6,6 +6,7 @@
 #include <cmath>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -634,6 +635,19 @@ private:
 
   std::uint64_t convert(const decoded_instruction& in, std::uint64_t v) const {
     const value_type dst = in.type, from = in.type2;
+    if (dst.cls == type_class::tf32) { // an f32 to tf32: 10 mantissa bits kept, the low 13 zero
+      auto bits = static_cast<std::uint32_t>(v);
+      if (std::isnan(std::bit_cast<float>(bits))) return 0x7fffffffu;
+      if (in.mode2 == 2 && (bits >> 31) != 0) return 0; // .relu
+      const std::uint32_t magnitude = bits & 0x7fffffffu, sign = bits & 0x80000000u;
+      std::uint32_t rounded = magnitude;
+      if (magnitude < 0x7f800000u) {                                             // finite: infinity stays
+        if (in.mode == 9) rounded = magnitude + 0x1000u;                         // rna: ties away from zero
+        if (in.mode == 1) rounded = magnitude + 0xfffu + (magnitude >> 13 & 1u); // rn: ties to even
+        if (in.mode2 == 1 && rounded >= 0x7f800000u) rounded = 0x7f7fe000u;      // .satfinite: the largest tf32
+      }
+      return sign | (rounded & ~0x1fffu);
+    }
     const bool dst_float = dst.cls == type_class::flt || dst.cls == type_class::f16 || dst.cls == type_class::bf16;
     const bool src_float = from.cls == type_class::flt || from.cls == type_class::f16 || from.cls == type_class::bf16;
     const int mode = in.mode; // 0 none, 1 rn, 2 rz, 3 rm, 4 rp, 5 rni, 6 rzi, 7 rmi, 8 rpi
@@ -1019,7 +1033,7 @@ private:
         return true;
       }
       std::uint32_t required = group;
-      if (in.code == opcode::ldmatrix || in.code == opcode::stmatrix) {
+      if (in.code == opcode::ldmatrix || in.code == opcode::stmatrix || in.code == opcode::mma) {
         required = live;
       } else if (in.code != opcode::activemask) {
         const std::size_t member = in.code == opcode::shfl        ? 5
@@ -1132,6 +1146,7 @@ private:
     }
     case opcode::ldmatrix:
     case opcode::stmatrix: matrix(in, pc, first, group); return;
+    case opcode::mma: warp_mma(in, pc, first, group); return;
     case opcode::elect: {
       // The lowest lane of the member mask among those here (all of them: resolve waited for them).
       std::uint32_t members = 0;
@@ -1322,6 +1337,81 @@ private:
           event(t, in, pc, core_row(b, 8 * (begin + m / 2), m % 2, row), 16, model::access_kind::gmma,
                 static_cast<std::uint8_t>(first_part + m / 4));
         }
+    }
+  }
+
+  /// Register j of a vector operand, or the operand itself where it is one register.
+  const decoded_operand& element_of(const decoded_operand& o, std::uint32_t j) const {
+    return o.type == operand_type::vec ? m_p.elements[o.index + j] : o;
+  }
+
+  /// mma.sync.aligned m16n8kK .row.col: D = A B + C for the warp, each lane's part of A (16 x K), B
+  /// (K x 8), C and D in its registers as the PTX ISA's fragments give them (g = lane / 4, t = lane
+  /// % 4, e elements a 32-bit register): A register j holds row g + 8 (j % 2), columns e t + 4e (j / 2)
+  /// and the e - 1 next; B register j rows e t + 4e j and the next, column g; a 32-bit C or D register
+  /// i row g + 8 (i / 2), column 2 t + i % 2; an f16 pair j row g + 8 j, columns 2 t and 2 t + 1.
+  /// Products are summed in k order from C, in f32 (f16 results rounded once) or exactly for s32.
+  void warp_mma(const decoded_instruction& in, std::uint32_t pc, std::uint32_t first, std::uint32_t group) {
+    if (group != 0xffffffffu) fail(pc, m_p.opcodes[pc] + " needs the 32 lanes of the warp");
+    const std::uint32_t k = in.count, bits = in.type2.bits, per = 32 / bits;
+    const std::uint32_t a_regs = k * bits / 64, b_regs = k * bits / 128;
+    const bool integer = in.type.cls == type_class::sint;
+    const auto value = [&](std::uint64_t word, std::uint32_t h, value_type t) {
+      const std::uint64_t v = word >> (bits * h) & mask_of(static_cast<int>(bits));
+      if (t.cls == type_class::sint) return static_cast<double>(sext(v, 8));
+      if (t.cls == type_class::bits) return static_cast<double>(v);
+      return to_double(v, t);
+    };
+    std::vector<double> av(std::size_t{16} * k), bv(std::size_t{k} * 8);
+    for (std::uint32_t l = 0; l < 32; ++l) {
+      const std::uint64_t* r = regs(first + l);
+      const std::uint32_t g = l / 4, t = l % 4;
+      for (std::uint32_t j = 0; j < a_regs; ++j) {
+        const std::uint64_t word = get(r, element_of(in.op[1], j), 32);
+        const std::uint32_t row = g + 8 * (j % 2), col = per * t + 4 * per * (j / 2);
+        for (std::uint32_t h = 0; h < per; ++h) av[row * k + col + h] = value(word, h, in.type2);
+      }
+      for (std::uint32_t j = 0; j < b_regs; ++j) {
+        const std::uint64_t word = get(r, element_of(in.op[2], j), 32);
+        for (std::uint32_t h = 0; h < per; ++h) bv[(per * t + 4 * per * j + h) * 8 + g] = value(word, h, in.type3);
+      }
+    }
+    for (std::uint32_t l = 0; l < 32; ++l) {
+      std::uint64_t* r = regs(first + l);
+      const std::uint32_t g = l / 4, t = l % 4;
+      const auto sum = [&](std::uint32_t row, std::uint32_t col, auto acc) {
+        for (std::uint32_t kk = 0; kk < k; ++kk) acc += static_cast<decltype(acc)>(av[row * k + kk] * bv[kk * 8 + col]);
+        return acc;
+      };
+      if (in.type.bits == 32) {
+        std::array<std::uint64_t, 4> c{};
+        for (std::uint32_t i = 0; i < 4; ++i) c[i] = get(r, element_of(in.op[3], i), 32) & 0xffffffffu;
+        for (std::uint32_t i = 0; i < 4; ++i) {
+          const std::uint32_t row = g + 8 * (i / 2), col = 2 * t + i % 2;
+          std::uint64_t out = 0;
+          if (integer) {
+            std::int64_t acc = sum(row, col, static_cast<std::int64_t>(sext(c[i], 32)));
+            if (in.mode != 0)
+              acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                             std::numeric_limits<std::int32_t>::max()); // .satfinite
+            out = static_cast<std::uint64_t>(acc) & 0xffffffffu;
+          } else {
+            out = std::bit_cast<std::uint32_t>(sum(row, col, std::bit_cast<float>(static_cast<std::uint32_t>(c[i]))));
+          }
+          set(r, element_of(in.op[0], i), out, 32);
+        }
+      } else {
+        std::array<std::uint64_t, 2> c{};
+        for (std::uint32_t j = 0; j < 2; ++j) c[j] = get(r, element_of(in.op[3], j), 32) & 0xffffffffu;
+        for (std::uint32_t j = 0; j < 2; ++j) {
+          std::uint64_t pair = 0;
+          for (std::uint32_t h = 0; h < 2; ++h) {
+            const auto acc = static_cast<float>(to_double(c[j] >> (16 * h) & 0xffffu, in.type));
+            pair |= from_double(sum(g + 8 * j, 2 * t + h, acc), in.type, 1) << (16 * h);
+          }
+          set(r, element_of(in.op[0], j), pair, 32);
+        }
+      }
     }
   }
 

@@ -184,6 +184,30 @@ TEST(cli_tensor_map, a_warp_specialized_kernel_waits_at_its_named_barriers) {
       "ok 128 lds_requests=12 lds_wavefronts=24 sts_requests=12 sts_wavefronts=12");
 }
 
+// mma.sync, the warp-level MMA (tests/data/source/mma/mma_sync.cu): f16 into f32 through ldmatrix
+// fragments, two m16n8k8 steps, f16 into f16, bf16, tf32 (rounded by cvt.rna.tf32.f32), s8 into s32
+// and e4m3, each product checked against a plain loop; the ldmatrix loads of padded rows take one
+// wavefront a matrix.
+TEST(cli_tensor_map, mma_sync_of_every_type_computes_what_a_plain_loop_does) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "mma.sqlite").string();
+  const std::string dir = BB_TEST_DATA "/source/mma/";
+  const auto r = run_cli("--db '" + db + "' run --backend model '" + dir + "mma_f16.yaml' '" + dir +
+                             "mma_bf16.yaml' '" + dir + "mma_tf32.yaml' '" + dir + "mma_s8.yaml' '" + dir +
+                             "mma_e4m3.yaml'",
+                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT group_concat(variant || ' ' || status || ' ' || verified_elements, '; ') FROM "
+                           "configurations WHERE variant NOT LIKE '%naive'"),
+            "source/ldsm_f32 ok 128; source/k8_f32 ok 128; source/k16_f16 ok 128; source/k16_bf16 ok 128; "
+            "source/k8_tf32 ok 128; source/k32_s8 ok 128; source/k32_e4m3 ok 128");
+  EXPECT_EQ(query_text(db, "SELECT CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations c "
+                           "JOIN metrics q ON q.configuration_id = c.id AND q.name = 'ldsm_requests' JOIN metrics w ON "
+                           "w.configuration_id = c.id AND w.name = 'ldsm_wavefronts' WHERE c.variant = "
+                           "'source/ldsm_f32'"),
+            "2/6");
+}
+
 // TMA both ways (tests/data/source/tma/tma_round_trip.cu): a lane elect.sync picks loads the box
 // through one map and stores it through another (a tensor map as an output: poisoned, then
 // checked), every element plus one on the way.

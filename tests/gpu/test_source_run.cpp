@@ -208,6 +208,31 @@ TEST(gpu_source_run, a_warp_specialized_kernel_measures_what_the_model_predicts)
   unsetenv("BB_CACHE_DIR");
 }
 
+// mma.sync of every type the model follows, checked on the GPU against plain loops (so the
+// fragments are the hardware's), and the ldmatrix loads the model predicts
+// (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, mma_sync_of_every_type_checks_and_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "mma.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const std::string dir = BB_TEST_DATA "/source/mma/";
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" + dir + "mma_f16.yaml' '" + dir + "mma_bf16.yaml' '" +
+                         dir + "mma_tf32.yaml' '" + dir + "mma_s8.yaml' '" + dir + "mma_e4m3.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(query_column(db, "SELECT variant || ' ' || status || ' ' || verified_elements FROM configurations WHERE "
+                             "variant NOT LIKE '%naive' ORDER BY id"),
+            (std::vector<std::string>{"source/ldsm_f32 ok 128", "source/k8_f32 ok 128", "source/k16_f16 ok 128",
+                                      "source/k16_bf16 ok 128", "source/k8_tf32 ok 128", "source/k32_s8 ok 128",
+                                      "source/k32_e4m3 ok 128"}));
+  EXPECT_EQ(query_column(db, "SELECT CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations "
+                             "c JOIN metrics q ON q.configuration_id = c.id AND q.name = 'ldsm_requests' JOIN metrics "
+                             "w ON w.configuration_id = c.id AND w.name = 'ldsm_wavefronts' WHERE c.variant = "
+                             "'source/ldsm_f32'"),
+            std::vector<std::string>{"2/6"});
+  unsetenv("BB_CACHE_DIR");
+}
+
 // TMA both ways through two tensor maps, the copies issued by the lane elect.sync picks: the output
 // map's tensor checked, the row updates' counters those the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).

@@ -192,5 +192,39 @@ TEST(PtxNamedBarrier, AWaitingWarpGoesOnOnceTheCountHasArrived) {
             std::string::npos);
 }
 
+// cvt.rna / .rn / .rz .tf32.f32 (tf32 kernels round their inputs so): 1 + 2^-11 is a tie between
+// 1 and 1 + 2^-10, which rna takes away from zero and rn to even; 1 + 3 * 2^-12 is past it, so
+// rna rounds it up and rz down. And mma.sync forms the model does not follow are named.
+TEST(PtxTf32, CvtRoundsToTenMantissaBitsAndOtherMmaFormsAreNamed) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k(.param .u64 k_in, .param .u64 k_out)\n{\n"
+                          "  .reg .b32 %r<20>;\n  .reg .b64 %rd<10>;\n"
+                          "  ld.param.u64 %rd1, [k_in];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  ld.param.u64 %rd3, [k_out];\n  cvta.to.global.u64 %rd4, %rd3;\n"
+                          "  ld.global.b32 %r1, [%rd2];\n  ld.global.b32 %r2, [%rd2+4];\n"
+                          "  cvt.rna.tf32.f32 %r3, %r1;\n  cvt.rn.tf32.f32 %r4, %r1;\n  cvt.rz.tf32.f32 %r5, %r2;\n"
+                          "  cvt.rna.tf32.f32 %r6, %r2;\n"
+                          "  st.global.b32 [%rd4], %r3;\n  st.global.b32 [%rd4+4], %r4;\n"
+                          "  st.global.b32 [%rd4+8], %r5;\n  st.global.b32 [%rd4+12], %r6;\n  ret;\n}\n";
+  const std::vector<std::uint32_t> in = {0x3F801000u, 0x3F801800u}; // 1 + 2^-11, 1 + 3 * 2^-12
+  const test::kernel_run run("", "k", {test::bytes_of(in), std::vector<std::uint8_t>(16, 0xff)}, {1, 1, 1}, {0, 0, 0},
+                             {1, 1, 1}, ptx);
+  EXPECT_EQ(run.out<std::uint32_t>(1),
+            (std::vector<std::uint32_t>{0x3F802000u, 0x3F800000u, 0x3F800000u, 0x3F802000u}));
+
+  std::string mma = ptx;
+  mma.replace(mma.find("  cvt.rna.tf32.f32 %r3"), 0,
+              "  mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r1, "
+              "%r2}, {%r1, %r2}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8};\n");
+  try {
+    const test::kernel_run refused("", "k", {test::bytes_of(in), std::vector<std::uint8_t>(16, 0xff)}, {32, 1, 1},
+                                   {0, 0, 0}, {1, 1, 1}, mma);
+    FAIL() << "no error";
+  } catch (const ptx_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the model follows mma.sync.aligned m16n8kK .row.col"), std::string::npos)
+        << e.what();
+  }
+}
+
 } // namespace
 } // namespace bb::ptx
