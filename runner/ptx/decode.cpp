@@ -918,7 +918,8 @@ private:
     const int counts[4] = {accumulators, a_regs, b_regs, accumulators};
     for (std::size_t i = 0; i < 4; ++i) {
       d.op[i] = i == 0 ? destination(in.operands[0]) : source(in.operands[i]);
-      if (d.op[i].type != operand_type::vec || d.op[i].count != counts[i]) // braces even for one, as ptxas asks
+      if (d.op[i].type != operand_type::vec ||
+          static_cast<int>(d.op[i].count) != counts[i]) // braces even for one, as ptxas asks
         reject(in.opcode + ": operand " + std::string(1, "dabc"[i]) + " needs " + std::to_string(counts[i]) +
                " register" + (counts[i] == 1 ? "" : "s") + " in braces");
     }

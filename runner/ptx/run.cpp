@@ -94,10 +94,11 @@ public:
       if (!any)
         for (std::uint32_t t = 0; t < m_n; ++t)
           if (m_threads[t].state == thread_state::at_named) {
-            const named_barrier& b = m_named[m_threads[t].barrier];
+            const named_barrier& waited = m_named[m_threads[t].barrier];
             fail(m_threads[t].pc - 1, "thread " + std::to_string(t) + " waits at barrier " +
-                                          std::to_string(m_threads[t].barrier) + " for " + std::to_string(b.expected) +
-                                          " threads, and only " + std::to_string(b.arrived) + " ever arrive");
+                                          std::to_string(m_threads[t].barrier) + " for " +
+                                          std::to_string(waited.expected) + " threads, and only " +
+                                          std::to_string(waited.arrived) + " ever arrive");
           }
       if (parked)
         for (std::uint32_t t = 0; t < m_n; ++t)

@@ -262,9 +262,10 @@ TEST(PtxRun, WarpRequestsGroupEventsInAnyOrder) {
     EXPECT_EQ(a[i].execution, b[i].execution);
     EXPECT_TRUE(a[i].access == b[i].access) << i;
     EXPECT_EQ(a[i].access.active, 0xffffffffu);
-    if (i > 0) // in (warp, instruction, execution) order
+    if (i > 0) { // in (warp, instruction, execution) order
       EXPECT_LT(std::tie(a[i - 1].warp, a[i - 1].instruction, a[i - 1].execution),
                 std::tie(a[i].warp, a[i].instruction, a[i].execution));
+    }
   }
   EXPECT_EQ(a[1].access.address[5], 4u * ((5u * 3u + 0u) % 64u)); // warp 0, instruction 0, execution 2
 }
