@@ -18,6 +18,18 @@ struct unsupported_here {
 
 std::uint64_t mask_bits(int bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
 
+/// An MMA operand type (mma.sync, wgmma) as the interpreter computes with it; bits 0 for others.
+value_type matrix_element_type(const std::string& name) {
+  if (name == "f16") return {16, type_class::f16};
+  if (name == "bf16") return {16, type_class::bf16};
+  if (name == "tf32") return {32, type_class::tf32};
+  if (name == "e4m3") return {8, type_class::e4m3};
+  if (name == "e5m2") return {8, type_class::e5m2};
+  if (name == "s8") return {8, type_class::sint};
+  if (name == "u8") return {8, type_class::bits};
+  return {};
+}
+
 const std::unordered_map<std::string, special_register>& special_names() {
   static const std::unordered_map<std::string, special_register> k = {
       {"%tid.x", special_register::tid_x},
@@ -880,17 +892,7 @@ private:
     if (parts.size() != 10 || parts[1] != "sync" || parts[2] != "aligned" || parts[4] != "row" || parts[5] != "col")
       reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     const std::string &shape = parts[3], &dtype = parts[6], &atype = parts[7], &btype = parts[8], &ctype = parts[9];
-    const auto element_type = [](const std::string& name) -> value_type {
-      if (name == "f16") return {16, type_class::f16};
-      if (name == "bf16") return {16, type_class::bf16};
-      if (name == "tf32") return {32, type_class::tf32};
-      if (name == "e4m3") return {8, type_class::e4m3};
-      if (name == "e5m2") return {8, type_class::e5m2};
-      if (name == "s8") return {8, type_class::sint};
-      if (name == "u8") return {8, type_class::bits};
-      return {};
-    };
-    const value_type a_type = element_type(atype), b_type = element_type(btype);
+    const value_type a_type = matrix_element_type(atype), b_type = matrix_element_type(btype);
     const bool integer = a_type.bits == 8 && (a_type.cls == type_class::sint || a_type.cls == type_class::bits);
     const bool fp8 = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2;
     int k = 0;
@@ -948,18 +950,12 @@ private:
     };
     const int n = number(shape.substr(4, k_at - 4)), k = number(shape.substr(k_at + 1));
     if (n < 8 || n > 256 || n % 8 != 0) reject("unsupported wgmma shape '" + shape + "'");
-    const auto element_type = [](const std::string& name) -> value_type {
-      if (name == "f16") return {16, type_class::f16};
-      if (name == "bf16") return {16, type_class::bf16};
-      if (name == "tf32") return {32, type_class::tf32};
-      if (name == "e4m3") return {8, type_class::e4m3};
-      if (name == "e5m2") return {8, type_class::e5m2};
-      return {};
-    };
     const std::string &dtype = in.parts[5], &atype = in.parts[6], &btype = in.parts[7];
-    const value_type a_type = element_type(atype), b_type = element_type(btype);
-    const bool sixteen = a_type.bits == 16, eight = a_type.bits == 8;
-    const bool types_ok = a_type.bits != 0 && b_type.bits == a_type.bits && (eight || atype == btype) &&
+    const value_type a_type = matrix_element_type(atype), b_type = matrix_element_type(btype);
+    const bool sixteen = a_type.bits == 16;
+    const bool eight = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2; // integers not followed
+    const bool b_eight = b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2;
+    const bool types_ok = a_type.bits != 0 && (eight ? b_eight : atype == btype) &&
                           (dtype == "f32" || (dtype == "f16" && (a_type.cls == type_class::f16 || eight)));
     if (!types_ok) reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     if (k * a_type.bits != 256) // every form reads 32 bytes of each row of A and B
