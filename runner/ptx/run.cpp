@@ -1341,9 +1341,9 @@ private:
     }
   }
 
-  /// Register j of a vector operand, or the operand itself where it is one register.
+  /// Register j of a vector operand (mma.sync's operands are vectors, braces even for one).
   const decoded_operand& element_of(const decoded_operand& o, std::uint32_t j) const {
-    return o.type == operand_type::vec ? m_p.elements[o.index + j] : o;
+    return m_p.elements[o.index + j];
   }
 
   /// mma.sync.aligned m16n8kK .row.col: D = A B + C for the warp, each lane's part of A (16 x K), B

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,11 +17,27 @@ namespace {
 
 const std::string k_tma_dir = BB_TEST_DATA "/source/tma";
 
+// `run --backend model` of `files` into `db`, with no GPU and a compile cache in `tmp`.
+bb::test::cli_result tensor_map_model_run(const bb::test::temp_dir& tmp, const std::string& db,
+                                          const std::vector<std::string>& files) {
+  std::string args = "--db '" + db + "' run --backend model";
+  for (const auto& f : files) args += " '" + f + "'";
+  return run_cli(args, "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+}
+
+// "variant status verified requests/wavefronts" of every configuration with GMMA requests, in order.
+std::string tensor_map_gmma_lines(const std::string& db) {
+  return query_text(db, "SELECT group_concat(line, '; ') FROM (SELECT c.variant || ' ' || c.status || ' ' || "
+                        "c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) AS "
+                        "line FROM configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = "
+                        "'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' "
+                        "WHERE q.value > 0 ORDER BY c.id)");
+}
+
 TEST(cli_tensor_map, a_tma_kernel_is_predicted_and_its_output_checked_without_a_gpu) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "tma.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_tma_dir + "/tma_box.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {k_tma_dir + "/tma_box.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Both checked against the file (the output is the tensor), their expectations met.
   EXPECT_EQ(query_text(db, "SELECT group_concat(variant || ' ' || status || ' ' || verified_elements, ', ') FROM "
@@ -42,16 +59,14 @@ TEST(cli_tensor_map, a_map_the_hardware_refuses_is_named_and_a_wrong_swizzle_fai
   wrong.replace(wrong.rfind("swizzle: 128B"), 13, "swizzle: none");
   std::ofstream(tmp.path / "wrong.yaml") << wrong;
   const auto db = (tmp.path / "w.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + (tmp.path / "wrong.yaml").string() + "'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {(tmp.path / "wrong.yaml").string()});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(query_text(db, "SELECT status FROM configurations WHERE variant = 'source/swizzled'"), "wrong_result");
   // A box row that is not whole 16-byte chunks: refused, naming the rule, before the kernel runs.
   std::string odd = yaml;
   odd.replace(odd.find("box: [32, 32]"), 13, "box: [3, 32]");
   std::ofstream(tmp.path / "odd.yaml") << odd;
-  const auto o = run_cli("--db '" + db + "' run --backend model '" + (tmp.path / "odd.yaml").string() + "'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto o = tensor_map_model_run(tmp, db, {(tmp.path / "odd.yaml").string()});
   EXPECT_NE(o.err.find("tensor map 'map': box[0] x 4 bytes = 12; TMA moves whole 16-byte chunks of the innermost "
                        "dimension"),
             std::string::npos)
@@ -75,8 +90,7 @@ TEST(cli_tensor_map, a_map_the_hardware_refuses_is_named_and_a_wrong_swizzle_fai
 TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "w.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_shapes.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/wgmma/wgmma_shapes.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT group_concat(s, ', ') FROM (SELECT json_extract(c.params_json, '$.N') || ' ' || "
                            "c.status || ' ' || CAST(r.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) s FROM "
@@ -93,8 +107,7 @@ TEST(cli_tensor_map, wgmma_of_every_n_reads_its_rows_of_a_and_a_quarter_of_b) {
 TEST(cli_tensor_map, wgmma_with_a_in_registers_reads_a_quarter_of_b) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "rs.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_rs.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/wgmma/wgmma_rs.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT c.status || ' ' || c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' "
                            "|| CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON q.configuration_id = "
@@ -112,15 +125,10 @@ TEST(cli_tensor_map, wgmma_of_fp8_tf32_and_f16_accumulators_reads_as_f16_does) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "types.sqlite").string();
   const std::string dir = BB_TEST_DATA "/source/wgmma/";
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + dir + "wgmma_fp8.yaml' '" + dir +
-                             "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db,
+                                      {dir + "wgmma_fp8.yaml", dir + "wgmma_tf32.yaml", dir + "wgmma_f16_acc.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(query_text(db, "SELECT group_concat(line, '; ') FROM (SELECT c.variant || ' ' || c.status || ' ' || "
-                           "c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) "
-                           "AS line FROM configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = "
-                           "'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' "
-                           "WHERE q.value > 0 ORDER BY c.id)"),
+  EXPECT_EQ(tensor_map_gmma_lines(db),
             "source/e4m3 ok 4096 16/128; source/e4m3_rs ok 4096 16/64; source/e5m2_e4m3_f16 ok 4096 16/128; "
             "source/tf32 ok 4096 16/128; source/f16_f16 ok 4096 16/128");
 }
@@ -132,14 +140,9 @@ TEST(cli_tensor_map, wgmma_of_fp8_tf32_and_f16_accumulators_reads_as_f16_does) {
 TEST(cli_tensor_map, wgmma_with_mn_major_operands_reads_core_matrices_of_k_rows) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "mn.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_mn.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/wgmma/wgmma_mn.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(query_text(db, "SELECT group_concat(line, '; ') FROM (SELECT c.variant || ' ' || c.status || ' ' || "
-                           "c.verified_elements || ' ' || CAST(q.value AS INTEGER) || '/' || CAST(w.value AS INTEGER) "
-                           "AS line FROM configurations c JOIN metrics q ON q.configuration_id = c.id AND q.name = "
-                           "'gmma_requests' JOIN metrics w ON w.configuration_id = c.id AND w.name = 'gmma_wavefronts' "
-                           "WHERE q.value > 0 ORDER BY c.id)"),
+  EXPECT_EQ(tensor_map_gmma_lines(db),
             "source/b_mn_128b ok 4096 16/128; source/b_mn_interleave ok 4096 16/128; source/ab_mn_128b ok 4096 "
             "16/128; source/ab_mn_64b ok 4096 16/128");
 }
@@ -150,8 +153,7 @@ TEST(cli_tensor_map, wgmma_with_mn_major_operands_reads_core_matrices_of_k_rows)
 TEST(cli_tensor_map, wgmma_of_narrow_n_reads_every_core_matrix_once) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "narrow.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" BB_TEST_DATA "/source/wgmma/wgmma_narrow.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/wgmma/wgmma_narrow.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db,
                        "SELECT group_concat(line, ' ') FROM (SELECT json_extract(c.params_json, '$.N') || ':' || "
@@ -170,9 +172,7 @@ TEST(cli_tensor_map, wgmma_of_narrow_n_reads_every_core_matrix_once) {
 TEST(cli_tensor_map, a_warp_specialized_kernel_waits_at_its_named_barriers) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "ws.sqlite").string();
-  const auto r = run_cli("--db '" + db +
-                             "' run --backend model '" BB_TEST_DATA "/source/barriers/warp_specialized.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/barriers/warp_specialized.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(
       query_text(
@@ -192,10 +192,9 @@ TEST(cli_tensor_map, mma_sync_of_every_type_computes_what_a_plain_loop_does) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "mma.sqlite").string();
   const std::string dir = BB_TEST_DATA "/source/mma/";
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + dir + "mma_f16.yaml' '" + dir +
-                             "mma_bf16.yaml' '" + dir + "mma_tf32.yaml' '" + dir + "mma_s8.yaml' '" + dir +
-                             "mma_e4m3.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db,
+                                      {dir + "mma_f16.yaml", dir + "mma_bf16.yaml", dir + "mma_tf32.yaml",
+                                       dir + "mma_s8.yaml", dir + "mma_e4m3.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT group_concat(variant || ' ' || status || ' ' || verified_elements, '; ') FROM "
                            "configurations WHERE variant NOT LIKE '%naive'"),
@@ -214,8 +213,7 @@ TEST(cli_tensor_map, mma_sync_of_every_type_computes_what_a_plain_loop_does) {
 TEST(cli_tensor_map, a_tma_store_through_an_output_map_is_checked) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "r.sqlite").string();
-  const auto r = run_cli("--db '" + db + "' run --backend model '" + k_tma_dir + "/tma_round_trip.yaml'",
-                         "CUDA_VISIBLE_DEVICES= BB_CACHE_DIR='" + (tmp.path / "cache").string() + "'");
+  const auto r = tensor_map_model_run(tmp, db, {k_tma_dir + "/tma_round_trip.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(query_text(db, "SELECT status || ' ' || verified_elements FROM configurations"), "ok 2048");
   EXPECT_EQ(query_text(db, "SELECT group_concat(name || '=' || CAST(value AS INTEGER), ' ') FROM (SELECT name, value "
