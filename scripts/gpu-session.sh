@@ -36,11 +36,6 @@
 #                  attach` on the Triton example (plain and swizzled layouts, and `regress` between
 #                  them) and on the PyTorch example, and bench/attach_ncu.py (parity and overhead
 #                  against Nsight Compute) over the test program, the Triton and the PyTorch examples
-#   attach-setup   build, the attach GPU tests, then the profiler set up when CUDA starts against at the
-#                  first profiled launch (`attach --profiler-setup context` and `launch`, alternating with
-#                  the program alone, BB_ROUNDS rounds, default 4) over the test program, the Triton
-#                  example (one kernel) and the PyTorch example (every kernel), and the parallel compile
-#                  benchmark with compile servers that warm NVRTC up and without (BB_COMPILE_WARM_UP=0)
 #   model          build, the source-counter and per-line GPU tests, then the source experiments (and
 #                  the CuTe one where .deps/cutlass-include.tar.gz is staged) and tests/data/emulate's
 #                  kernels measured (`run --no-timing --lines`) and predicted from their PTX
@@ -63,7 +58,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-all}"
-case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach | attach-setup | model | code-lines) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case "$mode" in all | no-parity | parity-only | stability | gate | final | kinds | engine | speed | kernels | lines | attach | model | code-lines) ;; *) echo "gpu-session.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 final="${OUT:-gpu-session-out}"
 export OUT="$final/w"
 mkdir -p "$OUT"
@@ -124,47 +119,6 @@ if [ "$mode" = kernels ]; then
   fi
   tar czf "$final/all.tgz" --exclude='*.sqlite-*' --exclude='cache' -C "$final" w && rm -rf "$final/w"
   head -40 "$final/parity-summary.md" 2>/dev/null
-  exit 0
-fi
-if [ "$mode" = attach-setup ]; then
-  bash scripts/gpu-check.sh build > "$OUT/gpu-check.txt" 2>&1 || { tail -40 "$OUT/gpu-check.txt"; exit 1; }
-  grep -E "build rc" "$OUT/gpu-check.txt"
-  r="$final/attach-setup.txt"
-  { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nvcc --version | tail -2; nproc
-    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
-  } 2>&1 | tee "$r"
-  timeout 200 ctest --test-dir build/gpu -L gpu -R gpu_attach --output-on-failure > "$OUT/ctest-gpu.log" 2>&1
-  echo "ctest -L gpu -R gpu_attach rc=$?" | tee -a "$r"
-  grep -E "tests passed|tests failed|\(Failed\)|\(Timeout\)" "$OUT/ctest-gpu.log" | tail -10 | tee -a "$r"
-  grep -B2 -A30 "Failure\|FAILED" "$OUT/ctest-gpu.log" | head -80 >> "$r"
-  wall() { # label log command...: one timed run, its wall time in ms and exit code on one line
-    local label=$1 log=$2; shift 2
-    local t0; t0=$(date +%s%N)
-    "$@" > "$log" 2>&1
-    local rc=$?
-    echo "$label $(( ($(date +%s%N) - t0) / 1000000 )) ms rc=$rc" | tee -a "$r"
-  }
-  ab() { # name options-for-attach -- program...
-    local name=$1 opts=$2; shift 3
-    for i in $(seq "${BB_ROUNDS:-4}"); do
-      wall "$name alone" "$OUT/$name-alone.txt" "$@"
-      for setup in context launch; do
-        wall "$name $setup" "$OUT/$name-$setup-$i.txt" "$b" -vv --db "$OUT/$name-$setup.sqlite" attach $opts \
-          --profiler-setup "$setup" -- "$@"
-      done
-    done
-    for setup in context launch; do
-      grep -E "profiler ready|set up when CUDA|where the time went" "$OUT/$name-$setup-1.txt" | head -4 | tee -a "$r"
-    done
-  }
-  ab program "" -- build/gpu/tests/bb_attach_program
-  ab triton "--kernel-name tile_transpose" -- python3 experiments/attach/triton_transpose.py
-  ab torch "" -- python3 experiments/attach/torch_model.py
-  for w in 1 0 1 0; do
-    echo "bench-compile 96 $(nproc), BB_COMPILE_WARM_UP=$w" | tee -a "$r"
-    BB_COMPILE_WARM_UP=$w BANKBENCH="$b" timeout 100 bash scripts/bench-compile.sh 96 "$(nproc)" 2>&1 | tee -a "$r" | tail -12
-  done
-  tar czf "$final/all.tgz" --exclude='*.sqlite-*' -C "$final" w && rm -rf "$final/w"
   exit 0
 fi
 if [ "$mode" = attach ]; then

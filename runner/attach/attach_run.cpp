@@ -306,15 +306,6 @@ private:
                   "{:.1f} ms of it waited for)",
                   m.value("ordinal", 0), m.value("setup_ms", 0.0), m.value("passes", 0), m.value("warm_up_ms", 0.0),
                   m.value("warm_up_wait_ms", 0.0));
-    if (m.contains("early_ms")) {
-      if (const std::string failure = m.value("early_failure", ""); !failure.empty())
-        spdlog::debug("the profiler's set-up when CUDA started failed after {:.1f} ms ({}); the launch set it up again",
-                      m.value("early_ms", 0.0), failure);
-      else
-        spdlog::debug("the profiler was set up when CUDA started, beside the program, in {:.1f} ms ({}); the first "
-                      "profiled launch waited {:.1f} ms for it",
-                      m.value("early_ms", 0.0), m.value("early_breakdown", ""), m.value("early_wait_ms", 0.0));
-    }
     if (m_run_id != 0) {
       if (m_devices.insert(m.value("uuid", "")).second && m_devices.size() == 2)
         spdlog::warn("the program profiles on more than one GPU; the run names the first ({}), each launch its own "
@@ -452,7 +443,6 @@ std::vector<std::string> program_environment(const attach_request& r, const std:
   s.nvtx_include = r.nvtx_include;
   s.application_only = r.application_only;
   s.flush_l2 = r.flush_l2;
-  s.early_setup = r.early_setup;
   std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + library, std::string(k_env_socket) + "=" + socket,
                                   std::string(k_env_settings) + "=" + s.to_json()};
   // NVTX reaches CUPTI only where NVTX is told to load it: the library hands NVTX on to the CUPTI
@@ -553,7 +543,6 @@ int attach(const attach_request& request) {
                         {"launch_count", r.launch_count},
                         {"target_processes", r.application_only ? "application-only" : "all"},
                         {"cache_control", r.flush_l2 ? "all" : "none"},
-                        {"profiler_setup", r.early_setup ? "context" : "launch"},
                         {"metrics", r.metrics}};
   collector col(r, db, settings_text.dump(2));
 

@@ -19,7 +19,6 @@ struct attach_request {
   std::uint64_t launch_skip = 0, launch_count = 0; ///< count 0: every launch that passes
   bool application_only = false;                   ///< --target-processes application-only
   bool flush_l2 = true;                            ///< --cache-control all (none: false)
-  bool early_setup = true;                         ///< --profiler-setup context (launch: false)
   double time_limit_s = 0;                         ///< 0: none
   std::string db_path, command_line;
   int verbosity = 0;

@@ -18,7 +18,6 @@ std::string settings::to_json() const {
   j["nvtx_include"] = nvtx_include;
   j["application_only"] = application_only;
   j["flush_l2"] = flush_l2;
-  j["early_setup"] = early_setup;
   return j.dump();
 }
 
@@ -31,7 +30,6 @@ settings settings::from_json(const std::string& text) {
     s.nvtx_include = j.at("nvtx_include").get<std::vector<std::string>>();
     s.application_only = j.at("application_only").get<bool>();
     s.flush_l2 = j.at("flush_l2").get<bool>();
-    s.early_setup = j.at("early_setup").get<bool>();
     return s;
   } catch (const nlohmann::json::exception& e) {
     throw usage_error(std::string(k_env_settings) + " is not bankbench's attach settings: " + e.what());

@@ -29,7 +29,6 @@ struct settings {
   std::vector<std::string> nvtx_include; ///< [DOMAIN@]RANGE, see nvtx_rule
   bool application_only = false;         ///< profile the program's first process only
   bool flush_l2 = true;                  ///< --cache-control all: L2 emptied before each profiled launch
-  bool early_setup = true;               ///< --profiler-setup context: the profiler's first pass when CUDA starts
 
   [[nodiscard]] std::string to_json() const;
   /// Throws usage_error on text that is not settings.

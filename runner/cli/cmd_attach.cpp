@@ -19,7 +19,6 @@ struct attach_options {
   std::string metrics = "quick"; // one pass: no replay, the program's memory untouched
   std::string target_processes = "all";
   std::string cache_control = "all";
-  std::string profiler_setup = "context";
 };
 
 /// --metrics: a named set, or CUPTI names separated by commas.
@@ -86,12 +85,6 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
                  "none: profile the launch on the cache as the program left it")
       ->check(CLI::IsMember({"all", "none"}))
       ->capture_default_str();
-  sub.add_option("--profiler-setup", o->profiler_setup,
-                 "context: set the profiler up on the program's first CUDA context as soon as it is created, beside "
-                 "the program's own start (the program's launches in the meantime are not held back); launch: at "
-                 "the first profiled launch, holding that launch back")
-      ->check(CLI::IsMember({"context", "launch"}))
-      ->capture_default_str();
   add_number_option(sub, "--time-limit", r.time_limit_s,
                     "seconds the program may run; then it and its children are stopped (SIGTERM, SIGKILL 5 s later) "
                     "and the run is kept as interrupted",
@@ -108,7 +101,6 @@ run_fn setup_attach(CLI::App& sub, const global_options& global) {
     resolve_metrics(o->metrics, req);
     req.application_only = o->target_processes == "application-only";
     req.flush_l2 = o->cache_control == "all";
-    req.early_setup = o->profiler_setup == "context";
     req.db_path = global.db;
     req.command_line = global.command_line;
     req.verbosity = global.verbosity;

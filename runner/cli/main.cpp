@@ -198,8 +198,7 @@ int run_main(int argc, char** argv);
 
 int main(int argc, char** argv) {
   // A compile server that `run`, `validate` and `compile` start for their parallel compiles.
-  if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__compile-server") == 0)
-    return bb::source::serve_compiles(argc == 3 ? argv[2] : "");
+  if (argc == 2 && std::strcmp(argv[1], "__compile-server") == 0) return bb::source::serve_compiles();
   // Past a file-size limit (`ulimit -f`) a write fails with EFBIG instead of killing the process,
   // so it is a write error like a full disk: exit 4 for the database (the run marked interrupted),
   // 6 for an output file.

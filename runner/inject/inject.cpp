@@ -37,7 +37,6 @@
 #include "runner/attach/filter.hpp"
 #include "runner/attach/protocol.hpp"
 #include "runner/common/error.hpp"
-#include "runner/inject/early_setup.hpp"
 #include "runner/inject/l2_flush.hpp"
 #include "runner/profile/cupti_context.hpp"
 #include "runner/profile/offline.hpp"
@@ -68,18 +67,6 @@ struct pending_launch {
   std::unique_lock<std::mutex> hold; ///< on state::profiling
 };
 
-/// --profiler-setup context: the session of the program's first context, set up on a thread of its
-/// own from the context's creation. Only the first context gets one, so that no two threads ever
-/// use a range profiler at once: whoever needs a session joins this thread first.
-struct early_setup {
-  std::thread thread;
-  CUcontext ctx = nullptr;
-  std::unique_ptr<bb::profile::session> session; ///< null when the set-up failed (the launch sets up again)
-  std::string failure;                           ///< why it failed
-  std::string breakdown;                         ///< the first pass's laps
-  double ms = 0;                                 ///< the thread's time, from the context's creation
-};
-
 struct state {
   bb::attach::settings settings;
   std::unique_ptr<bb::attach::kernel_filter> names;
@@ -105,13 +92,8 @@ struct state {
   std::mutex domains_mutex;
   std::map<const void*, std::string> domains; ///< NVTX domain handles by name
 
-  std::mutex warm_up_mutex; ///< held to join warm_up
-  std::thread warm_up;      ///< the profiler's host set-up, started with the program (joined before the first profile)
+  std::thread warm_up; ///< the profiler's host set-up, started with the program (joined before the first profile)
   double warm_up_ms = 0;
-
-  std::mutex early_mutex; ///< held to start or join early.thread
-  std::atomic<bool> early_started{false};
-  early_setup early;
 };
 
 state* g = nullptr; // never freed: callbacks may still come while the process exits
@@ -240,85 +222,21 @@ bool is_graph_launch(CUpti_CallbackId id) {
   return id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || id == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
 }
 
-double ms_since(clock_type::time_point t) {
-  return std::chrono::duration<double, std::milli>(clock_type::now() - t).count();
-}
-
-void join_warm_up() {
-  const std::lock_guard lock(g->warm_up_mutex);
-  if (g->warm_up.joinable()) g->warm_up.join();
-}
-
-/// Waits for the early set-up's thread, if one was started and not joined yet.
-void join_early() {
-  const std::lock_guard lock(g->early_mutex);
-  if (g->early.thread.joinable()) g->early.thread.join();
-}
-
-std::unique_ptr<bb::profile::session> new_session(int device, CUcontext ctx) {
-  join_warm_up();
-  auto s = bb::profile::session::create(device, ctx, g->settings.metrics);
-  s->set_single_pass_user_replay(env("BANKBENCH_ATTACH_REPLAY") == "user");
-  return s;
-}
-
-/// The early set-up's thread: the session of the program's first context, and one pass of the
-/// range profiler over an empty kernel of the library's own on a stream of its own. The program goes
-/// on meanwhile; its launches are not held back (those that fall inside the pass are ranges of it
-/// too, replayed by CUPTI as any profiled launch is, and the pass's values are not read).
-void set_up_early(CUcontext ctx) {
-  const auto t0 = clock_type::now();
-  t_own_call = true;
-  early_setup& e = g->early;
-  try {
-    if (cuCtxSetCurrent(ctx) != CUDA_SUCCESS) throw bb::api_error("cannot make the new context current");
-    CUdevice device = 0;
-    if (cuCtxGetDevice(&device) != CUDA_SUCCESS) throw bb::api_error("cannot tell the new context's device");
-    auto s = new_session(static_cast<int>(device), ctx);
-    CUstream stream = nullptr;
-    if (cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
-      throw bb::api_error("cannot create a stream for the profiler's first pass");
-    s->prime([stream] { bb::inject::run_empty_kernel(stream); });
-    cuStreamDestroy(stream);
-    e.breakdown = s->last_breakdown();
-    e.session = std::move(s);
-  } catch (const std::exception& ex) {
-    e.failure = ex.what();
-  }
-  e.ms = ms_since(t0);
-}
-
-void on_context_created(CUcontext ctx) {
-  if (!g->settings.early_setup || g->disabled || !g->more || g->early_started.exchange(true)) return;
-  const std::lock_guard lock(g->early_mutex);
-  g->early.ctx = ctx;
-  g->early.thread = std::thread(set_up_early, ctx);
-}
-
 bb::profile::session* session_for(CUcontext ctx, int device) {
   auto& s = g->sessions[ctx];
   if (s == nullptr) {
     const auto t0 = clock_type::now();
-    join_early(); // no two threads use a range profiler at once
-    const double early_wait = ms_since(t0);
-    if (g->early.ctx == ctx) s = std::move(g->early.session);
-    const auto t1 = clock_type::now();
-    join_warm_up();
-    const double waited = ms_since(t1);
-    if (s == nullptr) s = new_session(device, ctx);
-    const double setup = ms_since(t0);
+    if (g->warm_up.joinable()) g->warm_up.join();
+    const double waited = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+    s = bb::profile::session::create(device, ctx, g->settings.metrics);
+    s->set_single_pass_user_replay(env("BANKBENCH_ATTACH_REPLAY") == "user");
+    const double setup = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
     if (g->devices_sent.insert(device).second) {
       json d = describe_device(device, s->chip());
       d["setup_ms"] = setup;
       d["warm_up_ms"] = g->warm_up_ms;
       d["warm_up_wait_ms"] = waited;
       d["passes"] = s->passes();
-      if (g->early.ctx == ctx) {
-        d["early_ms"] = g->early.ms;
-        d["early_wait_ms"] = early_wait;
-        d["early_breakdown"] = g->early.breakdown;
-        d["early_failure"] = g->early.failure;
-      }
       send(d);
     }
     if (!s->absent().empty()) {
@@ -489,14 +407,6 @@ void on_nvtx(CUpti_CallbackId id, const CUpti_NvtxData* d) {
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
   if (g == nullptr || g->forked || t_own_call) return;
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
-    const auto* r = static_cast<const CUpti_ResourceData*>(data);
-    if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) on_context_created(r->context);
-    // The early set-up must not outlive its context.
-    else if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && r->context == g->early.ctx)
-      join_early();
-    return;
-  }
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     on_nvtx(id, static_cast<const CUpti_NvtxData*>(data));
     return;
@@ -519,7 +429,6 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
 
 void send_summary() {
   if (g == nullptr || g->forked) return;
-  join_early(); // a program that ends within the early set-up: its thread finishes first
   json launches = json::object();
   std::uint64_t graphs = 0, captured = 0;
   {
@@ -579,10 +488,6 @@ bool subscribe() {
         CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz})
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   if (!g->nvtx_rules.empty()) cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
-  if (g->settings.early_setup) {
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
-    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-  }
   return true;
 }
 

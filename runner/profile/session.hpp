@@ -68,11 +68,6 @@ public:
   /// and returns the ranges between the two calls.
   void begin_launch();
   std::vector<range_values> end_launch();
-  /// The first pass of a range profiler on the context, with `launch` (which enqueues a kernel of
-  /// the caller's own and waits for it) as its only range, so that the driver's profiler set-up is
-  /// paid now rather than in the next begin_launch(). The values are not read: launches made on
-  /// the context by other threads meanwhile are ranges of the pass too.
-  void prime(const std::function<void()>& launch);
   /// With a one-pass metric list, begin_launch() uses user replay (one Start/Stop, no replay)
   /// rather than kernel replay. Measured in docs/attach.md.
   void set_single_pass_user_replay(bool on) { m_single_pass_user_replay = on; }

@@ -473,17 +473,6 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-void warm_up_nvrtc(const std::string& arch) {
-  const nvrtc_api& api = nvrtc();
-  program prog;
-  if (api.create(&prog.p, "extern \"C\" __global__ void bb_warm_up() {}\n", "warm_up.cu", 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS)
-    return;
-  const std::string flag = "-arch=" + arch;
-  const char* argv[] = {flag.c_str()};
-  (void)api.compile(prog.p, 1, argv);
-}
-
 std::string arch_of(int cc_major, int cc_minor) { return "sm_" + std::to_string(cc_major) + std::to_string(cc_minor); }
 
 std::string default_cache_dir() {

@@ -86,11 +86,6 @@ void note_fallback(const std::string& file, const std::string& why);
 /// "13.0": the NVRTC library's version.
 std::string nvrtc_version();
 
-/// One throwaway NVRTC compile of an empty kernel for `arch` (e.g. "sm_90"): a process's first
-/// compile pays NVRTC's own set-up, which this takes ahead of the first real one. Throws
-/// environment_error when NVRTC cannot be opened; a compile that fails is ignored.
-void warm_up_nvrtc(const std::string& arch);
-
 /// "sm_90" from a compute capability.
 std::string arch_of(int cc_major, int cc_minor);
 

@@ -62,8 +62,7 @@ void write_all(int fd, const std::string& text) {
 void set_compile_server(const std::string& executable) { server_path() = executable; }
 const std::string& compile_server() { return server_path(); }
 
-compile_client::compile_client(std::string executable, std::string warm_up_arch)
-    : m_executable(std::move(executable)), m_warm_up_arch(std::move(warm_up_arch)) {}
+compile_client::compile_client(std::string executable) : m_executable(std::move(executable)) {}
 
 compile_client::~compile_client() { stop(); }
 
@@ -77,7 +76,7 @@ void compile_client::start() {
   posix_spawn_file_actions_adddup2(&actions, to[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, from[1], STDOUT_FILENO);
   std::string arg = "__compile-server";
-  char* argv[] = {m_executable.data(), arg.data(), m_warm_up_arch.empty() ? nullptr : m_warm_up_arch.data(), nullptr};
+  char* argv[] = {m_executable.data(), arg.data(), nullptr};
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, m_executable.c_str(), &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -179,7 +178,7 @@ compile_outcome compile_client::compile(const compile_request& request, const st
   return o;
 }
 
-int serve_compiles(const std::string& warm_up_arch) {
+int serve_compiles() {
   // The client stops the run on Ctrl-C and ends the server by closing its input once the compile
   // in flight is done; a client that is killed takes the server along.
   for (const int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(s, SIG_IGN);
@@ -191,7 +190,6 @@ int serve_compiles(const std::string& warm_up_arch) {
   // other kernels up in the cache. Where it cannot be opened, the first NVRTC compile says so.
   try {
     (void)nvrtc_version();
-    if (!warm_up_arch.empty()) warm_up_nvrtc(warm_up_arch);
   } catch (const error&) {
   }
   for (std::string line; std::getline(std::cin, line);) {

@@ -21,10 +21,7 @@ const std::string& compile_server();
 /// One server process, started on first use and ended by the destructor.
 class compile_client {
 public:
-  /// `warm_up_arch` (e.g. "sm_90"; "" for none): the server runs one throwaway NVRTC compile for it
-  /// as soon as it starts, before its first request, so that NVRTC's set-up in a process's first
-  /// compile (0.2 to 0.25 s on a 16-core H100 machine) overlaps the caller's cache lookups.
-  explicit compile_client(std::string executable, std::string warm_up_arch = "");
+  explicit compile_client(std::string executable);
   ~compile_client();
   compile_client(const compile_client&) = delete;
   compile_client& operator=(const compile_client&) = delete;
@@ -41,15 +38,13 @@ public:
 private:
   void stop();
   std::string m_executable;
-  std::string m_warm_up_arch;
   int m_pid = -1, m_to = -1, m_from = -1;
   std::string m_buffer;
   std::chrono::steady_clock::time_point m_started;
   bool m_answered = false; ///< the server started last has answered once
 };
 
-/// The server's side: answers requests from stdin until it closes, after a throwaway NVRTC compile
-/// for `warm_up_arch` where one is named. Returns the exit code.
-int serve_compiles(const std::string& warm_up_arch);
+/// The server's side: answers requests from stdin until it closes. Returns the exit code.
+int serve_compiles();
 
 } // namespace bb::source

@@ -148,8 +148,6 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
   const char* servers_env = std::getenv("BB_COMPILE_SERVERS");
   const bool in_servers = jobs > 1 && !compile_server().empty() &&
                           (servers_env == nullptr || std::string(servers_env) != "0");
-  const char* warm_up_env = std::getenv("BB_COMPILE_WARM_UP");
-  const bool warm_up = warm_up_env == nullptr || std::string(warm_up_env) != "0";
 
   const auto finish = [&](std::size_t i, compile_outcome o, const std::exception_ptr& failure) {
     {
@@ -165,12 +163,8 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
     std::unique_ptr<compile_client> client;
     // A server is started as soon as its thread meets a miss, so that it loads (the binary,
     // NVRTC) while the other lookups go on.
-    // It warms NVRTC up for the architecture of the first miss it meets, unless that kernel goes
-    // to nvcc (BB_COMPILE_WARM_UP=0: never, for comparison).
-    const auto start_server = [&](const compile_request& first) {
-      client = std::make_unique<compile_client>(compile_server(), first.compiler == compiler_choice::nvcc || !warm_up
-                                                                      ? std::string()
-                                                                      : first.arch);
+    const auto start_server = [&] {
+      client = std::make_unique<compile_client>(compile_server());
       client->start();
     };
     for (;;) { // the lookups
@@ -219,7 +213,7 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
       }
       if (spawn) {
         try {
-          start_server(requests[i]);
+          start_server();
         } catch (...) {
           const std::lock_guard<std::mutex> lock(mutex);
           if (!fatal) fatal = std::current_exception();
@@ -261,7 +255,7 @@ std::vector<compile_outcome> compile_parallel(const std::vector<compile_request>
       const auto t0 = clock_type::now();
       std::exception_ptr failure;
       try {
-        if (spawn) start_server(requests[i]);
+        if (spawn) start_server();
         if (client) {
           std::string fallback;
           o = client->compile(requests[i], options.cache_dir, fallback);

@@ -30,8 +30,7 @@ TEST(cli_attach, options_are_refused_in_words_before_the_program_starts) {
         refusal{"--metrics bank_conflict", "did you mean 'bank_conflicts'?"},
         refusal{"--target-processes some", "--target-processes"}, refusal{"--launch-count -1", "--launch-count"},
         refusal{"--time-limit nan", "--time-limit must be a number of seconds"},
-        refusal{"--cache-control once", "--cache-control must be one of all, none, got 'once'"},
-        refusal{"--profiler-setup early", "--profiler-setup must be one of context, launch, got 'early'"}}) {
+        refusal{"--cache-control once", "--cache-control must be one of all, none, got 'once'"}}) {
     const auto out = run_cli(db + "attach " + r.options + program);
     EXPECT_EQ(out.exit_code, 2) << r.options << "\n" << out.err;
     EXPECT_TRUE(has(out.err, r.words)) << r.options << "\n" << out.err;
@@ -64,9 +63,6 @@ TEST(cli_attach, the_programs_output_and_exit_code_pass_through) {
   };
   EXPECT_TRUE(has(told(""), "\"flush_l2\":true")) << told("");
   EXPECT_TRUE(has(told("--cache-control none"), "\"flush_l2\":false")) << told("--cache-control none");
-  // The profiler is set up when CUDA starts unless asked to wait for the first profiled launch.
-  EXPECT_TRUE(has(told(""), "\"early_setup\":true")) << told("");
-  EXPECT_TRUE(has(told("--profiler-setup launch"), "\"early_setup\":false")) << told("--profiler-setup launch");
   const auto plain = run_cli("--db '" + db + "' attach -- true");
   EXPECT_EQ(plain.exit_code, 1) << plain.err;
   EXPECT_TRUE(has(plain.err, "no kernel launch was profiled: the program never initialised CUDA")) << plain.err;

@@ -150,26 +150,3 @@ TEST(gpu_attach, regress_catches_a_changed_kernel_between_attach_runs) {
   EXPECT_EQ(changed.exit_code, 1) << changed.out << changed.err;
   EXPECT_NE(changed.out.find("skew_copy"), std::string::npos) << changed.out;
 }
-
-// The profiler set up on the program's context when CUDA starts (the default) or at the first
-// profiled launch: the same launches profiled, with the same counters, and -v says which was done.
-TEST(gpu_attach, profiler_set_up_when_cuda_starts_counts_as_at_the_first_launch) {
-  BB_REQUIRE_GPU();
-  temp_dir tmp;
-  const std::string at_start = (tmp.path / "start.sqlite").string();
-  const std::string at_launch = (tmp.path / "launch.sqlite").string();
-  const auto early = run_cli("-v --db '" + at_start + "' attach -- '" + k_program + "'");
-  ASSERT_EQ(early.exit_code, 0) << early.err;
-  EXPECT_NE(early.err.find("the profiler was set up when CUDA started, beside the program, in "), std::string::npos)
-      << early.err;
-  const auto late = run_cli("-v --db '" + at_launch + "' attach --profiler-setup launch -- '" + k_program + "'");
-  ASSERT_EQ(late.exit_code, 0) << late.err;
-  EXPECT_EQ(late.err.find("set up when CUDA started"), std::string::npos) << late.err;
-  const std::string sql =
-      "SELECT c.variant || ' ' || c.params_json || ' ' || m.name || ' ' || CAST(m.value AS INTEGER) "
-      "FROM metrics m JOIN configurations c ON c.id = m.configuration_id WHERE m.derived = 0 AND "
-      "(m.name LIKE '%inst_executed%' OR m.name LIKE '%wavefronts%') ORDER BY c.seq, m.name";
-  const auto mine = query_column(at_start, sql);
-  EXPECT_EQ(mine.size(), 6u * 6u); // six launches: four request counters (LDS, STS, LDSM, STSM), two wavefronts
-  EXPECT_EQ(mine, query_column(at_launch, sql));
-}

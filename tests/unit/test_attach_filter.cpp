@@ -116,15 +116,12 @@ TEST(attach_protocol, settings_round_trip_and_refusal) {
   s.nvtx_include = {"x"};
   s.application_only = true;
   s.flush_l2 = false;
-  s.early_setup = false;
   const auto back = bb::attach::settings::from_json(s.to_json());
   EXPECT_EQ(back.metrics, s.metrics);
   EXPECT_EQ(back.kernel_regex, "^t");
   EXPECT_EQ(back.nvtx_include, s.nvtx_include);
   EXPECT_TRUE(back.application_only);
   EXPECT_FALSE(back.flush_l2);
-  EXPECT_FALSE(back.early_setup);
-  EXPECT_TRUE(bb::attach::settings::from_json(bb::attach::settings{}.to_json()).early_setup);
   EXPECT_THROW(bb::attach::settings::from_json("{}"), bb::usage_error);
   EXPECT_THROW(bb::attach::settings::from_json("not json"), bb::usage_error);
 }
