@@ -15,7 +15,10 @@
 #
 #   scripts/bench-compile.sh [N] [C]        N kernels (default 48), C threads (default: nproc)
 #
-# BANKBENCH names the binary (default build/release/bankbench); REPEAT=k takes the best of k runs
+# BANKBENCH names the binary (default build/release/bankbench); WORK=w makes each kernel's unrolled
+# loop w times longer (default 1: about 0.1 s per kernel on the 2-core build host, 0.01 to 0.2 s on a
+# 16-core H100 machine; larger kernels show how the compile scales once NVRTC's set-up in each
+# server is small beside the compiles); REPEAT=k takes the best of k runs
 # of each (default 1). Run it on an otherwise idle machine: other work on the cores shows up as a
 # worse ratio. Nothing is written outside a temporary folder, which is removed.
 set -euo pipefail
@@ -23,9 +26,10 @@ set -euo pipefail
 n=${1:-48}
 c=${2:-$(nproc)}
 repeat=${REPEAT:-1}
+work=${WORK:-1}
 bin=${BANKBENCH:-build/release/bankbench}
-[[ $n =~ ^[1-9][0-9]*$ && $c =~ ^[1-9][0-9]*$ && $repeat =~ ^[1-9][0-9]*$ ]] || {
-  echo "usage: $0 [N kernels] [C threads]  (positive integers; REPEAT too)" >&2
+[[ $n =~ ^[1-9][0-9]*$ && $c =~ ^[1-9][0-9]*$ && $repeat =~ ^[1-9][0-9]*$ && $work =~ ^[1-9][0-9]*$ ]] || {
+  echo "usage: $0 [N kernels] [C threads]  (positive integers; REPEAT and WORK too)" >&2
   exit 2
 }
 [[ -x $bin ]] || {
@@ -47,7 +51,7 @@ __global__ void strided(const float* in, float* out, int n) {
   for (int r = 0; r < 32; ++r) tile[r * 33 + t] = in[(blockIdx.x * 32 + r) * 32 + t];
   __syncthreads();
 #pragma unroll
-  for (int r = 0; r < 32; ++r) acc += tile[((t * V + r) % 32) * 33 + (r * V + t) % 32] * (r + V);
+  for (int r = 0; r < 32 * WORK; ++r) acc += tile[((t * V + r) % 32) * 33 + (r * V + t) % 32] * (r + V);
   if (blockIdx.x * 32 + t < n) out[blockIdx.x * 32 + t] = acc;
 }
 EOF
@@ -60,7 +64,7 @@ source:
   kernel: strided
   grid: ceil_div(n, 32)
   block: 32
-  defines: {V: v}
+  defines: {V: v, WORK: $work}
   args:
     - {buffer: in, type: float, count: n * 32}
     - {buffer: out, type: float, count: n, output: true}
@@ -110,7 +114,7 @@ warm_compile() {
 # cache): the best of REPEAT.
 server_once() {
   local best="" i
-  local request="{\"source_path\":\"$tmp/kernels.cu\",\"kernel\":\"strided\",\"defines\":[\"V=1\"],\"include_dirs\":[],\"arch\":\"sm_90\",\"compiler\":\"auto\",\"options\":[],\"cache_dir\":\"\"}"
+  local request="{\"source_path\":\"$tmp/kernels.cu\",\"kernel\":\"strided\",\"defines\":[\"V=1\",\"WORK=$work\"],\"include_dirs\":[],\"arch\":\"sm_90\",\"compiler\":\"auto\",\"options\":[],\"cache_dir\":\"\"}"
   for ((i = 0; i < repeat; i++)); do
     local t0=$EPOCHREALTIME out
     out=$("$bin" __compile-server <<<"$request")
