@@ -111,7 +111,8 @@ private:
       if (local && !m_local) m_local = changed = true;
     };
     for (const decoded_instruction& in : m_p.code) {
-      const bool first_written = writes_first(in.code), second_written = writes_second(in.code);
+      const bool first_written = writes_first(in.code) || (in.code == opcode::bar && in.mode != 0), // bar.red
+          second_written = writes_second(in.code);
       bool inputs = guard(in);
       for (std::size_t k = 0; k < in.op.size(); ++k) {
         if ((k == 0 && first_written) || (k == 1 && second_written)) continue;

@@ -147,9 +147,18 @@ private:
     return special_names().count(name) != 0 || name == "%clock" || name == "%clock64" || name == "%globaltimer";
   }
 
+  /// A predicate source that may be negated ({!}p of vote and bar.red): `negated` says whether it is.
+  decoded_operand predicate(const operand& o, std::uint8_t& negated) {
+    operand plain = o;
+    plain.negated = false;
+    negated = o.negated ? 1 : 0;
+    return source(plain);
+  }
+
   /// A source operand.
   decoded_operand source(const operand& o) {
     decoded_operand d;
+    if (o.negated) reject("'!" + o.name + "': a negated register is read only by vote and bar.red");
     if (declared_register(o)) {
       operand r = o;
       r.kind = operand_kind::reg;
@@ -320,6 +329,9 @@ private:
       if (in.opcode != "bar.warp.sync") reject_opcode(in);
       d.code = opcode::warp_sync;
       d.op[0] = source(arg(in, 0)); // the member mask
+    } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 3 &&
+               (in.parts[1] == "red" || (in.parts[1] == "cta" && in.parts[2] == "red"))) {
+      decode_bar_red(in, d);
     } else if ((op == "bar" || op == "barrier") && in.parts.size() >= 2 &&
                (in.parts[1] == "sync" || in.parts[1] == "arrive" || in.parts[1] == "cta")) {
       // bar[.cta].sync / barrier[.cta].sync[.aligned] [a[, b]] and bar[.cta].arrive a, b: barrier a
@@ -762,6 +774,29 @@ private:
     d.op[3] = source(map.elements[0]);
   }
 
+  void decode_bar_red(const instruction& in, decoded_instruction& d) {
+    // bar{.cta}.red.popc.u32 d, a, {!}c and bar{.cta}.red.and|or.pred p, a, {!}c (barrier{.cta}.red
+    // with .aligned after the operation too): __syncthreads_count / _and / _or. The CTA's barrier
+    // a; mode 1 popc, 2 and, 3 or; mode2: c read negated. A thread count b (part of the CTA) is
+    // not followed.
+    std::size_t at = in.parts[1] == "cta" ? 3 : 2;
+    static const std::vector<std::string> k = {"popc", "and", "or"};
+    const auto m = at < in.parts.size() ? std::find(k.begin(), k.end(), in.parts[at]) : k.end();
+    if (m == k.end()) reject_opcode(in);
+    if (++at < in.parts.size() && in.parts[at] == "aligned") ++at;
+    const bool popc = m == k.begin();
+    if (at + 1 != in.parts.size() || in.parts[at] != (popc ? "u32" : "pred")) reject_opcode(in);
+    if (in.operands.size() == 4)
+      reject("'" + in.opcode + "' for part of the CTA (a thread count) is not followed; the CTA's is");
+    if (in.operands.size() != 3) reject(in.opcode + " takes 3 operands");
+    d.code = opcode::bar;
+    d.mode = static_cast<std::uint8_t>(1 + (m - k.begin()));
+    d.type = {32, type_class::bits};
+    d.op[0] = destination(in.operands[0]);
+    d.op[1] = source(in.operands[1]);
+    d.op[2] = predicate(in.operands[2], d.mode2);
+  }
+
   void decode_mbarrier(const instruction& in, decoded_instruction& d) {
     // mbarrier.init / arrive{.expect_tx} / expect_tx / try_wait{.parity} / test_wait{.parity} / inval,
     // with .sem and .scope qualifiers (.release, .acquire, .relaxed, .cta, .cluster) and
@@ -1034,8 +1069,8 @@ private:
       d.mode = static_cast<std::uint8_t>(m - k.begin());
       if (in.operands.size() != 3) reject(in.opcode + " takes 3 operands");
       d.op[0] = destination(in.operands[0]);
-      // the parser reads "!%p" only before immediates; a negated predicate arrives as "!" + reg
-      d.op[1] = source(in.operands[1]);
+      d.op[1] = predicate(in.operands[1], d.mode2); // mode2: read negated
+
       d.op[2] = source(in.operands[2]);
     } else if (op == "match") {
       // match.any.sync.b32|b64 d, a, membermask; match.all.sync.b32|b64 d[|p], a, membermask

@@ -443,6 +443,9 @@ private:
         if (peek().text == ",") next();
       }
       next();
+    } else if (t.text == "!" && peek().text.front() == '%') {
+      o = read_operand();
+      o.negated = true;
     } else if (t.text == "-" || t.text == "!") {
       o = read_operand();
       if (o.kind != operand_kind::immediate) fail(t.line, "'" + t.text + "' before a non-constant operand");

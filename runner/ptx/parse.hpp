@@ -37,6 +37,7 @@ struct operand {
   std::string name;
   std::int64_t value = 0;
   bool float_immediate = false; ///< 0f... (32-bit bits) or 0d... (64-bit bits)
+  bool negated = false;         ///< "!%p": a predicate register read negated (vote, bar.red)
   std::vector<operand> elements;
 };
 

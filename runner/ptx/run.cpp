@@ -34,6 +34,7 @@ struct thread {
   std::uint32_t pc = 0;
   thread_state state = thread_state::running;
   std::uint8_t barrier = 0; ///< at_named: which
+  bool reducing = false;    ///< at_barrier through bar.red: its result is written at the release
 };
 
 /// A barrier for part of the CTA: the threads it waits for (the first arrival's count) and those
@@ -106,6 +107,7 @@ public:
             fail(m_threads[t].pc, "thread " + std::to_string(t) + " waits on an mbarrier whose phase never " +
                                       "completes (no thread left to arrive or no copy left to complete it)");
       if (!any) break;
+      if (m_reduction.arrived != 0) finish_reduction();
       for (thread& t : m_threads)
         if (t.state == thread_state::at_barrier) t.state = thread_state::running;
     }
@@ -197,6 +199,44 @@ private:
     return !waits;
   }
 
+  /// Thread t arrives at bar.red (__syncthreads_count / _and / _or): its predicate is counted, and
+  /// it waits at the CTA's barrier; finish_reduction() writes every arrival's result.
+  void arrive_reduction(std::uint32_t t, const std::uint64_t* r, const decoded_instruction& in, std::uint32_t pc) {
+    if (m_reduction.arrived == 0) m_reduction.kind = in.mode;
+    if (m_reduction.kind != in.mode)
+      fail(pc, "thread " + std::to_string(t) + " reaches a bar.red of another operation than the CTA's other threads");
+    ++m_reduction.arrived;
+    if (((get(r, in.op[2], 1) & 1) ^ in.mode2) != 0) ++m_reduction.true_count;
+    thread& th = m_threads[t];
+    th.state = thread_state::at_barrier;
+    th.reducing = true;
+    th.pc = pc + 1;
+  }
+
+  /// The CTA's barrier releases a bar.red: each thread that arrived gets the count of true
+  /// predicates (popc), whether all were true (and) or any was (or). Every thread waiting there
+  /// must have come through the same bar.red.
+  void finish_reduction() {
+    std::uint32_t waiting = 0, pc = 0;
+    for (const thread& th : m_threads) {
+      if (th.state == thread_state::at_barrier) ++waiting;
+      if (th.reducing) pc = th.pc - 1;
+    }
+    if (waiting != m_reduction.arrived)
+      fail(pc, std::to_string(m_reduction.arrived) + " threads wait at bar.red and " +
+                   std::to_string(waiting - m_reduction.arrived) + " at another barrier of the CTA");
+    const std::uint64_t value = m_reduction.kind == 1   ? m_reduction.true_count
+                                : m_reduction.kind == 2 ? (m_reduction.true_count == m_reduction.arrived ? 1 : 0)
+                                                        : (m_reduction.true_count != 0 ? 1 : 0);
+    for (std::uint32_t t = 0; t < m_n; ++t) {
+      thread& th = m_threads[t];
+      if (!th.reducing) continue;
+      set(regs(t), m_p.code[th.pc - 1].op[0], value, m_reduction.kind == 1 ? 32 : 1);
+      th.reducing = false;
+    }
+    m_reduction = {};
+  }
+
   [[noreturn]] void stuck(std::uint32_t t) const {
     const std::uint32_t pc = m_threads[t].pc;
     fail(pc, "lane " + std::to_string(t % model::k_warp_lanes) + " of warp " + std::to_string(t / model::k_warp_lanes) +
@@ -284,6 +324,10 @@ private:
         break;
       }
       if (in.code == opcode::bar) {
+        if (in.mode != 0) { // bar.red
+          arrive_reduction(t, r, in, pc);
+          return;
+        }
         if (in.op[1].type == operand_type::none) { // the CTA's: all go on once none can run
           th.state = thread_state::at_barrier;
           th.pc = pc + 1;
@@ -1096,7 +1140,7 @@ private:
     case opcode::vote: {
       std::uint32_t ballot = 0;
       lanes([&](std::uint32_t l, std::uint64_t* r) {
-        ballot |= static_cast<std::uint32_t>(get(r, in.op[1], 1) & 1) << l;
+        ballot |= static_cast<std::uint32_t>((get(r, in.op[1], 1) & 1) ^ in.mode2) << l;
       });
       const std::uint64_t v = in.mode == 0   ? ballot == group
                               : in.mode == 1 ? ballot != 0
@@ -1469,6 +1513,10 @@ private:
   cta_result m_result;
   std::map<std::uint64_t, mbarrier_state> m_barriers; ///< by shared address
   std::array<named_barrier, 16> m_named{};            ///< bar.sync / bar.arrive a, b
+  struct {
+    std::uint8_t kind = 0; ///< decoded_instruction::mode of bar.red: 1 popc, 2 and, 3 or
+    std::uint32_t arrived = 0, true_count = 0;
+  } m_reduction; ///< the bar.red the CTA's threads are arriving at
 };
 
 } // namespace

@@ -184,6 +184,21 @@ TEST(cli_tensor_map, a_warp_specialized_kernel_waits_at_its_named_barriers) {
       "ok 128 lds_requests=12 lds_wavefronts=24 sts_requests=12 sts_wavefronts=12");
 }
 
+// __syncthreads_count / _and / _or (bar.red, tests/data/source/barriers/sync_reduce.cu): the count
+// of each block's positive inputs picks its tile's stride, so blocks 0 and 2 (136 and 140) store and
+// load at 32 wavefronts a request and blocks 1 and 3 (137) at one: (2 x 8 x 32 + 2 x 8) = 528.
+TEST(cli_tensor_map, syncthreads_count_and_or_decide_each_blocks_conflicts) {
+  bb::test::temp_dir tmp;
+  const auto db = (tmp.path / "red.sqlite").string();
+  const auto r = tensor_map_model_run(tmp, db, {BB_TEST_DATA "/source/barriers/sync_reduce.yaml"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(query_text(db, "SELECT c.status || ' ' || c.verified_elements || ' ' || (SELECT group_concat(CAST(value AS "
+                           "INTEGER), ' ') FROM (SELECT value FROM metrics WHERE configuration_id = c.id AND derived = "
+                           "0 AND name NOT LIKE '%conflicts%' ORDER BY name)) FROM configurations c WHERE c.variant = "
+                           "'source/reduced'"),
+            "ok 1024 528 528 32 32");
+}
+
 // mma.sync, the warp-level MMA (tests/data/source/mma/mma_sync.cu): f16 into f32 through ldmatrix
 // fragments, two m16n8k8 steps, f16 into f16, bf16, tf32 (rounded by cvt.rna.tf32.f32), s8 into s32
 // and e4m3, each product checked against a plain loop; the ldmatrix loads of padded rows take one

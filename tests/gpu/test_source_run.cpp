@@ -208,6 +208,25 @@ TEST(gpu_source_run, a_warp_specialized_kernel_measures_what_the_model_predicts)
   unsetenv("BB_CACHE_DIR");
 }
 
+// __syncthreads_count / _and / _or (bar.red): checked on the GPU against plain loops, and the
+// stores and loads whose stride the count picks, as the model predicts them
+// (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, syncthreads_count_and_or_measure_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "red.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/barriers/sync_reduce.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // wavefronts (ld, st), then requests (ld, st), by name
+  EXPECT_EQ(query_column(db, "SELECT c.status || ' ' || c.verified_elements || ' ' || (SELECT group_concat(CAST(value "
+                             "AS INTEGER), ' ') FROM (SELECT value FROM metrics WHERE configuration_id = c.id AND "
+                             "derived = 0 AND name NOT LIKE '%conflicts%' AND name NOT LIKE 'gpu__time%' ORDER BY "
+                             "name)) FROM configurations c WHERE c.variant = 'source/reduced'"),
+            std::vector<std::string>{"ok 1024 528 528 32 32"});
+  unsetenv("BB_CACHE_DIR");
+}
+
 // mma.sync of every type the model follows, checked on the GPU against plain loops (so the
 // fragments are the hardware's), and the ldmatrix loads the model predicts
 // (tests/cli/test_cli_tensor_map.cpp).

@@ -192,6 +192,56 @@ TEST(PtxNamedBarrier, AWaitingWarpGoesOnOnceTheCountHasArrived) {
             std::string::npos);
 }
 
+// bar.red (__syncthreads_count / _and / _or) over the CTA's 64 threads, 40 of them with a true
+// predicate, and predicates read negated ("!%p") by bar.red and vote; a thread count, and threads
+// meeting bar.red and bar.sync at once, are named.
+TEST(PtxBarrierReduction, CountsAndTestsThePredicatesOfTheWholeCta) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k(.param .u64 k_out)\n{\n"
+                          "  .reg .pred %p<6>;\n  .reg .b32 %r<20>;\n  .reg .b64 %rd<10>;\n"
+                          "  ld.param.u64 %rd1, [k_out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  mov.u32 %r1, %tid.x;\n  setp.lt.u32 %p1, %r1, 40;\n"
+                          "  bar.red.popc.u32 %r2, 0, %p1;\n"
+                          "  bar.red.and.pred %p2, 0, %p1;\n  selp.u32 %r3, 1, 0, %p2;\n"
+                          "  bar.red.or.pred %p3, 0, !%p1;\n  selp.u32 %r4, 1, 0, %p3;\n"
+                          "  barrier.cta.red.popc.aligned.u32 %r5, 0, !%p1;\n"
+                          "  vote.sync.ballot.b32 %r6, !%p1, -1;\n"
+                          "  mul.wide.u32 %rd3, %r1, 20;\n  add.s64 %rd4, %rd2, %rd3;\n"
+                          "  st.global.v4.u32 [%rd4], {%r2, %r3, %r4, %r5};\n  st.global.u32 [%rd4+16], %r6;\n"
+                          "  ret;\n}\n";
+  const auto run_edited = [&](const std::string& from, const std::string& to) {
+    std::string edited = ptx;
+    if (!from.empty()) edited.replace(edited.find(from), from.size(), to);
+    return test::kernel_run("", "k", {std::vector<std::uint8_t>(64 * 20, 0xff)}, {64, 1, 1}, {0, 0, 0}, {1, 1, 1},
+                            edited);
+  };
+  const auto out = run_edited("", "").out<std::uint32_t>(0);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    EXPECT_EQ(out[t * 5], 40u) << t;                           // popc
+    EXPECT_EQ(out[t * 5 + 1], 0u) << t;                        // and: 24 false
+    EXPECT_EQ(out[t * 5 + 2], 1u) << t;                        // or of the negated: 24 true
+    EXPECT_EQ(out[t * 5 + 3], 24u) << t;                       // popc of the negated
+    EXPECT_EQ(out[t * 5 + 4], t < 32 ? 0u : 0xffffff00u) << t; // lanes 8 to 31 of warp 1 are at or past 40
+  }
+  const auto error_of = [&](const std::string& from, const std::string& to) {
+    try {
+      run_edited(from, to);
+    } catch (const ptx_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error_of("bar.red.popc.u32 %r2, 0, %p1", "bar.red.popc.u32 %r2, 0, 64, %p1")
+                .find("for part of the CTA (a thread count) is not followed"),
+            std::string::npos);
+  EXPECT_NE(error_of("  bar.red.popc.u32 %r2, 0, %p1;\n",
+                     "  @%p1 bra $L_other;\n  bar.red.popc.u32 %r2, 0, %p1;\n$L_other:\n  bar.sync 0;\n")
+                .find("threads wait at bar.red and 40 at another barrier"),
+            std::string::npos);
+  EXPECT_NE(error_of("selp.u32 %r3, 1, 0, %p2", "selp.u32 %r3, 1, 0, !%p2").find("a negated register is read only by"),
+            std::string::npos);
+}
+
 // cvt.rna / .rn / .rz .tf32.f32 (tf32 kernels round their inputs so): 1 + 2^-11 is a tie between
 // 1 and 1 + 2^-10, which rna takes away from zero and rn to even; 1 + 3 * 2^-12 is past it, so
 // rna rounds it up and rz down. And mma.sync forms the model does not follow are named.
