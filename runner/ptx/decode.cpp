@@ -444,6 +444,20 @@ private:
                            : opcode::lop3,
             n);
       if ((op == "popc" || op == "clz") && d.op[0].type == operand_type::reg) d.op[0].mask &= 0xffffffffu;
+    } else if (op == "dp4a") {
+      // dp4a.atype.btype d, a, b, c (u32 / s32): c plus the products of a's and b's four bytes
+      const auto signed_of = [&](std::size_t i) {
+        if (in.parts[i] != "s32" && in.parts[i] != "u32") reject_opcode(in);
+        return in.parts[i] == "s32";
+      };
+      if (in.parts.size() != 3 || in.operands.size() != 4) reject_opcode(in);
+      const bool a_signed = signed_of(1), b_signed = signed_of(2);
+      d.code = opcode::dp4a;
+      d.type = {32, a_signed || b_signed ? type_class::sint : type_class::bits};
+      d.mask = 0xffffffffu;
+      d.mode = static_cast<std::uint8_t>((a_signed ? 1 : 0) | (b_signed ? 2 : 0));
+      d.op[0] = destination(in.operands[0]);
+      for (std::size_t i = 1; i < 4; ++i) d.op[i] = source(in.operands[i]);
     } else if (op == "sad") {
       only(in, {});
       typed(opcode::sad, 4);
@@ -969,14 +983,16 @@ private:
     // thread's four registers (flag). The imm-trans operands (1: MN-major) belong to f16 and bf16
     // alone. Types:
     // f32 or f16 += f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8), f32 or f16
-    // += e4m3 / e5m2 x e4m3 / e5m2 (k32). Other forms are named in the error.
+    // += e4m3 / e5m2 x e4m3 / e5m2 (k32), and s32 += s8 / u8 x s8 / u8 (k32, {.satfinite}), whose
+    // forms have no imm-scale or imm-trans operands. Other forms are named in the error.
     static const std::string k_forms = "the model follows wgmma.mma_async.sync.aligned m64nNkK with f32 or f16 += "
-                                       "f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8) and f32 "
-                                       "or f16 += e4m3/e5m2 x e4m3/e5m2 (k32)";
+                                       "f16 x f16 (k16), f32 += bf16 x bf16 (k16), f32 += tf32 x tf32 (k8), f32 "
+                                       "or f16 += e4m3/e5m2 x e4m3/e5m2 (k32) and s32 += s8/u8 x s8/u8 (k32)";
     const std::string& shape = in.parts.size() > 4 ? in.parts[4] : std::string();
     const std::size_t k_at = shape.find('k');
-    if (in.parts.size() != 8 || in.parts[1] != "mma_async" || in.parts[2] != "sync" || in.parts[3] != "aligned" ||
-        shape.rfind("m64n", 0) != 0 || k_at == std::string::npos || k_at <= 4)
+    const bool satfinite = in.parts.size() == 9 && in.parts[8] == "satfinite";
+    if ((in.parts.size() != 8 && !satfinite) || in.parts[1] != "mma_async" || in.parts[2] != "sync" ||
+        in.parts[3] != "aligned" || shape.rfind("m64n", 0) != 0 || k_at == std::string::npos || k_at <= 4)
       reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     const auto number = [](const std::string& text) {
       return !text.empty() && text.size() <= 3 && text.find_first_not_of("0123456789") == std::string::npos
@@ -990,14 +1006,18 @@ private:
     const bool sixteen = a_type.bits == 16;
     const bool eight = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2; // integers not followed
     const bool b_eight = b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2;
-    const bool types_ok = a_type.bits != 0 && (eight ? b_eight : atype == btype) &&
-                          (dtype == "f32" || (dtype == "f16" && (a_type.cls == type_class::f16 || eight)));
+    const auto is_integer = [](const std::string& t) { return t == "s8" || t == "u8"; };
+    const bool integer = is_integer(atype);
+    const bool types_ok = integer
+                              ? is_integer(btype) && dtype == "s32"
+                              : !satfinite && a_type.bits != 0 && (eight ? b_eight : atype == btype) &&
+                                    (dtype == "f32" || (dtype == "f16" && (a_type.cls == type_class::f16 || eight)));
     if (!types_ok) reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     if (k * a_type.bits != 256) // every form reads 32 bytes of each row of A and B
       reject("unsupported wgmma shape '" + shape + "' for " + atype + " (k" + std::to_string(256 / a_type.bits) +
              " is its K)");
     const bool a_in_registers = in.operands.size() > 1 && in.operands[1].kind == operand_kind::vector;
-    const std::size_t operands = sixteen ? (a_in_registers ? 7 : 8) : 6;
+    const std::size_t operands = integer ? 4 : sixteen ? (a_in_registers ? 7 : 8) : 6;
     if (in.operands.size() != operands)
       reject(in.opcode + " takes " + std::to_string(operands) + " operands" +
              (a_in_registers ? " with A in registers" : ""));
@@ -1011,14 +1031,21 @@ private:
     d.flag = a_in_registers;
     d.code = opcode::wgmma;
     d.count = static_cast<std::uint8_t>(n / 8);
-    d.type = dtype == "f32" ? value_type{32, type_class::flt} : value_type{16, type_class::f16};
+    d.type = integer          ? value_type{32, type_class::sint}
+             : dtype == "f32" ? value_type{32, type_class::flt}
+                              : value_type{16, type_class::f16};
     d.type2 = a_type;
     d.type3 = b_type;
-    // bit 0: negated (imm-scale -1); bit 1: MN-major (imm-trans 1; A's only where A is in shared memory)
+    // bit 0: negated (imm-scale -1); bit 1: MN-major (imm-trans 1; A's only where A is in shared
+    // memory); mode bit 2: .satfinite (s32 results clamped, else they wrap)
     const bool trans_a = sixteen && !a_in_registers && in.operands[6].value == 1;
     const bool trans_b = sixteen && in.operands[a_in_registers ? 6 : 7].value == 1;
-    d.mode = static_cast<std::uint8_t>((in.operands[4].value < 0 ? 1 : 0) | (trans_a ? 2 : 0));
-    d.mode2 = static_cast<std::uint8_t>((in.operands[5].value < 0 ? 1 : 0) | (trans_b ? 2 : 0));
+    if (integer) {
+      d.mode = satfinite ? 4 : 0;
+    } else {
+      d.mode = static_cast<std::uint8_t>((in.operands[4].value < 0 ? 1 : 0) | (trans_a ? 2 : 0));
+      d.mode2 = static_cast<std::uint8_t>((in.operands[5].value < 0 ? 1 : 0) | (trans_b ? 2 : 0));
+    }
     d.op[0] = destination(in.operands[0]);
     const int accumulators = n * d.type.bits / 64; // 64 x N over 128 threads, 32-bit registers
     if (d.op[0].type != operand_type::vec || static_cast<int>(d.op[0].count) != accumulators)

@@ -34,6 +34,7 @@ enum class opcode : std::uint8_t {
   neg,
   abs,
   sad,
+  dp4a, ///< mode bit 0: a's bytes signed, bit 1: b's
   band,
   bor,
   bxor,

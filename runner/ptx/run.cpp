@@ -398,6 +398,18 @@ private:
       set(r, in.op[0], is_signed && static_cast<std::int64_t>(a) < 0 ? 0 - a : a, bits);
       return;
     }
+    case opcode::dp4a: {
+      const std::uint64_t a = get(r, in.op[1], 32), b = get(r, in.op[2], 32);
+      std::uint64_t sum = get(r, in.op[3], 32);
+      for (int i = 0; i < 4; ++i) {
+        const std::uint64_t x = a >> (8 * i) & 0xff, y = b >> (8 * i) & 0xff;
+        const std::int64_t xs = (in.mode & 1) != 0 ? sext(x, 8) : static_cast<std::int64_t>(x);
+        const std::int64_t ys = (in.mode & 2) != 0 ? sext(y, 8) : static_cast<std::int64_t>(y);
+        sum += static_cast<std::uint64_t>(xs * ys);
+      }
+      set(r, in.op[0], sum & 0xffffffffu, 32);
+      return;
+    }
     case opcode::sad: {
       const std::uint64_t a = src(r, in, in.op[1]), b = src(r, in, in.op[2]);
       const bool less = is_signed ? static_cast<std::int64_t>(a) < static_cast<std::int64_t>(b) : a < b;
@@ -1303,16 +1315,24 @@ private:
     b.mn_major = (in.mode2 & 2) != 0;
     const std::uint32_t bytes = in.type2.bits / 8u, ks = 32 / bytes; // per element; elements of a row
     const std::uint64_t element_mask = mask_of(in.type2.bits);
+    const bool integer = in.type.cls == type_class::sint; // s32 += s8/u8 x s8/u8
+    const auto value = [](std::uint64_t v, value_type type) {
+      if (type.cls == type_class::sint) return static_cast<double>(sext(v, 8));
+      if (type.cls == type_class::bits) return static_cast<double>(v); // u8
+      return to_double(v, type);
+    };
     const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k, value_type type) {
       std::uint64_t address = m.mn_major ? mn_address(m, row, k) : operand_address(m, row, k * bytes);
       state_space space = state_space::shared;
       const std::uint8_t* p = locate(g0, pc, space, address, bytes, false);
       std::uint64_t v = 0;
       std::memcpy(&v, p, bytes); // little-endian, as the GPU
-      return static_cast<float>(to_double(v, type));
+      return value(v, type);
     };
-    std::vector<float> av(std::size_t{64} * ks), bv(std::size_t{n} * ks);
-    const float a_sign = (in.mode & 1) != 0 ? -1.0f : 1.0f;
+    // Every element is exact in a double (8 to 16 bits, tf32); each product is rounded to float
+    // where the accumulators are floats, and exact for integers.
+    std::vector<double> av(std::size_t{64} * ks), bv(std::size_t{n} * ks);
+    const double a_sign = (in.mode & 1) != 0 ? -1.0 : 1.0;
     if (a_in_registers) {                  // A fragment (PTX ISA, wgmma A): warp w's rows 16w..16w+15, as mma.m16n8kK's
       const std::uint32_t per = 4 / bytes; // elements a register
       for (std::uint32_t t = g0; t < g0 + 128; ++t) {
@@ -1322,8 +1342,7 @@ private:
           const auto word = get(r, m_p.elements[in.op[1].index + i], 32);
           const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i % 2), k = per * (lane % 4) + 4 * per * (i / 2);
           for (std::uint32_t h = 0; h < per; ++h)
-            av[row * ks + k + h] = a_sign *
-                                   static_cast<float>(to_double(word >> (in.type2.bits * h) & element_mask, in.type2));
+            av[row * ks + k + h] = a_sign * value(word >> (in.type2.bits * h) & element_mask, in.type2);
         }
       }
     } else {
@@ -1332,9 +1351,9 @@ private:
     }
     for (std::uint32_t row = 0; row < n; ++row)
       for (std::uint32_t k = 0; k < ks; ++k)
-        bv[row * ks + k] = ((in.mode2 & 1) != 0 ? -1.0f : 1.0f) * element(b, row, k, in.type3);
-    const auto product = [&](std::uint32_t row, std::uint32_t col, float acc) {
-      for (std::uint32_t k = 0; k < ks; ++k) acc += av[row * ks + k] * bv[col * ks + k];
+        bv[row * ks + k] = ((in.mode2 & 1) != 0 ? -1.0 : 1.0) * element(b, row, k, in.type3);
+    const auto product = [&](std::uint32_t row, std::uint32_t col, auto acc) {
+      for (std::uint32_t k = 0; k < ks; ++k) acc += static_cast<decltype(acc)>(av[row * ks + k] * bv[col * ks + k]);
       return acc;
     };
     for (std::uint32_t t = g0; t < g0 + 128; ++t) {
@@ -1344,8 +1363,17 @@ private:
         for (std::uint32_t i = 0; i < n / 2; ++i) { // accumulator fragment: PTX ISA, wgmma D for f32
           const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
           const decoded_operand& reg = m_p.elements[in.op[0].index + i];
-          const float acc = scale != 0 ? std::bit_cast<float>(static_cast<std::uint32_t>(get(r, reg, 32))) : 0.0f;
-          set(r, reg, std::bit_cast<std::uint32_t>(product(row, col, acc)), 32);
+          const std::uint64_t old = scale != 0 ? get(r, reg, 32) & 0xffffffffu : 0;
+          if (integer) {
+            std::int64_t acc = product(row, col, static_cast<std::int64_t>(sext(old, 32)));
+            if ((in.mode & 4) != 0) // .satfinite: clamped; without it the sum wraps
+              acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                             std::numeric_limits<std::int32_t>::max());
+            set(r, reg, static_cast<std::uint64_t>(acc) & 0xffffffffu, 32);
+          } else {
+            const float acc = std::bit_cast<float>(static_cast<std::uint32_t>(old));
+            set(r, reg, std::bit_cast<std::uint32_t>(product(row, col, acc)), 32);
+          }
         }
       } else {
         for (std::uint32_t j = 0; j < n / 4; ++j) { // f16 accumulators: two halves a register, as mma's

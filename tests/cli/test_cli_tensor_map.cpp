@@ -117,20 +117,22 @@ TEST(cli_tensor_map, wgmma_with_a_in_registers_reads_a_quarter_of_b) {
 }
 
 // wgmma beyond f16 x f16 (tests/data/source/wgmma/wgmma_types.cu): e4m3 (also with A from
-// registers), e5m2 x e4m3 into f16 accumulators, tf32, and f16 accumulators of f16. Every form
-// reads 32 bytes of each row of A and B, so the requests are those of f16: 8 wavefronts at N = 64
-// (4 with A in registers). Each product is checked against a plain loop whose fp8 values come
-// through cvt.rn.f16x2.e4m3x2 / .e5m2x2.
-TEST(cli_tensor_map, wgmma_of_fp8_tf32_and_f16_accumulators_reads_as_f16_does) {
+// registers), e5m2 x e4m3 into f16 accumulators, tf32, f16 accumulators of f16, and s32 += s8 / u8
+// (u8 with A from registers). Every form reads 32 bytes of each row of A and B, so the requests are
+// those of f16: 8 wavefronts at N = 64 (4 with A in registers). Each product is checked against a
+// plain loop whose fp8 values come through cvt.rn.f16x2.e4m3x2 / .e5m2x2 and whose integer sums
+// through dp4a.
+TEST(cli_tensor_map, wgmma_of_fp8_tf32_integers_and_f16_accumulators_reads_as_f16_does) {
   bb::test::temp_dir tmp;
   const auto db = (tmp.path / "types.sqlite").string();
   const std::string dir = BB_TEST_DATA "/source/wgmma/";
-  const auto r = tensor_map_model_run(tmp, db,
-                                      {dir + "wgmma_fp8.yaml", dir + "wgmma_tf32.yaml", dir + "wgmma_f16_acc.yaml"});
+  const auto r = tensor_map_model_run(
+      tmp, db, {dir + "wgmma_fp8.yaml", dir + "wgmma_tf32.yaml", dir + "wgmma_f16_acc.yaml", dir + "wgmma_int.yaml"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(tensor_map_gmma_lines(db),
             "source/e4m3 ok 4096 16/128; source/e4m3_rs ok 4096 16/64; source/e5m2_e4m3_f16 ok 4096 16/128; "
-            "source/tf32 ok 4096 16/128; source/f16_f16 ok 4096 16/128");
+            "source/tf32 ok 4096 16/128; source/f16_f16 ok 4096 16/128; source/s8 ok 4096 16/128; "
+            "source/s8_u8_sat ok 4096 16/128; source/u8_s8_rs ok 4096 16/64");
 }
 
 // wgmma with MN-major operands (tests/data/source/wgmma/wgmma_mn.cu, imm-trans 1): B alone in the

@@ -122,18 +122,18 @@ TEST(gpu_source_run, wgmma_with_a_in_registers_measures_what_the_model_predicts)
   unsetenv("BB_CACHE_DIR");
 }
 
-// wgmma with fp8 (e4m3; e5m2 x e4m3 into f16 accumulators; e4m3 with A from registers), tf32 and
-// f16 accumulators (sm_90a): each product checked against a plain loop, so the operand types, the
-// 8-bit A fragment and the f16 accumulator fragment are the hardware's, and the GMMA requests
-// those the model predicts (tests/cli/test_cli_tensor_map.cpp).
-TEST(gpu_source_run, wgmma_of_fp8_tf32_and_f16_accumulators_measures_what_the_model_predicts) {
+// wgmma with fp8 (e4m3; e5m2 x e4m3 into f16 accumulators; e4m3 with A from registers), tf32, f16
+// accumulators and 8-bit integers into s32 (sm_90a): each product checked against a plain loop, so
+// the operand types, the 8-bit A fragment and the f16 accumulator fragment are the hardware's, and
+// the GMMA requests those the model predicts (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_of_fp8_tf32_integers_and_f16_accumulators_measures_what_the_model_predicts) {
   BB_REQUIRE_GPU();
   temp_dir tmp;
   const std::string db = (tmp.path / "types.sqlite").string();
   setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
   const std::string dir = BB_TEST_DATA "/source/wgmma/";
   const auto r = run_cli("--db '" + db + "' -q run --no-timing '" + dir + "wgmma_fp8.yaml' '" + dir +
-                         "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml'");
+                         "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml' '" + dir + "wgmma_int.yaml'");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(query_column(db,
                          "SELECT c.variant || ' ' || c.status || ' ' || c.verified_elements || ' ' || "
@@ -142,7 +142,8 @@ TEST(gpu_source_run, wgmma_of_fp8_tf32_and_f16_accumulators_measures_what_the_mo
                          "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > 0 ORDER BY c.id"),
             (std::vector<std::string>{"source/e4m3 ok 4096 16/128", "source/e4m3_rs ok 4096 16/64",
                                       "source/e5m2_e4m3_f16 ok 4096 16/128", "source/tf32 ok 4096 16/128",
-                                      "source/f16_f16 ok 4096 16/128"}));
+                                      "source/f16_f16 ok 4096 16/128", "source/s8 ok 4096 16/128",
+                                      "source/s8_u8_sat ok 4096 16/128", "source/u8_s8_rs ok 4096 16/64"}));
   unsetenv("BB_CACHE_DIR");
 }
 

@@ -242,6 +242,24 @@ TEST(PtxBarrierReduction, CountsAndTestsThePredicatesOfTheWholeCta) {
             std::string::npos);
 }
 
+// dp4a (the int8 dot product nvcc makes of a loop of byte products): c plus four byte products,
+// each byte signed or not by its operand's type. a's bytes are 2, 1, 0xff, 0x80 and b's 3, 0xff,
+// 2, 0x7f (lowest first).
+TEST(PtxDp4a, AddsFourByteProductsOfEitherSignedness) {
+  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k(.param .u64 k_out)\n{\n"
+                          "  .reg .b32 %r<10>;\n  .reg .b64 %rd<4>;\n"
+                          "  ld.param.u64 %rd1, [k_out];\n  cvta.to.global.u64 %rd2, %rd1;\n"
+                          "  mov.b32 %r1, 0x80FF0102;\n  mov.b32 %r2, 0x7F02FF03;\n"
+                          "  dp4a.s32.s32 %r3, %r1, %r2, 10;\n  dp4a.u32.u32 %r4, %r1, %r2, 10;\n"
+                          "  dp4a.s32.u32 %r5, %r1, %r2, 10;\n  dp4a.u32.s32 %r6, %r1, %r2, 10;\n"
+                          "  st.global.v4.u32 [%rd2], {%r3, %r4, %r5, %r6};\n  ret;\n}\n";
+  const auto out = test::kernel_run("", "k", {std::vector<std::uint8_t>(16, 0)}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, ptx)
+                       .out<std::int32_t>(0);
+  EXPECT_EQ(out, (std::vector<std::int32_t>{6 - 1 - 2 - 16256 + 10, 6 + 255 + 510 + 16256 + 10,
+                                            6 + 255 - 2 - 16256 + 10, 6 - 1 + 510 + 16256 + 10}));
+}
+
 // cvt.rna / .rn / .rz .tf32.f32 (tf32 kernels round their inputs so): 1 + 2^-11 is a tie between
 // 1 and 1 + 2^-10, which rna takes away from zero and rn to even; 1 + 3 * 2^-12 is past it, so
 // rna rounds it up and rz down. And mma.sync forms the model does not follow are named.

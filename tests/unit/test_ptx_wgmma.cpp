@@ -108,8 +108,13 @@ TEST(PtxWgmma, WhatItDoesNotFollowIsNamed) {
   };
   EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f16.bf16.bf16").find("f32 += bf16 x bf16 (k16)"),
             std::string::npos);
-  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.s32.s8.s8").find("or f16 += e4m3/e5m2 x e4m3/e5m2 (k32)"),
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.s32.f16.f16").find("and s32 += s8/u8 x s8/u8 (k32)"),
             std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.s32.s8.e4m3").find("and s32 += s8/u8 x s8/u8 (k32)"),
+            std::string::npos);
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f32.f16.f16.satfinite").find("(k32)"), std::string::npos);
+  // integer forms have no imm-scale or imm-trans operands
+  EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.s32.s8.s8").find("takes 4 operands"), std::string::npos);
   EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k16.f32.e4m3.e4m3").find("for e4m3 (k32 is its K)"),
             std::string::npos);
   EXPECT_NE(error_of("m64n64k16.f32.f16.f16", "m64n64k32.f32.e4m3.e4m3").find("takes 6 operands"), std::string::npos);

@@ -1,6 +1,7 @@
-// wgmma.mma_async beyond f32 += f16 x f16: fp8 (e4m3, e5m2; k32), tf32 (k8) and f16 accumulators,
-// m64n64, A 64 x 128 bytes and B 64 x 128 bytes from shared memory through 128B-swizzled K-major
-// descriptors (and, for e4m3, A from registers), four K steps of 32 bytes: D = A B^T. Each
+// wgmma.mma_async beyond f32 += f16 x f16: fp8 (e4m3, e5m2; k32), tf32 (k8), f16 accumulators and
+// s32 += s8/u8 (k32), m64n64, A 64 x 128 bytes and B 64 x 128 bytes from shared memory through
+// 128B-swizzled K-major descriptors (and, for e4m3 and u8, A from registers), four K steps of 32
+// bytes: D = A B^T. Each
 // `naive_*` computes the same product with plain loads, for the check. f16 accumulators are
 // stored as floats. Built for sm_90a.
 //
@@ -172,6 +173,81 @@ __global__ void __launch_bounds__(128) gemm_f16_f16(const uint4* a, const uint4*
 #endif
 }
 
+// s32 += 8-bit integers (k32): no imm-scale or imm-trans operands; .satfinite clamps the sums.
+__device__ inline void mma_s8(int* d, std::uint64_t a, std::uint64_t b, int accumulate) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+               : "l"(a), "l"(b), "r"(accumulate)
+               : "memory");
+}
+
+__device__ inline void mma_s8_u8_sat(int* d, std::uint64_t a, std::uint64_t b, int accumulate) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.u8.satfinite {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+               : "l"(a), "l"(b), "r"(accumulate)
+               : "memory");
+}
+
+__device__ inline void mma_u8_s8_rs(int* d, const std::uint32_t (&a)[4], std::uint64_t b, int accumulate) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k32.s32.u8.s8 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p;\n}\n"
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3]), "+r"(d[4]), "+r"(d[5]), "+r"(d[6]), "+r"(d[7]), "+r"(d[8]), "+r"(d[9]), "+r"(d[10]), "+r"(d[11]), "+r"(d[12]), "+r"(d[13]), "+r"(d[14]), "+r"(d[15]), "+r"(d[16]), "+r"(d[17]), "+r"(d[18]), "+r"(d[19]), "+r"(d[20]), "+r"(d[21]), "+r"(d[22]), "+r"(d[23]), "+r"(d[24]), "+r"(d[25]), "+r"(d[26]), "+r"(d[27]), "+r"(d[28]), "+r"(d[29]), "+r"(d[30]), "+r"(d[31])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate)
+               : "memory");
+}
+
+__device__ inline void store_s32(const int (&acc)[32], int* d) {
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = 0; i < 32; ++i) { // the s32 accumulator fragment is the f32 one
+    const unsigned row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+    d[row * 64 + col] = acc[i];
+  }
+}
+
+__global__ void __launch_bounds__(128) gemm_s8(const uint4* a, const uint4* b, int* d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  int acc[32] = {};
+  WGMMA_BEGIN;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) mma_s8(acc, descriptor(base_a + 32 * s), descriptor(base_b + 32 * s), s);
+  WGMMA_END;
+  store_s32(acc, d);
+#endif
+}
+
+__global__ void __launch_bounds__(128) gemm_s8_u8_sat(const uint4* a, const uint4* b, int* d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  int acc[32] = {};
+  WGMMA_BEGIN;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) mma_s8_u8_sat(acc, descriptor(base_a + 32 * s), descriptor(base_b + 32 * s), s);
+  WGMMA_END;
+  store_s32(acc, d);
+#endif
+}
+
+__global__ void __launch_bounds__(128) gemm_u8_s8_rs(const uint4* a, const uint4* b, int* d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  int acc[32] = {};
+  WGMMA_BEGIN;
+  const auto* words = reinterpret_cast<const std::uint32_t*>(a); // A row-major, 32 words of 4 bytes a row
+  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+  for (int s = 0; s < 4; ++s) {
+    std::uint32_t frag[4];
+    for (unsigned i = 0; i < 4; ++i) {
+      const unsigned row = 16 * warp + lane / 4 + 8 * (i % 2), byte = 32 * s + 4 * (lane % 4) + 16 * (i / 2);
+      frag[i] = words[(row * 128 + byte) / 4];
+    }
+    mma_u8_s8_rs(acc, frag, descriptor(base_b + 32 * s), s);
+  }
+  WGMMA_END;
+  store_s32(acc, d);
+#endif
+}
+
 // The plain products, each operand decoded by CUDA's own conversions.
 __device__ inline float e4m3(unsigned char v) {
   return __half2float(__half(__nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(v), __NV_E4M3)));
@@ -216,6 +292,18 @@ __global__ void naive_f16(const uint4* a, const uint4* b, float* d) {
   for (unsigned i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
     float sum = 0.0f;
     for (int k = 0; k < 64; ++k) sum += __half2float(ha[i / 64 * 64 + k]) * __half2float(hb[i % 64 * 64 + k]);
+    d[i] = sum;
+  }
+}
+
+// The integer products: A's bytes as signed or unsigned, B's likewise (nvcc makes dp4a of the loop).
+template <bool a_signed, bool b_signed> __global__ void naive_int(const uint4* a, const uint4* b, int* d) {
+  const auto* ba = reinterpret_cast<const unsigned char*>(a);
+  const auto* bb = reinterpret_cast<const unsigned char*>(b);
+  const auto value = [](unsigned char v, bool is_signed) { return is_signed ? int(static_cast<signed char>(v)) : int(v); };
+  for (unsigned i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
+    int sum = 0;
+    for (int k = 0; k < 128; ++k) sum += value(ba[i / 64 * 128 + k], a_signed) * value(bb[i % 64 * 128 + k], b_signed);
     d[i] = sum;
   }
 }
