@@ -16,6 +16,14 @@ using bb::test::temp_dir;
 
 using bb::test::query_column;
 
+/// "variant status verified requests/wavefronts" of each configuration with GMMA requests, in order.
+std::vector<std::string> gmma_rows(const std::string& db) {
+  return query_column(db, "SELECT c.variant || ' ' || c.status || ' ' || c.verified_elements || ' ' || CAST(q.value "
+                          "AS INTEGER) || '/' || CAST(w.value AS INTEGER) FROM configurations c JOIN metrics q ON "
+                          "q.configuration_id = c.id AND q.name = 'gmma_requests' JOIN metrics w ON "
+                          "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > 0 ORDER BY c.id");
+}
+
 } // namespace
 
 TEST(gpu_source_run, examples_run_with_their_expectations_and_record_compile_keys) {
@@ -122,18 +130,18 @@ TEST(gpu_source_run, wgmma_with_a_in_registers_measures_what_the_model_predicts)
   unsetenv("BB_CACHE_DIR");
 }
 
-// wgmma with fp8 (e4m3; e5m2 x e4m3 into f16 accumulators; e4m3 with A from registers), tf32, f16
-// accumulators and 8-bit integers into s32 (sm_90a): each product checked against a plain loop, so
-// the operand types, the 8-bit A fragment and the f16 accumulator fragment are the hardware's, and
-// the GMMA requests those the model predicts (tests/cli/test_cli_tensor_map.cpp).
-TEST(gpu_source_run, wgmma_of_fp8_tf32_integers_and_f16_accumulators_measures_what_the_model_predicts) {
+// wgmma with fp8 (e4m3; e5m2 x e4m3 into f16 accumulators; e4m3 with A from registers), tf32 and
+// f16 accumulators (sm_90a): each product checked against a plain loop, so the operand types, the
+// 8-bit A fragment and the f16 accumulator fragment are the hardware's, and the GMMA requests
+// those the model predicts (tests/cli/test_cli_tensor_map.cpp).
+TEST(gpu_source_run, wgmma_of_fp8_tf32_and_f16_accumulators_measures_what_the_model_predicts) {
   BB_REQUIRE_GPU();
   temp_dir tmp;
   const std::string db = (tmp.path / "types.sqlite").string();
   setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
   const std::string dir = BB_TEST_DATA "/source/wgmma/";
   const auto r = run_cli("--db '" + db + "' -q run --no-timing '" + dir + "wgmma_fp8.yaml' '" + dir +
-                         "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml' '" + dir + "wgmma_int.yaml'");
+                         "wgmma_tf32.yaml' '" + dir + "wgmma_f16_acc.yaml'");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(query_column(db,
                          "SELECT c.variant || ' ' || c.status || ' ' || c.verified_elements || ' ' || "
@@ -142,8 +150,23 @@ TEST(gpu_source_run, wgmma_of_fp8_tf32_integers_and_f16_accumulators_measures_wh
                          "w.configuration_id = c.id AND w.name = 'gmma_wavefronts' WHERE q.value > 0 ORDER BY c.id"),
             (std::vector<std::string>{"source/e4m3 ok 4096 16/128", "source/e4m3_rs ok 4096 16/64",
                                       "source/e5m2_e4m3_f16 ok 4096 16/128", "source/tf32 ok 4096 16/128",
-                                      "source/f16_f16 ok 4096 16/128", "source/s8 ok 4096 16/128",
-                                      "source/s8_u8_sat ok 4096 16/128", "source/u8_s8_rs ok 4096 16/64"}));
+                                      "source/f16_f16 ok 4096 16/128"}));
+  unsetenv("BB_CACHE_DIR");
+}
+
+// wgmma of 8-bit integers into s32 (s8 x s8; s8 x u8 with .satfinite; u8 x s8 with A from
+// registers): each product checked against a plain loop (dp4a), and the GMMA requests the model
+// predicts (tests/cli/test_cli_tensor_map.cpp): those of the fp8 forms, which read the same 32
+// bytes of each row.
+TEST(gpu_source_run, wgmma_of_8_bit_integers_measures_what_the_model_predicts) {
+  BB_REQUIRE_GPU();
+  temp_dir tmp;
+  const std::string db = (tmp.path / "int.sqlite").string();
+  setenv("BB_CACHE_DIR", (tmp.path / "cache").c_str(), 1);
+  const auto r = run_cli("--db '" + db + "' -q run --no-timing '" BB_TEST_DATA "/source/wgmma/wgmma_int.yaml'");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(gmma_rows(db), (std::vector<std::string>{"source/s8 ok 4096 16/128", "source/s8_u8_sat ok 4096 16/128",
+                                                     "source/u8_s8_rs ok 4096 16/64"}));
   unsetenv("BB_CACHE_DIR");
 }
 
