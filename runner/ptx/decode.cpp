@@ -1004,7 +1004,7 @@ private:
     const std::string &dtype = in.parts[5], &atype = in.parts[6], &btype = in.parts[7];
     const value_type a_type = matrix_element_type(atype), b_type = matrix_element_type(btype);
     const bool sixteen = a_type.bits == 16;
-    const bool eight = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2; // integers not followed
+    const bool eight = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2; // fp8
     const bool b_eight = b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2;
     const auto is_integer = [](const std::string& t) { return t == "s8" || t == "u8"; };
     const bool integer = is_integer(atype);
@@ -1097,7 +1097,6 @@ private:
       if (in.operands.size() != 3) reject(in.opcode + " takes 3 operands");
       d.op[0] = destination(in.operands[0]);
       d.op[1] = predicate(in.operands[1], d.mode2); // mode2: read negated
-
       d.op[2] = source(in.operands[2]);
     } else if (op == "match") {
       // match.any.sync.b32|b64 d, a, membermask; match.all.sync.b32|b64 d[|p], a, membermask

@@ -1,9 +1,8 @@
 // wgmma.mma_async beyond f32 += f16 x f16: fp8 (e4m3, e5m2; k32), tf32 (k8), f16 accumulators and
 // s32 += s8/u8 (k32), m64n64, A 64 x 128 bytes and B 64 x 128 bytes from shared memory through
 // 128B-swizzled K-major descriptors (and, for e4m3 and u8, A from registers), four K steps of 32
-// bytes: D = A B^T. Each
-// `naive_*` computes the same product with plain loads, for the check. f16 accumulators are
-// stored as floats. Built for sm_90a.
+// bytes: D = A B^T. Each `naive_*` computes the same product with plain loads, for the check. f16
+// accumulators are stored as floats. Built for sm_90a.
 //
 // A from registers, 8-bit types (PTX ISA, wgmma A fragment): warp w holds rows 16w .. 16w + 15;
 // register i of lane l holds row 16w + l / 4 + 8 (i % 2), bytes 4 (l % 4) + 16 (i / 2) .. + 3.
