@@ -29,6 +29,8 @@ value_type matrix_element_type(const std::string& name) {
   if (name == "u8") return {8, type_class::bits};
   return {};
 }
+bool is_fp8(value_type t) { return t.cls == type_class::e4m3 || t.cls == type_class::e5m2; }
+bool is_int8(value_type t) { return t.bits == 8 && (t.cls == type_class::sint || t.cls == type_class::bits); }
 
 const std::unordered_map<std::string, special_register>& special_names() {
   static const std::unordered_map<std::string, special_register> k = {
@@ -942,8 +944,7 @@ private:
       reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     const std::string &shape = parts[3], &dtype = parts[6], &atype = parts[7], &btype = parts[8], &ctype = parts[9];
     const value_type a_type = matrix_element_type(atype), b_type = matrix_element_type(btype);
-    const bool integer = a_type.bits == 8 && (a_type.cls == type_class::sint || a_type.cls == type_class::bits);
-    const bool fp8 = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2;
+    const bool integer = is_int8(a_type), fp8 = is_fp8(a_type);
     int k = 0;
     if (shape == "m16n8k4") k = 4;
     if (shape == "m16n8k8") k = 8;
@@ -951,8 +952,7 @@ private:
     if (shape == "m16n8k32") k = 32;
     // K: 8 or 16 of 16-bit types, 4 or 8 of tf32, 16 or 32 of 8-bit ones
     const bool k_ok = a_type.bits != 0 && (k * a_type.bits == 128 || k * a_type.bits == 256);
-    const bool b_ok = b_type.bits == a_type.bits && (atype == btype || fp8 || integer) &&
-                      (b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2) == fp8;
+    const bool b_ok = b_type.bits == a_type.bits && (atype == btype || fp8 || integer) && is_fp8(b_type) == fp8;
     const bool d_ok = integer ? dtype == "s32" && ctype == "s32"
                               : dtype == ctype && (dtype == "f32" || (dtype == "f16" && (atype == "f16" || fp8)));
     if (!k_ok || !b_ok || !d_ok || (satfinite && !integer) || (fp8 && k == 16 && dtype == "f16"))
@@ -1004,13 +1004,10 @@ private:
     const std::string &dtype = in.parts[5], &atype = in.parts[6], &btype = in.parts[7];
     const value_type a_type = matrix_element_type(atype), b_type = matrix_element_type(btype);
     const bool sixteen = a_type.bits == 16;
-    const bool eight = a_type.cls == type_class::e4m3 || a_type.cls == type_class::e5m2; // fp8
-    const bool b_eight = b_type.cls == type_class::e4m3 || b_type.cls == type_class::e5m2;
-    const auto is_integer = [](const std::string& t) { return t == "s8" || t == "u8"; };
-    const bool integer = is_integer(atype);
+    const bool eight = is_fp8(a_type), integer = is_int8(a_type);
     const bool types_ok = integer
-                              ? is_integer(btype) && dtype == "s32"
-                              : !satfinite && a_type.bits != 0 && (eight ? b_eight : atype == btype) &&
+                              ? is_int8(b_type) && dtype == "s32"
+                              : !satfinite && a_type.bits != 0 && (eight ? is_fp8(b_type) : atype == btype) &&
                                     (dtype == "f32" || (dtype == "f16" && (a_type.cls == type_class::f16 || eight)));
     if (!types_ok) reject("unsupported instruction '" + in.opcode + "' (" + k_forms + ")");
     if (k * a_type.bits != 256) // every form reads 32 bytes of each row of A and B

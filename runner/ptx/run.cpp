@@ -1272,6 +1272,21 @@ private:
     const std::uint32_t row = m.span / 2;
     return swizzled(m, m.start + mn / row * m.leading + k / 8 * m.stride + k % 8 * m.span + mn % row * 2);
   }
+  /// An MMA operand element's value (mma.sync, wgmma): s8 and u8 as integers, the float types
+  /// through to_double; exact in a double for every operand type.
+  static double matrix_value(std::uint64_t v, value_type t) {
+    if (t.cls == type_class::sint) return static_cast<double>(sext(v, 8));
+    if (t.cls == type_class::bits) return static_cast<double>(v); // u8
+    return to_double(v, t);
+  }
+  /// An s32 accumulator's sum as its register holds it: clamped with .satfinite, else wrapped.
+  static std::uint64_t s32_result(std::int64_t acc, bool satfinite) {
+    if (satfinite)
+      acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
+                                     std::numeric_limits<std::int32_t>::max());
+    return static_cast<std::uint64_t>(acc) & 0xffffffffu;
+  }
+
   /// The swizzle: address bits [4, 4 + b) XOR [7, 7 + b).
   static std::uint32_t swizzled(const matrix_descriptor& m, std::uint32_t pre) {
     return pre ^ ((pre >> 7 & ((1u << m.swizzle_bits) - 1u)) << 4);
@@ -1316,18 +1331,13 @@ private:
     const std::uint32_t bytes = in.type2.bits / 8u, ks = 32 / bytes; // per element; elements of a row
     const std::uint64_t element_mask = mask_of(in.type2.bits);
     const bool integer = in.type.cls == type_class::sint; // s32 += s8/u8 x s8/u8
-    const auto value = [](std::uint64_t v, value_type type) {
-      if (type.cls == type_class::sint) return static_cast<double>(sext(v, 8));
-      if (type.cls == type_class::bits) return static_cast<double>(v); // u8
-      return to_double(v, type);
-    };
     const auto element = [&](const matrix_descriptor& m, std::uint32_t row, std::uint32_t k, value_type type) {
       std::uint64_t address = m.mn_major ? mn_address(m, row, k) : operand_address(m, row, k * bytes);
       state_space space = state_space::shared;
       const std::uint8_t* p = locate(g0, pc, space, address, bytes, false);
       std::uint64_t v = 0;
       std::memcpy(&v, p, bytes); // little-endian, as the GPU
-      return value(v, type);
+      return matrix_value(v, type);
     };
     // Every element is exact in a double (8 to 16 bits, tf32); each product is rounded to float
     // where the accumulators are floats, and exact for integers.
@@ -1342,7 +1352,7 @@ private:
           const auto word = get(r, m_p.elements[in.op[1].index + i], 32);
           const std::uint32_t row = 16 * warp + lane / 4 + 8 * (i % 2), k = per * (lane % 4) + 4 * per * (i / 2);
           for (std::uint32_t h = 0; h < per; ++h)
-            av[row * ks + k + h] = a_sign * value(word >> (in.type2.bits * h) & element_mask, in.type2);
+            av[row * ks + k + h] = a_sign * matrix_value(word >> (in.type2.bits * h) & element_mask, in.type2);
         }
       }
     } else {
@@ -1365,11 +1375,8 @@ private:
           const decoded_operand& reg = m_p.elements[in.op[0].index + i];
           const std::uint64_t old = scale != 0 ? get(r, reg, 32) & 0xffffffffu : 0;
           if (integer) {
-            std::int64_t acc = product(row, col, static_cast<std::int64_t>(sext(old, 32)));
-            if ((in.mode & 4) != 0) // .satfinite: clamped; without it the sum wraps
-              acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
-                                             std::numeric_limits<std::int32_t>::max());
-            set(r, reg, static_cast<std::uint64_t>(acc) & 0xffffffffu, 32);
+            set(r, reg, s32_result(product(row, col, static_cast<std::int64_t>(sext(old, 32))), (in.mode & 4) != 0),
+                32);
           } else {
             const float acc = std::bit_cast<float>(static_cast<std::uint32_t>(old));
             set(r, reg, std::bit_cast<std::uint32_t>(product(row, col, acc)), 32);
@@ -1430,10 +1437,7 @@ private:
     const std::uint32_t a_regs = k * bits / 64, b_regs = k * bits / 128;
     const bool integer = in.type.cls == type_class::sint;
     const auto value = [&](std::uint64_t word, std::uint32_t h, value_type t) {
-      const std::uint64_t v = word >> (bits * h) & mask_of(static_cast<int>(bits));
-      if (t.cls == type_class::sint) return static_cast<double>(sext(v, 8));
-      if (t.cls == type_class::bits) return static_cast<double>(v);
-      return to_double(v, t);
+      return matrix_value(word >> (bits * h) & mask_of(static_cast<int>(bits)), t);
     };
     std::vector<double> av(std::size_t{16} * k), bv(std::size_t{k} * 8);
     for (std::uint32_t l = 0; l < 32; ++l) {
@@ -1463,11 +1467,8 @@ private:
           const std::uint32_t row = g + 8 * (i / 2), col = 2 * t + i % 2;
           std::uint64_t out = 0;
           if (integer) {
-            std::int64_t acc = sum(row, col, static_cast<std::int64_t>(sext(c[i], 32)));
-            if (in.mode != 0)
-              acc = std::clamp<std::int64_t>(acc, std::numeric_limits<std::int32_t>::min(),
-                                             std::numeric_limits<std::int32_t>::max()); // .satfinite
-            out = static_cast<std::uint64_t>(acc) & 0xffffffffu;
+            out = s32_result(sum(row, col, static_cast<std::int64_t>(sext(c[i], 32))),
+                             in.mode != 0); // mode: .satfinite
           } else {
             out = std::bit_cast<std::uint32_t>(sum(row, col, std::bit_cast<float>(static_cast<std::uint32_t>(c[i]))));
           }

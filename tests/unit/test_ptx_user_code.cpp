@@ -73,6 +73,29 @@ TEST(PtxCall, PrintfRunsAndAFailedAssertStopsTheRun) {
 namespace bb::ptx {
 namespace {
 
+/// A one-block kernel of `threads` threads writing `out_bytes`, run as written or with a piece of
+/// its text replaced (the first place it stands), for the errors the edits give.
+struct edited_kernel {
+  std::string ptx;
+  std::size_t out_bytes = 0;
+  std::uint32_t threads = 0;
+
+  [[nodiscard]] test::kernel_run run(const std::string& from = "", const std::string& to = "") const {
+    std::string edited = ptx;
+    if (!from.empty()) edited.replace(edited.find(from), from.size(), to);
+    return {"", "k", {std::vector<std::uint8_t>(out_bytes, 0xff)}, {threads, 1, 1}, {0, 0, 0}, {1, 1, 1}, edited};
+  }
+  /// The error the edited kernel stops with, or "no error".
+  [[nodiscard]] std::string error(const std::string& from, const std::string& to) const {
+    try {
+      (void)run(from, to);
+    } catch (const ptx_error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+};
+
 // f16x2 and bf16x2 arithmetic: each 16-bit half computed as its scalar type (half2 math of ML kernels).
 TEST(PtxHalf2, EachHalfIsComputedOnItsOwn) {
   const std::string ptx =
@@ -164,22 +187,11 @@ TEST(PtxNamedBarrier, AWaitingWarpGoesOnOnceTheCountHasArrived) {
                           "  shl.b32 %r3, %r1, 2;\n  add.u32 %r4, %r9, %r3;\n  ld.shared.u32 %r6, [%r4];\n"
                           "  mul.wide.u32 %rd3, %r1, 4;\n  add.s64 %rd4, %rd2, %rd3;\n  st.global.u32 [%rd4], %r6;\n"
                           "  ret;\n}\n";
-  const auto run_edited = [&](const std::string& from, const std::string& to) {
-    std::string edited = ptx;
-    if (!from.empty()) edited.replace(edited.find(from), from.size(), to);
-    return test::kernel_run("", "k", {std::vector<std::uint8_t>(128, 0xff)}, {64, 1, 1}, {0, 0, 0}, {1, 1, 1}, edited);
-  };
-  const auto out = run_edited("", "").out<std::uint32_t>(0);
+  const edited_kernel kernel{ptx, 128, 64};
+  const auto out = kernel.run().out<std::uint32_t>(0);
   for (std::uint32_t t = 0; t < 32; ++t) EXPECT_EQ(out[t], (t + 32) * 3) << t;
 
-  const auto error_of = [&](const std::string& from, const std::string& to) {
-    try {
-      run_edited(from, to);
-    } catch (const ptx_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_of = [&](const std::string& from, const std::string& to) { return kernel.error(from, to); };
   EXPECT_NE(error_of("bar.sync 1, 64", "bar.sync 1, 48")
                 .find("a barrier for 48 threads (a multiple of 32, at most "
                       "the CTA's 64)"),
@@ -209,13 +221,8 @@ TEST(PtxBarrierReduction, CountsAndTestsThePredicatesOfTheWholeCta) {
                           "  mul.wide.u32 %rd3, %r1, 20;\n  add.s64 %rd4, %rd2, %rd3;\n"
                           "  st.global.v4.u32 [%rd4], {%r2, %r3, %r4, %r5};\n  st.global.u32 [%rd4+16], %r6;\n"
                           "  ret;\n}\n";
-  const auto run_edited = [&](const std::string& from, const std::string& to) {
-    std::string edited = ptx;
-    if (!from.empty()) edited.replace(edited.find(from), from.size(), to);
-    return test::kernel_run("", "k", {std::vector<std::uint8_t>(64 * 20, 0xff)}, {64, 1, 1}, {0, 0, 0}, {1, 1, 1},
-                            edited);
-  };
-  const auto out = run_edited("", "").out<std::uint32_t>(0);
+  const edited_kernel kernel{ptx, 64 * 20, 64};
+  const auto out = kernel.run().out<std::uint32_t>(0);
   for (std::uint32_t t = 0; t < 64; ++t) {
     EXPECT_EQ(out[t * 5], 40u) << t;                           // popc
     EXPECT_EQ(out[t * 5 + 1], 0u) << t;                        // and: 24 false
@@ -223,14 +230,7 @@ TEST(PtxBarrierReduction, CountsAndTestsThePredicatesOfTheWholeCta) {
     EXPECT_EQ(out[t * 5 + 3], 24u) << t;                       // popc of the negated
     EXPECT_EQ(out[t * 5 + 4], t < 32 ? 0u : 0xffffff00u) << t; // lanes 8 to 31 of warp 1 are at or past 40
   }
-  const auto error_of = [&](const std::string& from, const std::string& to) {
-    try {
-      run_edited(from, to);
-    } catch (const ptx_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const auto error_of = [&](const std::string& from, const std::string& to) { return kernel.error(from, to); };
   EXPECT_NE(error_of("bar.red.popc.u32 %r2, 0, %p1", "bar.red.popc.u32 %r2, 0, 64, %p1")
                 .find("for part of the CTA (a thread count) is not followed"),
             std::string::npos);
